@@ -1,0 +1,49 @@
+// Lint keeps the layering honest: libs/contracts and libs/domain are the pure core and
+// may not import Nest, kafkajs, Node's built-ins or the impure libraries.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const impure = {
+  paths: [
+    ...builtinModules.map((name) => ({ name, message: 'The core is pure: no Node built-ins (do I/O in apps/ or libs/eventlog|runtime).' })),
+    { name: 'kafkajs', message: 'The core is pure: Kafka belongs to libs/eventlog.' },
+    { name: '@shoal/eventlog', message: 'The core may not depend on the event log adapters.' },
+    { name: '@shoal/runtime', message: 'The core may not depend on the runtime.' },
+  ],
+  patterns: [
+    { group: ['node:*'], message: 'The core is pure: no Node built-ins.' },
+    { group: ['@nestjs/*'], message: 'The core is pure: Nest stays in the shells (apps/, libs/eventlog|runtime).' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.shoal/**', '.cache/**', 'coverage/**', 'bin/**', '*.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['libs/contracts/src/**/*.ts', 'libs/domain/src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': ['error', impure],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    files: ['libs/contracts/src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { ...impure, paths: [...impure.paths, { name: '@shoal/domain', message: 'Contracts stand alone: the domain builds on them, not the reverse.' }] },
+      ],
+    },
+  },
+);

@@ -1,0 +1,41 @@
+// One `npm test` runs three levels:
+//   unit  — *.unit.spec.ts, pure and in-process (embedded log), no broker
+//   int   — *.int.spec.ts, against a real Kafka broker
+//   e2e   — test/e2e/**/*.e2e.spec.ts, separate processes on a real broker
+// The broker is found (or started) once, in globalSetup, and shared by every worker.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+const moduleNameMapper = {
+  '^@shoal/(contracts|domain|eventlog|runtime|testing)$': '<rootDir>/libs/$1/src',
+};
+
+const common = {
+  rootDir: __dirname,
+  transform: { '^.+\\.ts$': swc },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  // Integration and end-to-end tests wait on a real broker; unit tests never come near this.
+  testTimeout: 120000,
+  globalSetup: '<rootDir>/libs/testing/src/broker/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/broker/global-teardown.ts',
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,infra,test}/**/*.unit.spec.ts'] },
+    { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,infra}/**/*.int.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.spec.ts'] },
+  ],
+};

@@ -1,0 +1,79 @@
+import { TaskState } from './task-state';
+import { decode, encode } from './codec';
+import { upcast } from './upcasters';
+import { EVENT_TYPES } from './events';
+
+const envelope = (overrides: Record<string, unknown> = {}) => ({
+  id: 'e1',
+  type: 'ServiceRemoved',
+  v: 1,
+  cluster: 'c1',
+  at: '2026-01-01T00:00:00.000Z',
+  by: { component: 'api', instance: 'api-1', term: 0 },
+  seq: 1,
+  data: { id: 's1' },
+  ...overrides,
+});
+
+describe('decode', () => {
+  it('decodes a current record', () => {
+    const decoded = decode(JSON.stringify(envelope()));
+    expect(decoded.ok).toBe(true);
+    expect(decoded.ok && decoded.event.data).toEqual({ id: 's1' });
+  });
+
+  it('round-trips through encode', () => {
+    const decoded = decode(JSON.stringify(envelope()));
+    if (!decoded.ok) throw new Error(decoded.reason);
+    expect(decode(encode(decoded.event))).toEqual(decoded);
+  });
+
+  it('upcasts an old TaskStatusesReported v1 record (state names) to v2 (ordered numbers)', () => {
+    const old = envelope({
+      type: 'TaskStatusesReported',
+      v: 1,
+      by: { component: 'dispatcher', instance: 'd-1', term: 0 },
+      data: { nodeId: 'n1', statuses: [{ id: 't1', state: 'RUNNING', at: '2026-01-01T00:00:00.000Z' }] },
+    });
+    const decoded = decode(JSON.stringify(old));
+    expect(decoded).toMatchObject({
+      ok: true,
+      upcastFrom: 1,
+      event: { v: 2, data: { nodeId: 'n1', statuses: [{ id: 't1', state: TaskState.RUNNING }] } },
+    });
+  });
+
+  it.each([
+    ['unparseable JSON', '{"id":', /^unparseable/],
+    ['not an object', '[1,2]', /not an envelope/],
+    ['an unknown type', JSON.stringify(envelope({ type: 'ServiceExploded' })), /unknown event type "ServiceExploded"/],
+    ['a future version', JSON.stringify(envelope({ v: 9 })), /unknown version 9 of ServiceRemoved/],
+    ['a missing field', JSON.stringify({ ...envelope(), cluster: undefined }), /bad envelope: cluster/],
+    ['an unknown writer', JSON.stringify(envelope({ by: { component: 'x', instance: 'i', term: 0 } })), /by.component: expected one of/],
+    ['data of the wrong shape', JSON.stringify(envelope({ data: { id: 7 } })), /invalid ServiceRemoved: data.id: expected a non-empty string/],
+    ['missing data', JSON.stringify({ ...envelope(), data: undefined }), /data: missing/],
+    [
+      'an old record the upcaster cannot read',
+      JSON.stringify(envelope({ type: 'TaskStatusesReported', v: 1, data: { nodeId: 'n', statuses: [{ id: 't', state: 'SLEEPING', at: 'x' }] } })),
+      /unknown state "SLEEPING"/,
+    ],
+  ])('reports %s as poison, with the reason', (_what, raw, reason) => {
+    const decoded = decode(raw);
+    expect(decoded.ok).toBe(false);
+    expect(!decoded.ok && decoded.reason).toMatch(reason);
+  });
+});
+
+describe('upcast', () => {
+  it('names the missing step when a chain has a gap', () => {
+    expect(upcast('TaskStatusesReported', 1, {}, {})).toEqual({
+      ok: false,
+      reason: 'no upcaster for TaskStatusesReported v1 → v2',
+    });
+  });
+
+  it('leaves current data alone', () => {
+    const data = { id: 's1' };
+    expect(upcast('ServiceRemoved', EVENT_TYPES.ServiceRemoved.v, data)).toEqual({ ok: true, data });
+  });
+});

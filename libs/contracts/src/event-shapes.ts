@@ -1,0 +1,225 @@
+/** The structural shape of every event's data at its current version. */
+import type { EventType } from './events';
+import { COMPONENTS } from './envelope';
+import { NODE_AVAILABILITIES, NODE_ROLES, NODE_STATES } from './node';
+import {
+  FAILURE_ACTIONS,
+  PORT_PROTOCOLS,
+  RESTART_CONDITIONS,
+  UPDATE_ORDERS,
+  UPDATE_STATES,
+} from './service';
+import { isDesiredState, isTaskState } from './task-state';
+import type { Shape } from './shape';
+import {
+  arrayOf,
+  bool,
+  int,
+  nonEmptyStr,
+  nonNegInt,
+  nullable,
+  num,
+  object,
+  oneOf,
+  optional,
+  recordOf,
+  str,
+  tagged,
+} from './shape';
+
+const labels = optional(recordOf(str));
+const id = nonEmptyStr;
+const positiveInt: Shape = (v, p) => int(v, p) ?? ((v as number) > 0 ? undefined : `${p}: expected a positive integer`);
+const taskState: Shape = (v, p) => (isTaskState(v) ? undefined : `${p}: expected a task state`);
+const desiredState: Shape = (v, p) =>
+  isDesiredState(v) ? undefined : `${p}: expected a desired state (READY, RUNNING, COMPLETE, SHUTDOWN or REMOVE)`;
+
+const resources = object({
+  nanoCpus: optional(nonNegInt),
+  memoryBytes: optional(nonNegInt),
+  generic: optional(
+    arrayOf((v, p) =>
+      object({ kind: nonEmptyStr })(v, p) ??
+      ((v as Record<string, unknown>).discrete !== undefined
+        ? nonNegInt((v as Record<string, unknown>).discrete, `${p}.discrete`)
+        : nonEmptyStr((v as Record<string, unknown>).named, `${p}.named`)),
+    ),
+  ),
+});
+
+const platform = object({ os: str, architecture: str });
+
+const updateConfig = object({
+  parallelism: nonNegInt,
+  delayMs: nonNegInt,
+  failureAction: oneOf(FAILURE_ACTIONS),
+  monitorMs: nonNegInt,
+  maxFailureRatio: (v, p) => num(v, p) ?? ((v as number) >= 0 && (v as number) <= 1 ? undefined : `${p}: expected 0..1`),
+  order: oneOf(UPDATE_ORDERS),
+});
+
+const portConfig = object({
+  name: optional(str),
+  protocol: oneOf(PORT_PROTOCOLS),
+  targetPort: positiveInt,
+  publishedPort: optional(positiveInt),
+  publishMode: oneOf(['ingress', 'host']),
+});
+
+const taskSpec = object({
+  container: object({
+    image: nonEmptyStr,
+    command: optional(arrayOf(str)),
+    args: optional(arrayOf(str)),
+    env: optional(arrayOf(str)),
+    labels,
+  }),
+  resources: optional(object({ limits: optional(resources), reservations: optional(resources) })),
+  restartPolicy: optional(
+    object({
+      condition: oneOf(RESTART_CONDITIONS),
+      delayMs: nonNegInt,
+      maxAttempts: nonNegInt,
+      windowMs: nonNegInt,
+    }),
+  ),
+  placement: optional(
+    object({
+      constraints: optional(arrayOf(str)),
+      preferences: optional(arrayOf(object({ spread: nonEmptyStr }))),
+      maxReplicas: optional(nonNegInt),
+      platforms: optional(arrayOf(platform)),
+    }),
+  ),
+  networks: optional(arrayOf(object({ target: nonEmptyStr, aliases: optional(arrayOf(str)) }))),
+  forceUpdate: optional(nonNegInt),
+});
+
+const serviceSpec = object({
+  name: nonEmptyStr,
+  labels,
+  task: taskSpec,
+  mode: tagged('kind', {
+    replicated: object({ replicas: nonNegInt }),
+    global: object({}),
+    'replicated-job': object({ maxConcurrent: nonNegInt, totalCompletions: nonNegInt }),
+    'global-job': object({}),
+  }),
+  update: optional(updateConfig),
+  rollback: optional(updateConfig),
+  endpoint: optional(object({ mode: oneOf(['vip', 'dnsrr']), ports: optional(arrayOf(portConfig)) })),
+});
+
+const clusterSpec = object({
+  name: str,
+  labels,
+  orchestration: object({ taskHistoryRetentionLimit: int }),
+  dispatcher: object({ heartbeatPeriodMs: positiveInt }),
+  nodeDownPeriodMs: optional(positiveInt),
+});
+
+const attachment = object({ network: id, addresses: arrayOf(str) });
+
+const newTask = object({
+  id,
+  serviceId: id,
+  slot: optional(positiveInt),
+  nodeId: optional(id),
+  specVersion: positiveInt,
+  spec: taskSpec,
+  desiredState,
+  replaces: optional(id),
+  jobIteration: optional(nonNegInt),
+});
+
+const batch = (item: Shape): Shape => object({ tasks: arrayOf(item) });
+
+export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
+  ClusterInitialized: object({ spec: clusterSpec, tokens: object({ worker: nonEmptyStr, manager: nonEmptyStr }) }),
+  ClusterSpecUpdated: object({ spec: clusterSpec }),
+  JoinTokensRotated: object({ worker: optional(nonEmptyStr), manager: optional(nonEmptyStr) }),
+  OwnershipTaken: object({ component: oneOf(COMPONENTS), term: positiveInt }),
+  ServiceCreated: object({ id, spec: serviceSpec }),
+  ServiceUpdated: object({ id, spec: serviceSpec, rollback: optional(bool) }),
+  ServiceRemoved: object({ id }),
+  ServiceEndpointsAllocated: object({
+    services: arrayOf(
+      object({
+        id,
+        specVersion: positiveInt,
+        endpoint: object({
+          virtualIps: arrayOf(object({ network: id, address: str })),
+          ports: arrayOf(portConfig),
+        }),
+      }),
+    ),
+  }),
+  ServiceUpdateStatusChanged: object({
+    id,
+    status: nullable(
+      object({ state: oneOf(UPDATE_STATES), message: optional(str), startedAt: optional(str), completedAt: optional(str) }),
+    ),
+  }),
+  NetworkCreated: object({
+    id,
+    spec: object({
+      name: nonEmptyStr,
+      driver: oneOf(['overlay']),
+      labels,
+      ingress: optional(bool),
+      attachable: optional(bool),
+      internal: optional(bool),
+      ipam: optional(arrayOf(object({ subnet: optional(str), gateway: optional(str) }))),
+    }),
+  }),
+  NetworkAllocated: object({ id, subnet: nonEmptyStr, gateway: nonEmptyStr }),
+  NetworkRemoved: object({ id }),
+  NodeRegistered: object({
+    id,
+    role: oneOf(NODE_ROLES),
+    addr: optional(str),
+    description: object({
+      hostname: nonEmptyStr,
+      platform,
+      resources,
+      engine: object({
+        version: str,
+        labels,
+        plugins: optional(arrayOf(object({ type: str, name: str }))),
+      }),
+    }),
+  }),
+  NodeStatusChanged: object({
+    nodes: arrayOf(object({ id, state: oneOf(NODE_STATES), message: optional(str), addr: optional(str) })),
+  }),
+  NodeSpecUpdated: object({
+    id,
+    spec: object({
+      name: optional(str),
+      labels: recordOf(str),
+      role: oneOf(NODE_ROLES),
+      availability: oneOf(NODE_AVAILABILITIES),
+    }),
+  }),
+  NodeRemoved: object({ id, force: optional(bool) }),
+  TasksCreated: batch(newTask),
+  TasksAllocated: batch(object({ id, attachments: arrayOf(attachment), ports: optional(arrayOf(portConfig)) })),
+  TasksAllocationFailed: batch(object({ id, reason: str })),
+  TasksAssigned: batch(object({ id, nodeId: id, why: str })),
+  TasksUnschedulable: batch(object({ id, explain: str })),
+  TaskStatusesReported: object({
+    nodeId: id,
+    statuses: arrayOf(
+      object({
+        id,
+        state: taskState,
+        at: nonEmptyStr,
+        message: optional(str),
+        err: optional(str),
+        exitCode: optional(int),
+      }),
+    ),
+  }),
+  TaskDesiredStatesChanged: batch(object({ id, desiredState, reason: optional(str) })),
+  TasksRemoved: batch(object({ id, reason: str })),
+};

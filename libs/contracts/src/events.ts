@@ -1,0 +1,210 @@
+/**
+ * Every event on the log: its type (past tense), its data, its current schema version
+ * and who may propose it. Batch events (one record, many tasks) are the norm.
+ */
+import type { Component, Envelope } from './envelope';
+import type { ClusterSpec, JoinTokens } from './cluster';
+import type { NetworkSpec, NetworkAttachment } from './network';
+import type { NodeDescription, NodeRole, NodeSpec, NodeState } from './node';
+import type { Endpoint, PortConfig, ServiceSpec, UpdateStatus } from './service';
+import type { NewTask } from './task';
+import type { TaskState } from './task-state';
+
+// ── cluster ────────────────────────────────────────────────────────────────
+export interface ClusterInitialized {
+  readonly spec: ClusterSpec;
+  readonly tokens: JoinTokens;
+}
+export interface ClusterSpecUpdated {
+  readonly spec: ClusterSpec;
+}
+export interface JoinTokensRotated {
+  readonly worker?: string;
+  readonly manager?: string;
+}
+/** A component's new owner of the partition takes a term; older terms are fenced off. */
+export interface OwnershipTaken {
+  readonly component: Component;
+  readonly term: number;
+}
+
+// ── services ───────────────────────────────────────────────────────────────
+export interface ServiceCreated {
+  readonly id: string;
+  readonly spec: ServiceSpec;
+}
+export interface ServiceUpdated {
+  readonly id: string;
+  readonly spec: ServiceSpec;
+  /** A manual rollback (`docker service rollback`): spec is the previous spec. */
+  readonly rollback?: boolean;
+}
+export interface ServiceRemoved {
+  readonly id: string;
+}
+export interface ServiceEndpointsAllocated {
+  readonly services: readonly {
+    readonly id: string;
+    readonly specVersion: number;
+    readonly endpoint: Endpoint;
+  }[];
+}
+export interface ServiceUpdateStatusChanged {
+  readonly id: string;
+  /** null clears it. */
+  readonly status: UpdateStatus | null;
+}
+
+// ── networks ───────────────────────────────────────────────────────────────
+export interface NetworkCreated {
+  readonly id: string;
+  readonly spec: NetworkSpec;
+}
+export interface NetworkAllocated {
+  readonly id: string;
+  readonly subnet: string;
+  readonly gateway: string;
+}
+export interface NetworkRemoved {
+  readonly id: string;
+}
+
+// ── nodes ──────────────────────────────────────────────────────────────────
+export interface NodeRegistered {
+  readonly id: string;
+  readonly description: NodeDescription;
+  readonly role: NodeRole;
+  readonly addr?: string;
+}
+export interface NodeStatusChanged {
+  readonly nodes: readonly {
+    readonly id: string;
+    readonly state: NodeState;
+    readonly message?: string;
+    readonly addr?: string;
+  }[];
+}
+export interface NodeSpecUpdated {
+  readonly id: string;
+  readonly spec: NodeSpec;
+}
+export interface NodeRemoved {
+  readonly id: string;
+  /** Remove a node that is not down (docker node rm --force). */
+  readonly force?: boolean;
+}
+
+// ── tasks ──────────────────────────────────────────────────────────────────
+export interface TasksCreated {
+  readonly tasks: readonly NewTask[];
+}
+export interface TasksAllocated {
+  readonly tasks: readonly {
+    readonly id: string;
+    readonly attachments: readonly NetworkAttachment[];
+    readonly ports?: readonly PortConfig[];
+  }[];
+}
+export interface TasksAllocationFailed {
+  readonly tasks: readonly { readonly id: string; readonly reason: string }[];
+}
+export interface TasksAssigned {
+  readonly tasks: readonly { readonly id: string; readonly nodeId: string; readonly why: string }[];
+}
+export interface TasksUnschedulable {
+  readonly tasks: readonly { readonly id: string; readonly explain: string }[];
+}
+export interface TaskStatusReport {
+  readonly id: string;
+  readonly state: TaskState;
+  /** When the agent saw it (agent's clock). */
+  readonly at: string;
+  readonly message?: string;
+  readonly err?: string;
+  readonly exitCode?: number;
+}
+export interface TaskStatusesReported {
+  /** The node whose agent reported; every task must be assigned to it. */
+  readonly nodeId: string;
+  readonly statuses: readonly TaskStatusReport[];
+}
+export interface TaskDesiredStatesChanged {
+  readonly tasks: readonly {
+    readonly id: string;
+    readonly desiredState: TaskState;
+    readonly reason?: string;
+  }[];
+}
+export interface TasksRemoved {
+  readonly tasks: readonly { readonly id: string; readonly reason: string }[];
+}
+
+/** type → data */
+export interface EventDataMap {
+  ClusterInitialized: ClusterInitialized;
+  ClusterSpecUpdated: ClusterSpecUpdated;
+  JoinTokensRotated: JoinTokensRotated;
+  OwnershipTaken: OwnershipTaken;
+  ServiceCreated: ServiceCreated;
+  ServiceUpdated: ServiceUpdated;
+  ServiceRemoved: ServiceRemoved;
+  ServiceEndpointsAllocated: ServiceEndpointsAllocated;
+  ServiceUpdateStatusChanged: ServiceUpdateStatusChanged;
+  NetworkCreated: NetworkCreated;
+  NetworkAllocated: NetworkAllocated;
+  NetworkRemoved: NetworkRemoved;
+  NodeRegistered: NodeRegistered;
+  NodeStatusChanged: NodeStatusChanged;
+  NodeSpecUpdated: NodeSpecUpdated;
+  NodeRemoved: NodeRemoved;
+  TasksCreated: TasksCreated;
+  TasksAllocated: TasksAllocated;
+  TasksAllocationFailed: TasksAllocationFailed;
+  TasksAssigned: TasksAssigned;
+  TasksUnschedulable: TasksUnschedulable;
+  TaskStatusesReported: TaskStatusesReported;
+  TaskDesiredStatesChanged: TaskDesiredStatesChanged;
+  TasksRemoved: TasksRemoved;
+}
+
+export type EventType = keyof EventDataMap;
+
+/** A decoded, current-version event: a tagged union on `type`. */
+export type ShoalEvent = { [K in EventType]: Envelope<K, EventDataMap[K]> }[EventType];
+
+export type EventOf<K extends EventType> = Extract<ShoalEvent, { type: K }>;
+
+const MANAGERS: readonly Component[] = ['allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper'];
+
+/** Per type: the schema version writers produce now, and who may propose it. */
+export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; readonly writers: readonly Component[] } } = {
+  ClusterInitialized: { v: 1, writers: ['api'] },
+  ClusterSpecUpdated: { v: 1, writers: ['api'] },
+  JoinTokensRotated: { v: 1, writers: ['api'] },
+  OwnershipTaken: { v: 1, writers: MANAGERS },
+  ServiceCreated: { v: 1, writers: ['api'] },
+  ServiceUpdated: { v: 1, writers: ['api'] },
+  ServiceRemoved: { v: 1, writers: ['api'] },
+  ServiceEndpointsAllocated: { v: 1, writers: ['allocator'] },
+  ServiceUpdateStatusChanged: { v: 1, writers: ['orchestrator', 'api'] },
+  NetworkCreated: { v: 1, writers: ['api'] },
+  NetworkAllocated: { v: 1, writers: ['allocator'] },
+  NetworkRemoved: { v: 1, writers: ['api'] },
+  NodeRegistered: { v: 1, writers: ['dispatcher'] },
+  NodeStatusChanged: { v: 1, writers: ['dispatcher'] },
+  NodeSpecUpdated: { v: 1, writers: ['api'] },
+  NodeRemoved: { v: 1, writers: ['api'] },
+  TasksCreated: { v: 1, writers: ['orchestrator'] },
+  TasksAllocated: { v: 1, writers: ['allocator'] },
+  TasksAllocationFailed: { v: 1, writers: ['allocator'] },
+  TasksAssigned: { v: 1, writers: ['scheduler'] },
+  TasksUnschedulable: { v: 1, writers: ['scheduler'] },
+  // v1 carried the state's name ("RUNNING"); v2 carries the ordered number (see upcasters).
+  TaskStatusesReported: { v: 2, writers: ['dispatcher'] },
+  // Desired state comes from the manager side only, never from an agent.
+  TaskDesiredStatesChanged: { v: 1, writers: ['orchestrator'] },
+  TasksRemoved: { v: 1, writers: ['reaper'] },
+};
+
+export const isEventType = (type: unknown): type is EventType =>
+  typeof type === 'string' && Object.prototype.hasOwnProperty.call(EVENT_TYPES, type);

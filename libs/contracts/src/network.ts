@@ -1,0 +1,27 @@
+/** Networks: the ingress network and user-defined overlays. */
+
+export type NetworkDriver = 'overlay';
+
+export interface IpamConfig {
+  /** CIDR, e.g. "10.0.1.0/24"; absent = carved from the default address pool. */
+  readonly subnet?: string;
+  readonly gateway?: string;
+}
+
+export interface NetworkSpec {
+  readonly name: string;
+  readonly driver: NetworkDriver;
+  readonly labels?: Readonly<Record<string, string>>;
+  /** The routing-mesh network every ingress-published port goes through. */
+  readonly ingress?: boolean;
+  /** Standalone containers may attach (Docker's --attachable). */
+  readonly attachable?: boolean;
+  readonly internal?: boolean;
+  readonly ipam?: readonly IpamConfig[];
+}
+
+export interface NetworkAttachment {
+  readonly network: string;
+  /** Addresses with prefix length, e.g. "10.0.1.5/24". */
+  readonly addresses: readonly string[];
+}

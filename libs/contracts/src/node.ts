@@ -1,0 +1,54 @@
+/** Nodes: what the agent describes, what the operator sets, what the dispatcher observes. */
+import type { Resources } from './resources';
+
+export type NodeRole = 'worker' | 'manager';
+export const NODE_ROLES: readonly NodeRole[] = ['worker', 'manager'];
+
+/** ACTIVE takes new tasks; PAUSE takes none but keeps its own; DRAIN moves its tasks away. */
+export type NodeAvailability = 'active' | 'pause' | 'drain';
+export const NODE_AVAILABILITIES: readonly NodeAvailability[] = ['active', 'pause', 'drain'];
+
+export type NodeState = 'unknown' | 'down' | 'ready' | 'disconnected';
+export const NODE_STATES: readonly NodeState[] = ['unknown', 'down', 'ready', 'disconnected'];
+
+export interface Platform {
+  /** "linux", "windows" */
+  readonly os: string;
+  /** "x86_64", "aarch64" */
+  readonly architecture: string;
+}
+
+export interface PluginDescription {
+  /** "Volume", "Network", "Log" */
+  readonly type: string;
+  readonly name: string;
+}
+
+/** What the node's agent reports about itself when it registers. */
+export interface NodeDescription {
+  readonly hostname: string;
+  readonly platform: Platform;
+  readonly resources: Resources;
+  readonly engine: {
+    readonly version: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly plugins?: readonly PluginDescription[];
+  };
+}
+
+/** What the operator sets (docker node update). */
+export interface NodeSpec {
+  readonly name?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly role: NodeRole;
+  readonly availability: NodeAvailability;
+}
+
+export interface NodeStatus {
+  readonly state: NodeState;
+  readonly message?: string;
+  /** The address the node's session came from. */
+  readonly addr?: string;
+  /** When the state was observed (writer's clock). */
+  readonly at: string;
+}

@@ -1,0 +1,18 @@
+/** Resources: what a node has and what a task reserves or is limited to. */
+
+/** A discrete generic resource ("gpu": 2) or a named one ("gpu" = "GPU-9f2a"). */
+export type GenericResource =
+  | { readonly kind: string; readonly discrete: number }
+  | { readonly kind: string; readonly named: string };
+
+export interface Resources {
+  /** CPU in units of 1e-9 CPUs (Docker's NanoCPUs). */
+  readonly nanoCpus?: number;
+  readonly memoryBytes?: number;
+  readonly generic?: readonly GenericResource[];
+}
+
+export interface ResourceRequirements {
+  readonly limits?: Resources;
+  readonly reservations?: Resources;
+}

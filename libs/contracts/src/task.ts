@@ -1,0 +1,43 @@
+/** Tasks: one-shot units of work, one per slot (replicated) or node (global). */
+import type { TaskState } from './task-state';
+import type { TaskSpec, PortConfig } from './service';
+import type { NetworkAttachment } from './network';
+
+export interface TaskStatus {
+  readonly state: TaskState;
+  /** When the state was reached (writer's clock). */
+  readonly at: string;
+  readonly message?: string;
+  /** Why it failed, or why it cannot be allocated or scheduled. */
+  readonly err?: string;
+  readonly exitCode?: number;
+}
+
+/** A task as it is created: the orchestrator decides all of this. */
+export interface NewTask {
+  readonly id: string;
+  readonly serviceId: string;
+  /** Replicated services: the replica slot, 1-based. */
+  readonly slot?: number;
+  /** Global services: the node, chosen at creation. */
+  readonly nodeId?: string;
+  /** The service version whose spec this task runs. */
+  readonly specVersion: number;
+  readonly spec: TaskSpec;
+  /** RUNNING, or READY when it must wait (restart delay, start-first update). */
+  readonly desiredState: TaskState;
+  /** The task this one replaces (restart supervisor, updater). */
+  readonly replaces?: string;
+  /** Jobs: which run of the job this task belongs to. */
+  readonly jobIteration?: number;
+}
+
+/** The state's view of a task. */
+export interface Task extends NewTask {
+  readonly createdAt: string;
+  readonly status: TaskStatus;
+  readonly attachments?: readonly NetworkAttachment[];
+  readonly ports?: readonly PortConfig[];
+  /** Why the scheduler put it where it is. */
+  readonly placement?: string;
+}

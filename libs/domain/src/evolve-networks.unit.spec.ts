@@ -1,0 +1,48 @@
+import { EventBuilder, given, serviceSpec } from '@shoal/testing';
+
+describe('evolve: networks', () => {
+  let b: EventBuilder;
+  beforeEach(() => (b = new EventBuilder()));
+  const created = (id = 'n1', name = 'backend', ingress = false) =>
+    b.event('NetworkCreated', { id, spec: { name, driver: 'overlay', ...(ingress ? { ingress } : {}) } });
+
+  it('NetworkCreated adds the network', () => {
+    given().when(created()).thenApplied((state) => expect(state.networks.get('n1')?.spec.name).toBe('backend'));
+  });
+
+  it('NetworkCreated with a taken name is refused', () => {
+    given(created('n1')).when(created('n2')).thenRejected(/network with name backend already exists/);
+  });
+
+  it('only one ingress network', () => {
+    given(created('i1', 'ingress', true)).when(created('i2', 'ingress2', true)).thenRejected(/an ingress network already exists/);
+  });
+
+  it('NetworkAllocated gives the network its subnet once', () => {
+    given(created())
+      .when(b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' }))
+      .thenApplied((state) => expect(state.networks.get('n1')).toMatchObject({ subnet: '10.0.1.0/24', gateway: '10.0.1.1' }));
+    given(created(), b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' }))
+      .when(b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.2.0/24', gateway: '10.0.2.1' }))
+      .thenRejected(/already has subnet 10.0.1.0\/24/);
+  });
+
+  it('NetworkAllocated of a missing network is refused', () => {
+    given().when(b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' })).thenRejected(/not found/);
+  });
+
+  it('NetworkRemoved deletes an unused network', () => {
+    given(created()).when(b.event('NetworkRemoved', { id: 'n1' })).thenApplied((state) => expect(state.networks.size).toBe(0));
+  });
+
+  it('NetworkRemoved of a network a service uses is refused', () => {
+    const spec = serviceSpec('web');
+    given(created(), b.event('ServiceCreated', { id: 's1', spec: { ...spec, task: { ...spec.task, networks: [{ target: 'backend' }] } } }))
+      .when(b.event('NetworkRemoved', { id: 'n1' }))
+      .thenRejected(/network backend is in use by service web/);
+  });
+
+  it('NetworkRemoved of a missing network is refused', () => {
+    given().when(b.event('NetworkRemoved', { id: 'n1' })).thenRejected(/not found/);
+  });
+});

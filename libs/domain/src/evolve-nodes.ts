@@ -1,0 +1,69 @@
+/** Nodes: registered and observed by the dispatcher, configured by the operator. */
+import type { EventOf } from '@shoal/contracts';
+import type { ClusterState } from './state';
+import { applied, batchVerdict, rejected } from './verdict';
+import type { Verdict } from './verdict';
+
+type NodeEvent = EventOf<'NodeRegistered' | 'NodeStatusChanged' | 'NodeSpecUpdated' | 'NodeRemoved'>;
+
+export const evolveNodes = (state: ClusterState, event: NodeEvent): Verdict => {
+  switch (event.type) {
+    case 'NodeRegistered': {
+      const { id, description, role, addr } = event.data;
+      const status = { state: 'ready' as const, at: event.at, ...(addr === undefined ? {} : { addr }) };
+      const node = state.nodes.get(id);
+      state.nodes.set(
+        id,
+        node
+          ? { ...node, description, status, updatedAt: event.at }
+          : {
+              id,
+              description,
+              spec: { labels: {}, role, availability: 'active' },
+              version: 1,
+              status,
+              createdAt: event.at,
+              updatedAt: event.at,
+            },
+      );
+      return applied(event.type);
+    }
+    case 'NodeStatusChanged': {
+      const reasons: string[] = [];
+      for (const item of event.data.nodes) {
+        const node = state.nodes.get(item.id);
+        if (!node) {
+          reasons.push(`node ${item.id} not found`);
+          continue;
+        }
+        const status = {
+          state: item.state,
+          at: event.at,
+          ...(item.message === undefined ? {} : { message: item.message }),
+          ...(item.addr ?? node.status.addr ? { addr: item.addr ?? node.status.addr } : {}),
+        };
+        state.nodes.set(item.id, { ...node, status, updatedAt: event.at });
+      }
+      return batchVerdict(event.type, event.data.nodes.length, reasons);
+    }
+    case 'NodeSpecUpdated': {
+      const node = state.nodes.get(event.data.id);
+      if (!node) return rejected(event.type, `node ${event.data.id} not found`);
+      state.nodes.set(node.id, { ...node, spec: event.data.spec, version: node.version + 1, updatedAt: event.at });
+      return applied(event.type);
+    }
+    case 'NodeRemoved': {
+      const node = state.nodes.get(event.data.id);
+      if (!node) return rejected(event.type, `node ${event.data.id} not found`);
+      if (!event.data.force && node.status.state !== 'down') {
+        return rejected(event.type, `node ${node.id} is not down and can't be removed`);
+      }
+      state.nodes.delete(node.id);
+      return applied(event.type);
+    }
+    default: {
+      const _exhaustive: never = event;
+      return _exhaustive;
+    }
+  }
+};

@@ -1,0 +1,81 @@
+/** Services: the user's intents, their endpoints and their rolling-update status. */
+import { isJob } from '@shoal/contracts';
+import type { EventOf } from '@shoal/contracts';
+import type { ClusterState, Service } from './state';
+import { applied, batchVerdict, rejected } from './verdict';
+import type { Verdict } from './verdict';
+
+type ServiceEvent = EventOf<
+  'ServiceCreated' | 'ServiceUpdated' | 'ServiceRemoved' | 'ServiceEndpointsAllocated' | 'ServiceUpdateStatusChanged'
+>;
+
+const serviceNamed = (state: ClusterState, name: string): Service | undefined => {
+  for (const service of state.services.values()) if (service.spec.name === name) return service;
+  return undefined;
+};
+
+export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdict => {
+  switch (event.type) {
+    case 'ServiceCreated': {
+      const { id, spec } = event.data;
+      if (state.services.has(id)) return rejected(event.type, `service ${id} already exists`);
+      const clash = serviceNamed(state, spec.name);
+      if (clash) return rejected(event.type, `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
+      state.services.set(id, {
+        id,
+        spec,
+        version: 1,
+        createdAt: event.at,
+        updatedAt: event.at,
+        ...(isJob(spec.mode) ? { jobIteration: 0 } : {}),
+      });
+      return applied(event.type);
+    }
+    case 'ServiceUpdated': {
+      const { id, spec, rollback } = event.data;
+      const service = state.services.get(id);
+      if (!service) return rejected(event.type, `service ${id} not found`);
+      if (spec.name !== service.spec.name) return rejected(event.type, `renaming services is not supported`);
+      if (spec.mode.kind !== service.spec.mode.kind) {
+        return rejected(event.type, `service mode change is not allowed (${service.spec.mode.kind} → ${spec.mode.kind})`);
+      }
+      if (rollback && !service.previousSpec) return rejected(event.type, `service ${id} has no previous spec to roll back to`);
+      state.services.set(id, {
+        ...service,
+        spec,
+        previousSpec: service.spec,
+        version: service.version + 1,
+        updatedAt: event.at,
+        ...(service.jobIteration !== undefined ? { jobIteration: service.jobIteration + 1 } : {}),
+      });
+      return applied(event.type);
+    }
+    case 'ServiceRemoved': {
+      if (!state.services.delete(event.data.id)) return rejected(event.type, `service ${event.data.id} not found`);
+      return applied(event.type);
+    }
+    case 'ServiceEndpointsAllocated': {
+      const reasons: string[] = [];
+      for (const item of event.data.services) {
+        const service = state.services.get(item.id);
+        if (!service) reasons.push(`service ${item.id} not found`);
+        else if (service.version !== item.specVersion) {
+          reasons.push(`service ${item.id} is at version ${service.version}, not ${item.specVersion}`);
+        } else state.services.set(item.id, { ...service, endpoint: item.endpoint, endpointVersion: item.specVersion });
+      }
+      return batchVerdict(event.type, event.data.services.length, reasons);
+    }
+    case 'ServiceUpdateStatusChanged': {
+      const { id, status } = event.data;
+      const service = state.services.get(id);
+      if (!service) return rejected(event.type, `service ${id} not found`);
+      const { updateStatus: _previous, ...rest } = service;
+      state.services.set(id, status === null ? rest : { ...rest, updateStatus: status });
+      return applied(event.type);
+    }
+    default: {
+      const _exhaustive: never = event;
+      return _exhaustive;
+    }
+  }
+};

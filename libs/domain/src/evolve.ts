@@ -1,0 +1,114 @@
+/**
+ * evolve: the one state transition every process shares. It is deterministic (no clock,
+ * no randomness, no I/O: time and ids come in the event), total (it never throws) and
+ * the plan applier of the whole system: a proposal whose preconditions fail is rejected
+ * here, identically in every process, and changes nothing.
+ *
+ * For speed on long replays the state is updated in place: the caller owns it (a view,
+ * a replay). A rejected record leaves it exactly as it was; `replay` gives a fresh state.
+ */
+import { EVENT_TYPES, writerKey } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import type { ClusterState } from './state';
+import { rejected } from './verdict';
+import type { Verdict } from './verdict';
+import { evolveCluster } from './evolve-cluster';
+import { evolveServices } from './evolve-services';
+import { evolveNodes } from './evolve-nodes';
+import { evolveNetworks } from './evolve-networks';
+import { evolveTasks } from './evolve-tasks';
+
+export const evolve = (state: ClusterState, event: ShoalEvent): Verdict => {
+  const refusal = admit(state, event);
+  if (refusal !== undefined) return rejected(event.type, refusal);
+  const verdict = route(state, event);
+  if (verdict.status !== 'rejected') state.writers.set(writerKey(event.by), event.seq);
+  return verdict;
+};
+
+/** Record-level rules: who may write it, under which term, once, and its expectations. */
+const admit = (state: ClusterState, event: ShoalEvent): string | undefined => {
+  const { by, type } = event;
+  if (!EVENT_TYPES[type].writers.includes(by.component)) return `${type} may not be proposed by ${by.component}`;
+
+  const current = state.terms.get(by.component);
+  if (type === 'OwnershipTaken') {
+    if (event.data.component !== by.component || event.data.term !== by.term) {
+      return `OwnershipTaken must be written by ${event.data.component} under term ${event.data.term} itself`;
+    }
+    if (event.data.term <= (current ?? 0)) {
+      return `term ${event.data.term} of ${by.component} is not newer than its current term ${current ?? 0}`;
+    }
+  } else if (current !== undefined && by.term < current) {
+    return `stale writer: ${by.component} term ${by.term} was superseded by term ${current}`;
+  } else if (by.term > (current ?? 0)) {
+    return `${by.component} term ${by.term} was never taken`;
+  }
+
+  const last = state.writers.get(writerKey(by));
+  if (last !== undefined && event.seq <= last) return `duplicate: ${writerKey(by)} seq ${event.seq} already applied`;
+
+  return unmetExpectation(state, event);
+};
+
+const unmetExpectation = (state: ClusterState, event: ShoalEvent): string | undefined => {
+  const expect = event.expect;
+  if (!expect) return undefined;
+  for (const [id, version] of Object.entries(expect.serviceVersions ?? {})) {
+    const service = state.services.get(id);
+    if (!service) return `expected service ${id} at version ${version}, but it does not exist`;
+    if (service.version !== version) {
+      return `update out of sequence: service ${id} is at version ${service.version}, not ${version}`;
+    }
+  }
+  for (const [id, version] of Object.entries(expect.nodeVersions ?? {})) {
+    const node = state.nodes.get(id);
+    if (!node) return `expected node ${id} at version ${version}, but it does not exist`;
+    if (node.version !== version) return `update out of sequence: node ${id} is at version ${node.version}, not ${version}`;
+  }
+  if (expect.clusterVersion !== undefined) {
+    const at = state.cluster?.version;
+    if (at !== expect.clusterVersion) {
+      return `update out of sequence: cluster is at version ${at ?? 'none'}, not ${expect.clusterVersion}`;
+    }
+  }
+  return undefined;
+};
+
+const route = (state: ClusterState, event: ShoalEvent): Verdict => {
+  switch (event.type) {
+    case 'ClusterInitialized':
+    case 'ClusterSpecUpdated':
+    case 'JoinTokensRotated':
+    case 'OwnershipTaken':
+      return evolveCluster(state, event);
+    case 'ServiceCreated':
+    case 'ServiceUpdated':
+    case 'ServiceRemoved':
+    case 'ServiceEndpointsAllocated':
+    case 'ServiceUpdateStatusChanged':
+      return evolveServices(state, event);
+    case 'NetworkCreated':
+    case 'NetworkAllocated':
+    case 'NetworkRemoved':
+      return evolveNetworks(state, event);
+    case 'NodeRegistered':
+    case 'NodeStatusChanged':
+    case 'NodeSpecUpdated':
+    case 'NodeRemoved':
+      return evolveNodes(state, event);
+    case 'TasksCreated':
+    case 'TasksAllocated':
+    case 'TasksAllocationFailed':
+    case 'TasksAssigned':
+    case 'TasksUnschedulable':
+    case 'TaskStatusesReported':
+    case 'TaskDesiredStatesChanged':
+    case 'TasksRemoved':
+      return evolveTasks(state, event);
+    default: {
+      const _exhaustive: never = event;
+      return rejected(undefined, `unhandled event ${JSON.stringify(_exhaustive)}`);
+    }
+  }
+};

@@ -1,0 +1,2 @@
+export * from './sha256';
+export * from './canonical';

@@ -1,0 +1,31 @@
+import { Sha256, sha256 } from './sha256';
+import { canonicalJson } from './canonical';
+
+describe('sha256', () => {
+  it.each([
+    ['', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'],
+    ['abc', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
+    [
+      'abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq',
+      '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+    ],
+    ['a'.repeat(1_000_000), 'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0'],
+  ])('matches the FIPS 180-4 vector for a %#', (input, digest) => {
+    expect(sha256(input)).toBe(digest);
+  });
+
+  it('gives the same digest however the input is split', () => {
+    const text = 'héllo, wörld — 日本 ✓ '.repeat(50);
+    const hasher = new Sha256();
+    for (let i = 0; i < text.length; i += 13) hasher.update(text.slice(i, i + 13));
+    expect(hasher.hex()).toBe(sha256(text));
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth and drops undefined fields', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: 0 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,{"x":0,"z":1}]},"b":1}',
+    );
+  });
+});

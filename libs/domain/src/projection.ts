@@ -1,0 +1,124 @@
+/**
+ * A Projection is a state being built from the log: it decodes each record, lets
+ * evolve rule on it, and keeps the tally an audit asks for — how many records were
+ * applied, refused or poison, and which, with their reasons. Never throws on a record.
+ */
+import { decode } from '@shoal/contracts';
+import type { Decoded } from '@shoal/contracts';
+import type { ClusterState } from './state';
+import { emptyState } from './state';
+import { evolve } from './evolve';
+import type { Verdict, VerdictStatus } from './verdict';
+import { stateHash } from './state-hash';
+import { restoreSnapshot, takeSnapshot } from './snapshot';
+import type { Snapshot } from './snapshot';
+
+/** A record that was not applied in full. */
+export interface Refusal {
+  readonly offset: number;
+  readonly id?: string;
+  readonly type?: string;
+  readonly by?: string;
+  readonly status: Exclude<VerdictStatus, 'applied'>;
+  readonly reasons: readonly string[];
+}
+
+export interface Tally {
+  applied: number;
+  partial: number;
+  rejected: number;
+  poison: number;
+  /** Records that were read at an older schema version and upcast. */
+  upcast: number;
+}
+
+export interface ProjectionOptions {
+  /** How many refusals to remember (oldest dropped first); Infinity for an audit. Default 1000. */
+  readonly keepRefusals?: number;
+}
+
+/** A raw record off the log. */
+export interface RawRecord {
+  readonly offset: number;
+  readonly value: string;
+}
+
+export class Projection {
+  /** The next offset to apply. */
+  position: number;
+  readonly tally: Tally = { applied: 0, partial: 0, rejected: 0, poison: 0, upcast: 0 };
+  readonly refusals: Refusal[] = [];
+  private readonly keepRefusals: number;
+
+  constructor(
+    readonly state: ClusterState = emptyState(),
+    position = 0,
+    options: ProjectionOptions = {},
+  ) {
+    this.position = position;
+    this.keepRefusals = options.keepRefusals ?? 1000;
+  }
+
+  /** Starts from a snapshot, after checking its hash; undefined with the reason when it is unusable. */
+  static fromSnapshot(snapshot: Snapshot, options: ProjectionOptions = {}): Projection | string {
+    const restored = restoreSnapshot(snapshot);
+    return restored.ok ? new Projection(restored.state, snapshot.offset, options) : restored.reason;
+  }
+
+  /** Applies one raw record; records before the current position are skipped as already seen. */
+  apply(record: RawRecord): Verdict | undefined {
+    if (record.offset < this.position) return undefined;
+    return this.applyDecoded(record.offset, decode(record.value));
+  }
+
+  applyDecoded(offset: number, decoded: Decoded): Verdict {
+    this.position = offset + 1;
+    if (!decoded.ok) {
+      const verdict: Verdict = { status: 'poison', reasons: [decoded.reason], ...(decoded.envelope?.type ? { type: String(decoded.envelope.type) } : {}) };
+      this.note(offset, verdict, decoded.envelope?.id);
+      return verdict;
+    }
+    if (decoded.upcastFrom !== undefined) this.tally.upcast++;
+    const event = decoded.event;
+    const verdict = evolve(this.state, event);
+    this.note(offset, verdict, event.id, `${event.by.component}/${event.by.instance}@${event.by.term}`);
+    return verdict;
+  }
+
+  applyAll(records: Iterable<RawRecord>): this {
+    for (const record of records) this.apply(record);
+    return this;
+  }
+
+  hash(): string {
+    return stateHash(this.state);
+  }
+
+  snapshot(): Snapshot {
+    return takeSnapshot(this.state, this.position);
+  }
+
+  private note(offset: number, verdict: Verdict, id?: unknown, by?: string): void {
+    this.tally[verdict.status]++;
+    if (verdict.status === 'applied') return;
+    this.refusals.push({
+      offset,
+      status: verdict.status,
+      reasons: verdict.reasons,
+      ...(typeof id === 'string' ? { id } : {}),
+      ...(verdict.type ? { type: verdict.type } : {}),
+      ...(by ? { by } : {}),
+    });
+    if (this.refusals.length > this.keepRefusals) this.refusals.shift();
+  }
+}
+
+/** Replays records from an empty state (or a snapshot's) and returns the projection. */
+export const replay = (records: Iterable<RawRecord>, options: ProjectionOptions & { readonly to?: number } = {}): Projection => {
+  const projection = new Projection(emptyState(), 0, options);
+  for (const record of records) {
+    if (options.to !== undefined && record.offset >= options.to) break;
+    projection.apply(record);
+  }
+  return projection;
+};

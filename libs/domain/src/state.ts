@@ -1,0 +1,93 @@
+/**
+ * ClusterState: what every component's view is built from. Entities are keyed by id in
+ * Maps, which keep insertion order; that order follows the log, so it is the same in
+ * every process that replays the same records.
+ */
+import type {
+  ClusterSpec,
+  Component,
+  Endpoint,
+  JoinTokens,
+  NetworkSpec,
+  NodeDescription,
+  NodeSpec,
+  NodeStatus,
+  ServiceSpec,
+  Task,
+  UpdateStatus,
+} from '@shoal/contracts';
+
+export interface Cluster {
+  readonly id: string;
+  readonly spec: ClusterSpec;
+  readonly version: number;
+  readonly tokens: JoinTokens;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface Service {
+  readonly id: string;
+  readonly spec: ServiceSpec;
+  /** The spec before the last update: what a rollback returns to. */
+  readonly previousSpec?: ServiceSpec;
+  /** 1 at creation, +1 per spec update; tasks carry the version they run. */
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly endpoint?: Endpoint;
+  /** The spec version the endpoint was allocated for. */
+  readonly endpointVersion?: number;
+  readonly updateStatus?: UpdateStatus;
+  /** Jobs: +1 per update, so a job runs again after an update. */
+  readonly jobIteration?: number;
+}
+
+export interface Node {
+  readonly id: string;
+  readonly description: NodeDescription;
+  readonly spec: NodeSpec;
+  /** 1 at registration, +1 per spec update. */
+  readonly version: number;
+  readonly status: NodeStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface Network {
+  readonly id: string;
+  readonly spec: NetworkSpec;
+  readonly subnet?: string;
+  readonly gateway?: string;
+  readonly createdAt: string;
+}
+
+/** Nano CPUs and memory reserved on a node by tasks assigned to it and not yet ended. */
+export interface Reserved {
+  nanoCpus: number;
+  memoryBytes: number;
+}
+
+export interface ClusterState {
+  cluster?: Cluster;
+  readonly services: Map<string, Service>;
+  readonly tasks: Map<string, Task>;
+  readonly nodes: Map<string, Node>;
+  readonly networks: Map<string, Network>;
+  /** The current ownership term of each component (OwnershipTaken). */
+  readonly terms: Map<Component, number>;
+  /** writer key ("scheduler/host-1-4242-ab12") → the highest seq applied from it. */
+  readonly writers: Map<string, number>;
+  /** Derived, not hashed, rebuilt on restore: what each node has reserved. */
+  readonly reserved: Map<string, Reserved>;
+}
+
+export const emptyState = (): ClusterState => ({
+  services: new Map(),
+  tasks: new Map(),
+  nodes: new Map(),
+  networks: new Map(),
+  terms: new Map(),
+  writers: new Map(),
+  reserved: new Map(),
+});
