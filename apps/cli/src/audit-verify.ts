@@ -1,0 +1,48 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Snapshot } from '@shoal/domain';
+import { FileSnapshotStore } from '@shoal/eventlog';
+import { verifyLog } from '@shoal/runtime';
+import { withLog } from './log-source';
+
+/** The latest snapshot of each component that keeps them under `dir/<component>/`. */
+const latestSnapshots = async (dir: string): Promise<{ name: string; snapshot: Snapshot }[]> => {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const found: { name: string; snapshot: Snapshot }[] = [];
+  for (const name of names.sort()) {
+    const snapshot = await new FileSnapshotStore(join(dir, name)).latest();
+    if (snapshot) found.push({ name, snapshot });
+  }
+  return found;
+};
+
+export const auditVerify = (options: { snapshots?: string; json?: boolean }): Promise<number> =>
+  withLog(async (log) => {
+    const dir = options.snapshots ?? join(process.env.SHOAL_DATA_DIR ?? '.shoal', 'snapshots');
+    const report = await verifyLog(log, { snapshots: await latestSnapshots(dir) });
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+      return report.agree ? 0 : 1;
+    }
+    const { tally } = report;
+    const lines = [
+      `log       ${report.log} (${report.highWaterMark} records)`,
+      ...report.checks.map((check) => `${check.agrees ? 'ok  ' : 'FAIL'}      ${check.name}: ${check.hash} at offset ${check.position}`),
+      `records   ${tally.applied} applied, ${tally.partial} partial, ${tally.rejected} rejected, ${tally.poison} poison${tally.upcast ? ` (${tally.upcast} upcast from older versions)` : ''}`,
+      report.agree ? `verdict   AGREE: every replay reached ${report.hash}` : 'verdict   DISAGREE: replays reached different states',
+    ];
+    if (report.refusals.length > 0) {
+      lines.push('refused and poison records:');
+      for (const refusal of report.refusals) {
+        const what = [refusal.type ?? '(unknown type)', refusal.id ? `id ${refusal.id}` : '', refusal.by ? `by ${refusal.by}` : ''].filter(Boolean).join(' ');
+        lines.push(`  @${refusal.offset} ${refusal.status} ${what}: ${refusal.reasons.join('; ')}`);
+      }
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return report.agree ? 0 : 1;
+  });

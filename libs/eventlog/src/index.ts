@@ -1,0 +1,6 @@
+export * from './port';
+export * from './embedded/embedded-event-log';
+export * from './kafka/kafka-event-log';
+export * from './open-event-log';
+export * from './eventlog.module';
+export * from './snapshots/file-snapshot-store';

@@ -1,0 +1,69 @@
+/**
+ * Snapshots on disk: `<dir>/<offset>.json` holding {offset, hash, state}, written
+ * atomically (temporary file, fsync, rename) so a crash never leaves half a snapshot
+ * where a restore would find it. Keeps the newest few.
+ */
+import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Snapshot } from '@shoal/domain';
+
+const NAME = /^(\d{16})\.json$/;
+
+export interface SnapshotStore {
+  save(snapshot: Snapshot): Promise<void>;
+  /** The newest snapshot that can be read, newest first among equals; undefined if none. */
+  latest(options?: { readonly atOrBefore?: number }): Promise<Snapshot | undefined>;
+  list(): Promise<number[]>;
+}
+
+export class FileSnapshotStore implements SnapshotStore {
+  constructor(
+    readonly dir: string,
+    private readonly keep = 3,
+  ) {}
+
+  async save(snapshot: Snapshot): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const name = `${String(snapshot.offset).padStart(16, '0')}.json`;
+    const temporary = join(this.dir, `.${name}.${process.pid}.tmp`);
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(snapshot));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, join(this.dir, name));
+    const offsets = await this.list();
+    for (const old of offsets.slice(0, Math.max(0, offsets.length - this.keep))) {
+      await rm(join(this.dir, `${String(old).padStart(16, '0')}.json`), { force: true });
+    }
+  }
+
+  async list(): Promise<number[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return [];
+    }
+    return names
+      .map((name) => NAME.exec(name)?.[1])
+      .filter((digits): digits is string => digits !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+  }
+
+  async latest(options: { readonly atOrBefore?: number } = {}): Promise<Snapshot | undefined> {
+    const offsets = (await this.list()).filter((offset) => options.atOrBefore === undefined || offset <= options.atOrBefore);
+    for (const offset of offsets.reverse()) {
+      try {
+        const snapshot = JSON.parse(await readFile(join(this.dir, `${String(offset).padStart(16, '0')}.json`), 'utf8')) as Snapshot;
+        if (typeof snapshot?.hash === 'string' && snapshot.offset === offset) return snapshot;
+      } catch {
+        // unreadable: try an older one
+      }
+    }
+    return undefined;
+  }
+}

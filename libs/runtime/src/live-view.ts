@@ -1,0 +1,116 @@
+/**
+ * A component's view: a Projection kept up to date from the log. It starts from a
+ * snapshot when one is usable, replays to the high-water mark, then follows. Writers wait
+ * on it for the verdicts of their own proposals (read-your-writes).
+ */
+import { Projection } from '@shoal/domain';
+import type { Snapshot, Verdict } from '@shoal/domain';
+import type { EventLog, LogRecord, Subscription } from '@shoal/eventlog';
+
+export interface LiveViewOptions {
+  /** A snapshot to start from; ignored (with a reason in `snapshotRefused`) when its hash does not check out. */
+  readonly snapshot?: Snapshot;
+  /** How many refusals the projection remembers. */
+  readonly keepRefusals?: number;
+  /** Called after every applied batch (a component's tick trigger). */
+  readonly onApplied?: (records: readonly LogRecord[]) => void;
+}
+
+const RECENT_VERDICTS = 10_000;
+
+export class LiveView {
+  readonly projection: Projection;
+  /** Why the given snapshot was not used, if it was not. */
+  readonly snapshotRefused?: string;
+  private subscription?: Subscription;
+  private readonly recent = new Map<number, Verdict>();
+  private readonly waiting = new Map<number, ((verdict: Verdict) => void)[]>();
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly options: LiveViewOptions = {},
+  ) {
+    const keep = { keepRefusals: options.keepRefusals ?? 1000 };
+    const restored = options.snapshot ? Projection.fromSnapshot(options.snapshot, keep) : undefined;
+    if (typeof restored === 'string') this.snapshotRefused = restored;
+    this.projection = restored instanceof Projection ? restored : new Projection(undefined, 0, keep);
+  }
+
+  get state() {
+    return this.projection.state;
+  }
+
+  get position(): number {
+    return this.projection.position;
+  }
+
+  /** Replays up to the current high-water mark, then follows the log. Resolves once caught up. */
+  async start(): Promise<void> {
+    const target = await this.log.highWaterMark();
+    await new Promise<void>((resolve) => {
+      let settled = false;
+      this.subscription = this.log.follow(
+        this.projection.position,
+        (batch) => {
+          this.apply(batch);
+          if (!settled && this.projection.position >= target) {
+            settled = true;
+            resolve();
+          }
+        },
+        {
+          onCaughtUp: () => {
+            if (!settled) {
+              settled = true;
+              resolve();
+            }
+          },
+        },
+      );
+      if (target <= this.projection.position) {
+        settled = true;
+        resolve();
+      }
+    });
+  }
+
+  /** The verdict on the record at `offset`, once the view has applied it. */
+  verdictAt(offset: number): Promise<Verdict> {
+    const known = this.recent.get(offset);
+    if (known) return Promise.resolve(known);
+    if (offset < this.projection.position) {
+      return Promise.reject(new Error(`the verdict on offset ${offset} is no longer remembered`));
+    }
+    return new Promise((resolve) => {
+      const list = this.waiting.get(offset) ?? [];
+      list.push(resolve);
+      this.waiting.set(offset, list);
+    });
+  }
+
+  /** Resolves once every record before `offset` has been applied. */
+  async waitFor(offset: number): Promise<void> {
+    if (offset <= 0 || this.projection.position >= offset) return;
+    await this.verdictAt(offset - 1).catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+    this.subscription = undefined;
+  }
+
+  private apply(batch: readonly LogRecord[]): void {
+    for (const record of batch) {
+      const verdict = this.projection.apply(record);
+      if (!verdict) continue;
+      this.recent.set(record.offset, verdict);
+      if (this.recent.size > RECENT_VERDICTS) this.recent.delete(this.recent.keys().next().value as number);
+      const waiters = this.waiting.get(record.offset);
+      if (waiters) {
+        this.waiting.delete(record.offset);
+        for (const resolve of waiters) resolve(verdict);
+      }
+    }
+    this.options.onApplied?.(batch);
+  }
+}

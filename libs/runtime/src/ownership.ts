@@ -1,0 +1,36 @@
+/**
+ * Taking ownership of a partition for a component: win the lease (the consumer group
+ * decides), catch the view up, then append OwnershipTaken with the next term. evolve
+ * fences every later record of an older term, so a stale owner cannot act after failover.
+ */
+import type { Component } from '@shoal/contracts';
+import type { EventLog, OwnershipLease } from '@shoal/eventlog';
+import type { EventWriter } from './event-writer';
+import type { LiveView } from './live-view';
+
+export interface Ownership {
+  readonly lease: OwnershipLease;
+  readonly term: number;
+}
+
+export const takeOwnership = async (
+  log: EventLog,
+  view: LiveView,
+  writer: EventWriter,
+  options: { readonly timeoutMs?: number; readonly maxAttempts?: number } = {},
+): Promise<Ownership> => {
+  const component: Component = writer.component;
+  const lease = await log.acquire(component, writer.instance, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
+  const attempts = options.maxAttempts ?? 5;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    await view.waitFor(await log.highWaterMark());
+    if (!lease.isHeld()) break;
+    const term = (view.state.terms.get(component) ?? 0) + 1;
+    writer.useTerm(term);
+    const [verdict] = await writer.appendAndWait(view, [writer.propose('OwnershipTaken', { component, term })]);
+    if (verdict?.status === 'applied') return { lease, term };
+    // Someone took a newer term in between (a previous owner's last gasp): look again.
+  }
+  await lease.release();
+  throw new Error(`${component}: could not take a term after ${attempts} attempts (lease held: ${lease.isHeld()})`);
+};
