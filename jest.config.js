@@ -31,8 +31,9 @@ const common = {
 module.exports = {
   // Integration and end-to-end tests wait on a real broker; unit tests never come near this.
   testTimeout: 120000,
-  globalSetup: '<rootDir>/libs/testing/src/broker/global-setup.ts',
-  globalTeardown: '<rootDir>/libs/testing/src/broker/global-teardown.ts',
+  reporters: ['default', '<rootDir>/libs/testing/src/jest/summary-reporter.js'],
+  globalSetup: '<rootDir>/libs/testing/src/broker/global-setup.js',
+  globalTeardown: '<rootDir>/libs/testing/src/broker/global-teardown.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,infra,test}/**/*.unit.spec.ts'] },
     { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,infra}/**/*.int.spec.ts'] },

@@ -13,7 +13,18 @@ import { configFromEnv } from './shoal.config';
 const bootstrap = async (): Promise<void> => {
   const config = configFromEnv(process.env);
   const app = await NestFactory.createApplicationContext(ShoalModule.forRoot(config), { logger: ['error', 'warn'] });
-  app.enableShutdownHooks();
+  // Stop cleanly on Ctrl-C or SIGTERM: shutdown hooks save a snapshot and close the log.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`shoal: stopping failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
+    });
+  }
   const view = await app.get(ShoalRunner).start();
   const cluster = view.state.cluster;
   const log = config.brokers.length > 0 ? `Kafka ${config.brokers.join(',')}` : `embedded log in ${resolve(config.dataDir, 'log')}`;

@@ -1,0 +1,3 @@
+export * from './choose-broker';
+export * from './docker-probe';
+export * from './find-broker';

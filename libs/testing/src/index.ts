@@ -1,0 +1,3 @@
+export * from './builders';
+export * from './given-when-then';
+export * from './histories';

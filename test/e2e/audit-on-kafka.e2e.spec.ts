@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { replay } from '@shoal/domain';
+import { KafkaEventLog } from '@shoal/eventlog';
+import { histories } from '@shoal/testing';
+import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
+
+const brokers = (): string => {
+  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
+  return process.env.KAFKA_BROKERS;
+};
+
+// Separate processes on a real broker: the all-in-one process initializes the cluster on
+// Kafka; this test appends a random history (poison records included); the CLI, in its own
+// process, must reach the very hash this process reaches, and call the log sound.
+describe('the audit on Kafka, across processes', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let prefix: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
+    prefix = `shoal-e2e-${randomUUID()}`;
+    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: prefix, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('shoal audit verify and replay agree with this process on a log the test wrote', async () => {
+    const shoal = ShoalProcess.start(env);
+    await shoal.waitFor(/Ctrl-C stops it/, 90_000);
+    expect(shoal.output).toMatch(/log\s+Kafka/);
+    expect(await shoal.stop()).toBe(0);
+
+    const log = await KafkaEventLog.open({ brokers: brokers().split(','), topic: `${prefix}.events` });
+    const [history] = fc.sample(histories(150), { numRuns: 1, seed: 7 });
+    await log.append(history!.map((value) => ({ key: 'c1', value })));
+    const records = await log.read(0);
+    await log.close();
+    const mine = replay(records, { keepRefusals: Infinity });
+    expect(records.length).toBe(1 + history!.length);
+
+    const verify = await runShoalCli(['audit', 'verify', '--json', '--snapshots', join(dataDir, 'snapshots')], env, 120_000);
+    expect(verify.stderr).toBe('');
+    const report = JSON.parse(verify.stdout) as { agree: boolean; hash: string; highWaterMark: number; tally: unknown; refusals: unknown[]; checks: { name: string; agrees: boolean }[] };
+    expect(verify.code).toBe(0);
+    expect(report.agree).toBe(true);
+    expect(report.hash).toBe(mine.hash());
+    expect(report.highWaterMark).toBe(records.length);
+    expect(report.tally).toEqual(mine.tally);
+    expect(report.refusals).toHaveLength(mine.refusals.length);
+    expect(report.checks.map((check) => check.name)).toContain('shoal: snapshot at offset 1 + tail');
+
+    const cut = Math.floor(records.length / 3);
+    const at = await runShoalCli(['audit', 'replay', '--to', String(cut), '--json'], env, 120_000);
+    expect(JSON.parse(at.stdout).hash).toBe(replay(records, { to: cut }).hash());
+  });
+});
