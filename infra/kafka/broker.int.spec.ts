@@ -1,12 +1,22 @@
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { LocalKafkaBroker } from './broker';
+import type { BrokerInfo } from './broker';
+
+// Each test starts its own broker, separate from the one jest's global setup shares.
 
 const accepts = (address: string): Promise<boolean> =>
   new Promise((resolve) => {
     const [host, port] = address.split(':');
     const socket = connect({ host: host!, port: Number(port) });
+    socket.setTimeout(2_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -14,11 +24,35 @@ const accepts = (address: string): Promise<boolean> =>
     socket.once('error', () => resolve(false));
   });
 
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const eventually = async (check: () => boolean, timeoutMs: number): Promise<boolean> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return true;
+};
+
 describe('LocalKafkaBroker', () => {
   it('starts a real broker on 127.0.0.1 that takes and serves records, and stops cleanly', async () => {
-    const broker = await LocalKafkaBroker.start();
+    // Its log outside the data dir, which must outlive stop().
+    const logDir = mkdtempSync(join(tmpdir(), 'shoal-kafka-log-'));
+    const broker = await LocalKafkaBroker.start({ logFile: join(logDir, 'broker.log') });
+    let logSize = 0;
     try {
-      expect(broker.brokers[0]).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(broker.brokers).toEqual([expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
+      const info = JSON.parse(readFileSync(join(broker.dataDir, 'broker.json'), 'utf8')) as BrokerInfo;
+      expect(info).toMatchObject({ pid: broker.pid, brokers: broker.brokers });
+
       const kafka = new Kafka({ brokers: broker.brokers, logLevel: logLevel.NOTHING });
       const admin = kafka.admin();
       await admin.connect();
@@ -36,11 +70,39 @@ describe('LocalKafkaBroker', () => {
       });
       await consumer.disconnect();
       expect(value).toBe('hello, broker');
-      expect(existsSync(broker.logFile)).toBe(true);
+      expect(readFileSync(broker.logFile, 'utf8')).toMatch(/Kafka Server started/);
+      logSize = statSync(broker.logFile).size;
     } finally {
       await broker.stop();
     }
+    expect(alive(broker.pid)).toBe(false);
     expect(await accepts(broker.brokers[0]!)).toBe(false);
     expect(existsSync(broker.dataDir)).toBe(false);
+    // The log is still there, with the shutdown written to it.
+    expect(statSync(broker.logFile).size).toBeGreaterThan(logSize);
+    rmSync(logDir, { recursive: true, force: true });
+  });
+
+  it('does not outlive a process that dies without stopping it', async () => {
+    // A child process starts a broker, reports it, and is then SIGKILLed: no teardown runs.
+    const root = join(__dirname, '..', '..');
+    const script = `
+      const { LocalKafkaBroker } = require('./infra/kafka/broker.ts');
+      LocalKafkaBroker.start().then((b) => { process.stdout.write(JSON.stringify({ pid: b.pid, dataDir: b.dataDir, brokers: b.brokers }) + '\\n'); setInterval(() => {}, 1000); });`;
+    const child = spawn(process.execPath, ['-r', './bin/register.js', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const started = await new Promise<{ pid: number; dataDir: string; brokers: string[] }>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!));
+      });
+      child.once('exit', (code) => reject(new Error(`the child exited (${String(code)}) before its broker started`)));
+    });
+    expect(await accepts(started.brokers[0]!)).toBe(true);
+    child.kill('SIGKILL');
+
+    expect(await eventually(() => !alive(started.pid), 30_000)).toBe(true);
+    expect(await eventually(() => !existsSync(started.dataDir), 5_000)).toBe(true);
+    expect(await accepts(started.brokers[0]!)).toBe(false);
   });
 });

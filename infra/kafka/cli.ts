@@ -1,6 +1,8 @@
 /**
  * npm run kafka:start | kafka:stop — a local broker for running Shoal on Kafka by hand.
- * It keeps running after this command exits; its files live in .shoal/kafka.
+ * `start` leaves the JVM running after this command exits (its own process group, no
+ * terminal) and prints KAFKA_BROKERS=127.0.0.1:<port> last; `stop` stops it by the pid in
+ * broker.json. Its files live in .shoal/kafka under the repo root (or $SHOAL_DATA_DIR/kafka).
  */
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -19,7 +21,9 @@ const main = async (command: string | undefined): Promise<number> => {
       rmSync(dataDir, { recursive: true, force: true });
       const started = Date.now();
       const broker = await LocalKafkaBroker.start({ dataDir, detached: true });
-      process.stdout.write(`Kafka is up in ${((Date.now() - started) / 1000).toFixed(1)} s (pid ${broker.pid}, logs in ${dataDir})\nKAFKA_BROKERS=${broker.brokers.join(',')}\n`);
+      process.stdout.write(
+        `Kafka ${broker.version} is up in ${((Date.now() - started) / 1000).toFixed(1)} s (pid ${broker.pid}, log ${broker.logFile})\nKAFKA_BROKERS=${broker.brokers.join(',')}\n`,
+      );
       return 0;
     }
     case 'stop': {

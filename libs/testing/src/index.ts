@@ -1,3 +1,4 @@
 export * from './builders';
 export * from './given-when-then';
 export * from './histories';
+export * from './broker';

@@ -1,31 +1,46 @@
-/** Finds (or starts) the Kafka broker a test run uses. */
+/** Finds (or starts) the Kafka broker a test run uses: see chooseBroker for the order. */
 import { Kafka, logLevel } from 'kafkajs';
-import { LocalKafkaBroker } from '../../../../infra/kafka/broker';
+import type * as TestcontainersKafka from '@testcontainers/kafka';
+import { KAFKA_VERSION, LocalKafkaBroker, javaRuns } from '../../../../infra/kafka/broker';
 import { chooseBroker } from './choose-broker';
 import type { BrokerKind } from './choose-broker';
-import type * as TestcontainersKafka from '@testcontainers/kafka';
 import { dockerAnswers } from './docker-probe';
 
 export interface TestBroker {
   readonly kind: BrokerKind;
+  /** Bootstrap servers, `host:port`. */
   readonly brokers: string[];
+  /** One line for the test output: what it is, where, how long it took. */
   readonly description: string;
+  /** Stops what findTestBroker started (nothing for KAFKA_BROKERS). */
   stop(): Promise<void>;
 }
 
-const answers = async (brokers: string[], timeoutMs: number): Promise<boolean> => {
-  const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING, connectionTimeout: 2_000, retry: { retries: 0 } }).admin();
+const CP_KAFKA_IMAGE = 'confluentinc/cp-kafka:7.7.1';
+
+/** Does a Kafka at `brokers` answer `describeCluster` within `timeoutMs`? */
+export const kafkaAnswers = async (brokers: string[], timeoutMs: number): Promise<boolean> => {
+  const kafka = new Kafka({
+    clientId: 'shoal-broker-probe',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 2_000,
+    requestTimeout: 3_000,
+    retry: { retries: 0 },
+  });
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    const admin = kafka.admin();
     try {
       await admin.connect();
-      await admin.describeCluster();
-      return true;
+      const cluster = await admin.describeCluster();
+      if (cluster.brokers.length > 0) return true;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // not (yet) answering
     } finally {
       await admin.disconnect().catch(() => undefined);
     }
+    await new Promise((done) => setTimeout(done, 500));
   }
   return false;
 };
@@ -33,35 +48,56 @@ const answers = async (brokers: string[], timeoutMs: number): Promise<boolean> =
 export const findTestBroker = async (env: NodeJS.ProcessEnv = process.env): Promise<TestBroker> => {
   const started = Date.now();
   const took = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
-  const kind = chooseBroker({ kafkaBrokersEnv: env.KAFKA_BROKERS, dockerAnswers: env.KAFKA_BROKERS ? false : await dockerAnswers(env) });
+  const kafkaBrokersEnv = env.KAFKA_BROKERS;
+  const envSet = kafkaBrokersEnv !== undefined && kafkaBrokersEnv.trim() !== '';
+  // Each fact is gathered only when the ones before it did not decide.
+  const docker = !envSet && (await dockerAnswers(env));
+  const kind = chooseBroker({ kafkaBrokersEnv, dockerAnswers: docker, javaPresent: envSet || docker || javaRuns() });
   switch (kind) {
     case 'env': {
-      const brokers = env.KAFKA_BROKERS!.split(',').map((b) => b.trim()).filter(Boolean);
-      if (!(await answers(brokers, 15_000))) {
-        throw new Error(`KAFKA_BROKERS=${env.KAFKA_BROKERS} does not answer: start that broker, or unset KAFKA_BROKERS to let the tests start their own`);
+      const brokers = kafkaBrokersEnv!
+        .split(',')
+        .map((broker) => broker.trim())
+        .filter(Boolean);
+      if (!(await kafkaAnswers(brokers, 15_000))) {
+        throw new Error(
+          `KAFKA_BROKERS=${kafkaBrokersEnv} does not answer (no describeCluster reply from ${brokers.join(', ')} within 15 s): ` +
+            'start that broker, or unset KAFKA_BROKERS to let the tests start their own',
+        );
       }
-      return { kind, brokers, description: `KAFKA_BROKERS ${brokers.join(',')}`, stop: async () => undefined };
+      return { kind, brokers, description: `KAFKA_BROKERS at ${brokers.join(',')} (answered in ${took()})`, stop: async () => undefined };
     }
     case 'testcontainers': {
-      // Loaded only here: nothing of Testcontainers runs where no Docker engine answers.
+      // Required only here: nothing of Testcontainers loads where no Docker engine answers.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { KafkaContainer } = require('@testcontainers/kafka') as typeof TestcontainersKafka;
-      const container = await new KafkaContainer('confluentinc/cp-kafka:7.7.1').withKraft().start();
+      const container = await new KafkaContainer(CP_KAFKA_IMAGE)
+        .withKraft()
+        // The same topic rules as the local broker: topics exist only once created.
+        .withEnvironment({ KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false', KAFKA_NUM_PARTITIONS: '1', KAFKA_LOG_RETENTION_MS: '-1' })
+        .start();
       const brokers = [`${container.getHost()}:${container.getMappedPort(9093)}`];
-      return { kind, brokers, description: `Testcontainers cp-kafka 7.7.1 at ${brokers[0]} (started in ${took()})`, stop: async () => void (await container.stop()) };
+      return {
+        kind,
+        brokers,
+        description: `Testcontainers ${CP_KAFKA_IMAGE} (KRaft) at ${brokers.join(',')} (started in ${took()})`,
+        stop: async () => {
+          await container.stop();
+        },
+      };
     }
     case 'local': {
       const broker = await LocalKafkaBroker.start();
       return {
         kind,
         brokers: broker.brokers,
-        description: `local KRaft broker at ${broker.brokers[0]} (started in ${took()}, logs in ${broker.logFile})`,
+        description: `local KRaft ${KAFKA_VERSION} at ${broker.brokers.join(',')} (started in ${took()}; log ${broker.logFile})`,
         stop: () => broker.stop(),
       };
     }
     default: {
-      const _exhaustive: never = kind;
-      throw new Error(`unknown broker kind ${String(_exhaustive)}`);
+      const exhaustive: never = kind;
+      throw new Error(`unknown broker kind ${String(exhaustive)}`);
     }
   }
 };

@@ -1,22 +1,77 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chooseBroker } from './choose-broker';
+import { LocalKafkaBroker, randomClusterId } from '../../../../infra/kafka/broker';
+import { NO_BROKER_MESSAGE, chooseBroker } from './choose-broker';
 import { dockerAnswers } from './docker-probe';
+import { findTestBroker } from './find-broker';
 
 const FETCH = join(__dirname, '..', '..', '..', '..', 'infra', 'kafka', 'fetch.sh');
 
 describe('choosing the test broker', () => {
   it('takes KAFKA_BROKERS first, then a Docker engine, then the local broker', () => {
-    expect(chooseBroker({ kafkaBrokersEnv: '127.0.0.1:9092', dockerAnswers: true })).toBe('env');
-    expect(chooseBroker({ kafkaBrokersEnv: '', dockerAnswers: true })).toBe('testcontainers');
-    expect(chooseBroker({ dockerAnswers: false })).toBe('local');
-    expect(chooseBroker({ kafkaBrokersEnv: '  ', dockerAnswers: false })).toBe('local');
+    for (const javaPresent of [true, false]) {
+      expect(chooseBroker({ kafkaBrokersEnv: '127.0.0.1:9092', dockerAnswers: true, javaPresent })).toBe('env');
+      expect(chooseBroker({ kafkaBrokersEnv: '127.0.0.1:9092', dockerAnswers: false, javaPresent })).toBe('env');
+      expect(chooseBroker({ kafkaBrokersEnv: undefined, dockerAnswers: true, javaPresent })).toBe('testcontainers');
+      expect(chooseBroker({ kafkaBrokersEnv: '', dockerAnswers: true, javaPresent })).toBe('testcontainers');
+    }
+    expect(chooseBroker({ dockerAnswers: false, javaPresent: true })).toBe('local');
+    expect(chooseBroker({ kafkaBrokersEnv: '  ', dockerAnswers: false, javaPresent: true })).toBe('local');
   });
 
-  it('finds no Docker engine behind a socket that does not exist, without hanging', async () => {
-    expect(await dockerAnswers({ DOCKER_HOST: 'unix:///nonexistent/docker.sock' })).toBe(false);
+  it('names Java (and the other two ways) when there is no way to a broker', () => {
+    expect(() => chooseBroker({ kafkaBrokersEnv: ' ', dockerAnswers: false, javaPresent: false })).toThrow(NO_BROKER_MESSAGE);
+    expect(NO_BROKER_MESSAGE).toMatch(/Java 17 not found on PATH.*openjdk-17-jre-headless.*KAFKA_BROKERS=/);
+  });
+});
+
+describe('the local broker', () => {
+  it('makes cluster ids StorageTool takes: 16 bytes base64url, never a leading "-"', () => {
+    for (let i = 0; i < 2_000; i++) {
+      const id = randomClusterId();
+      expect(id).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
+      expect(Buffer.from(id, 'base64url')).toHaveLength(16);
+    }
+  });
+});
+
+describe('probing for a Docker engine', () => {
+  let dir: string;
+  let server: Server | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'shoal-docker-'));
+  });
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((done) => (server ? server.close(done) : done(undefined)));
+    server = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const serve = async (handler: Parameters<typeof createServer>[1]): Promise<string> => {
+    const socket = join(dir, 'docker.sock');
+    server = createServer(handler);
+    await new Promise<void>((done) => server!.listen(socket, done));
+    return `unix://${socket}`;
+  };
+
+  it('finds none behind a socket that does not exist', async () => {
+    expect(await dockerAnswers({ DOCKER_HOST: `unix://${join(dir, 'nothing.sock')}` })).toBe(false);
+  });
+
+  it('finds one that answers OK to /_ping', async () => {
+    const host = await serve((req, res) => res.end(req.url === '/_ping' ? 'OK' : 'no'));
+    expect(await dockerAnswers({ DOCKER_HOST: host })).toBe(true);
+  });
+
+  it('gives up on one that does not answer, without hanging', async () => {
+    const host = await serve(() => undefined);
+    const started = Date.now();
+    expect(await dockerAnswers({ DOCKER_HOST: host }, 300)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
 
@@ -24,7 +79,8 @@ describe('fetch.sh says what is missing', () => {
   let bin: string;
   beforeEach(() => {
     bin = mkdtempSync(join(tmpdir(), 'shoal-path-'));
-    for (const tool of ['bash', 'sed', 'dirname', 'head', 'ls', 'mkdir', 'touch']) {
+    // Only what fetch.sh itself needs to get as far as its checks: no java, no mvn.
+    for (const tool of ['bash', 'sed', 'dirname', 'head', 'mkdir', 'touch']) {
       const found = spawnSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
       symlinkSync(found, join(bin, tool));
     }
@@ -37,10 +93,31 @@ describe('fetch.sh says what is missing', () => {
       env: { PATH: bin, SHOAL_KAFKA_CACHE: join(bin, 'cache') },
     });
 
+  it('names Java even when PATH holds nothing at all', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'shoal-empty-path-'));
+    try {
+      const bash = spawnSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' }).stdout.trim();
+      const result = spawnSync(bash, [FETCH], { encoding: 'utf8', env: { PATH: empty, SHOAL_KAFKA_CACHE: join(empty, 'cache') } });
+      expect(result.status).toBe(3);
+      expect(result.stderr).toMatch(/^Java 17 not found on PATH: install openjdk-17-jre-headless/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it('names Java when there is none', () => {
     const result = run();
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/Java 17 not found on PATH/);
+    expect(result.stderr).toMatch(/openjdk-17-jre-headless/);
+  });
+
+  it('names Java when the one there is older than 17', () => {
+    writeFileSync(join(bin, 'java'), '#!/bin/bash\necho \'openjdk version "11.0.24" 2024-07-16\' >&2\n');
+    chmodSync(join(bin, 'java'), 0o755);
+    const result = run();
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/Java 17 not found on PATH \(found: openjdk version "11/);
   });
 
   it('names Maven when Java is there but Maven is not', () => {
@@ -49,5 +126,25 @@ describe('fetch.sh says what is missing', () => {
     const result = run();
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/Maven not found on PATH/);
+  });
+
+  it('makes LocalKafkaBroker.start name Java when there is none', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      await expect(LocalKafkaBroker.start()).rejects.toThrow(/Java 17 not found on PATH/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it('makes findTestBroker name Java when neither KAFKA_BROKERS nor Docker nor Java is there', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      await expect(findTestBroker({ PATH: bin, DOCKER_HOST: `unix://${join(bin, 'no-docker.sock')}` })).rejects.toThrow(NO_BROKER_MESSAGE);
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });
