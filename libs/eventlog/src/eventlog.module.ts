@@ -1,10 +1,26 @@
-/** Nest wiring: the EVENT_LOG token, opened from the environment and closed on shutdown. */
-import { Inject, Module } from '@nestjs/common';
+/** Nest wiring: the EVENT_LOG token, opened when the app starts and closed when it shuts down. */
+import { Inject, Injectable, Module } from '@nestjs/common';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_LOG } from './port';
 import type { EventLog } from './port';
 import { openEventLog } from './open-event-log';
 
+export interface EventLogModuleOptions {
+  /** Where KAFKA_BROKERS, SHOAL_TOPIC_PREFIX and SHOAL_DATA_DIR come from. Default process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The Kafka client id. Default `shoal`. */
+  readonly clientId?: string;
+  /** Opens the log instead (tests, or a log opened elsewhere); the module still closes it. */
+  readonly open?: () => Promise<EventLog>;
+}
+
+const OPTION_KEYS = new Set(['env', 'clientId', 'open']);
+
+/** `forRoot(process.env, 'id')` is the older call; an object of only option keys is options. */
+const isModuleOptions = (value: EventLogModuleOptions | NodeJS.ProcessEnv): value is EventLogModuleOptions =>
+  Object.keys(value).every((key) => OPTION_KEYS.has(key));
+
+@Injectable()
 class EventLogCloser implements OnApplicationShutdown {
   constructor(@Inject(EVENT_LOG) private readonly log: EventLog) {}
 
@@ -15,11 +31,15 @@ class EventLogCloser implements OnApplicationShutdown {
 
 @Module({})
 export class EventLogModule {
-  static forRoot(env: NodeJS.ProcessEnv = process.env, clientId = 'shoal'): DynamicModule {
+  static forRoot(options?: EventLogModuleOptions): DynamicModule;
+  static forRoot(env: NodeJS.ProcessEnv, clientId?: string): DynamicModule;
+  static forRoot(options: EventLogModuleOptions | NodeJS.ProcessEnv = {}, clientId?: string): DynamicModule {
+    const settings: EventLogModuleOptions = isModuleOptions(options) ? options : { env: options, ...(clientId ? { clientId } : {}) };
+    const open = settings.open ?? (() => openEventLog(settings.env ?? process.env, settings.clientId ?? 'shoal'));
     return {
       module: EventLogModule,
       global: true,
-      providers: [{ provide: EVENT_LOG, useFactory: () => openEventLog(env, clientId) }, EventLogCloser],
+      providers: [{ provide: EVENT_LOG, useFactory: open }, EventLogCloser],
       exports: [EVENT_LOG],
     };
   }

@@ -29,21 +29,24 @@ export interface AppendResult {
 }
 
 export interface ReadOptions {
-  /** Stop before this offset (exclusive). Defaults to the high-water mark at call time. */
+  /** Stop before this offset (exclusive). Defaults to, and is never beyond, the high-water mark at call time. */
   readonly to?: number;
   /** At most this many records. */
   readonly max?: number;
 }
 
 export interface FollowOptions {
-  /** Called with no records when the follower has caught up with the high-water mark. */
+  /**
+   * Called with no records each time the follower has delivered everything up to the
+   * high-water mark; at least once after it starts, even on an empty log.
+   */
   readonly onCaughtUp?: () => void;
-  /** Called if the follower fails for good (it then delivers nothing more). */
+  /** Called if the follower fails for good, its handler's error included (it then delivers nothing more). */
   readonly onError?: (error: Error) => void;
 }
 
 export interface Subscription {
-  /** Stops delivery; resolves once no handler is running any more. */
+  /** Stops delivery; resolves once no handler is running any more (so never await it inside the handler). */
   stop(): Promise<void>;
 }
 
@@ -72,11 +75,14 @@ export interface AcquireOptions {
 export interface EventLog {
   /** A human-readable name: "kafka shoal.events[0] @ 127.0.0.1:9092" or "embedded /path". */
   readonly description: string;
-  /** Appends a batch in order; the records get consecutive positions in one write. */
+  /**
+   * Appends a batch in order; the records get consecutive positions in one write, all or
+   * none. An empty batch writes nothing and answers { first: hwm, last: hwm - 1 }.
+   */
   append(records: readonly AppendRecord[]): Promise<AppendResult>;
   /** Reads records from `from` (inclusive) up to options.to or the high-water mark. */
   read(from: number, options?: ReadOptions): Promise<LogRecord[]>;
-  /** Delivers every record from `from` on, in order, in batches, until stopped. */
+  /** Delivers every record from `from` on, in order, in batches, until stopped; each handler call is awaited before the next. */
   follow(
     from: number,
     handler: (batch: readonly LogRecord[]) => Promise<void> | void,

@@ -1,207 +1,346 @@
 /**
- * The EventLog contract: one suite, run against every adapter (embedded and Kafka).
- * What the layers above rely on: positions, ordering, bounded reads, following with no
- * gaps or repeats, atomic batches, ownership one holder at a time, and durability.
+ * The EventLog contract: one suite, run against every adapter (embedded/*.unit.spec.ts,
+ * kafka/*.int.spec.ts). What the layers above rely on: positions, ordering, bounded reads,
+ * following with no gap and no repeat, atomic batches, one lease holder at a time, and
+ * records that outlive the process.
  */
-import { EventWriter, LiveView, takeOwnership } from '@shoal/runtime';
 import type { EventLog, LogRecord, OwnershipLease } from '../port';
 
-export interface LogFactory {
-  /** A fresh, empty log. */
-  open(): Promise<EventLog>;
-  /** The same log again, as another process would open it (after `log` closed). */
-  reopen(log: EventLog): Promise<EventLog>;
-  /** Another handle on the same log, open at the same time (another process); undefined if the adapter has none. */
-  another?(log: EventLog): Promise<EventLog>;
+/** A fresh, empty log for one test, and how to get at the same log again. */
+export interface LogUnderTest {
+  readonly log: EventLog;
+  /** The same log opened anew, as a restarted process would; the suite closes `log` first. */
+  readonly reopen?: () => Promise<EventLog>;
+  /** Another handle on the same log, open at the same time (another process); where the adapter allows one. */
+  readonly another?: () => Promise<EventLog>;
 }
 
-const rec = (value: string, key = 'c1') => ({ key, value });
+export type MakeLog = () => Promise<LogUnderTest>;
 
-/** Collects what a follower delivers until `count` records have arrived. */
-export const collect = (log: EventLog, from: number, count: number, timeoutMs = 30_000) => {
+const record = (value: string, key = 'c1') => ({ key, value });
+const values = (records: readonly LogRecord[]) => records.map((r) => r.value);
+const offsets = (records: readonly LogRecord[]) => records.map((r) => r.offset);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `check` holds, polling; for tests only. */
+export const until = async (check: () => boolean, timeoutMs = 30_000, what = 'a condition'): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(10);
+  }
+};
+
+/** A follower that records what it is given and how often it reported being caught up. */
+export const collect = (log: EventLog, from: number) => {
   const seen: LogRecord[] = [];
+  const batches: number[] = [];
   let caughtUp = 0;
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
   const subscription = log.follow(
     from,
     (batch) => {
+      batches.push(batch.length);
       seen.push(...batch);
-      if (seen.length >= count) finish();
     },
     { onCaughtUp: () => caughtUp++ },
   );
-  if (count === 0) finish();
-  const timer = setTimeout(finish, timeoutMs);
   return {
     seen,
+    batches,
     caughtUp: () => caughtUp,
-    done: done.then(() => clearTimeout(timer)),
+    /** Resolves once `count` records have arrived in all. */
+    received: (count: number, timeoutMs = 30_000) => until(() => seen.length >= count, timeoutMs, `${count} records`),
     stop: () => subscription.stop(),
   };
 };
 
-const until = async (check: () => boolean, timeoutMs = 30_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+export interface HandOverOptions {
+  readonly component?: string;
+  /** How the first holder lets go: release its lease, or close its whole log (a process going away). */
+  readonly how?: 'release' | 'close';
+  /** How long the standby must be seen waiting while the first holds. */
+  readonly waitMs?: number;
+  /** Runs while the first holds and the standby waits (append as the owner, say). */
+  readonly whileFirstHolds?: (first: OwnershipLease) => Promise<void> | void;
+  readonly timeoutMs?: number;
+}
+
+export interface HandOver {
+  readonly first: OwnershipLease;
+  readonly second: OwnershipLease;
+  /** What the first lease's `lost` resolved with. */
+  readonly firstLost: string;
+  /** From the first letting go to the second being granted. */
+  readonly handoverMs: number;
+}
 
 /**
- * The ownership handover every adapter must support: A holds, B waits, A releases, B
- * holds and A's lease reports it lost. Returns both leases for further checks.
+ * The ownership handover every adapter must support: instance A acquires on `holder`,
+ * instance B waits on `standby` (and must not be granted while A holds), A lets go, B is
+ * granted and A's lease reports it lost.
  */
-export const handOver = async (a: EventLog, b: EventLog, component: string): Promise<{ first: OwnershipLease; second: OwnershipLease }> => {
-  const first = await a.acquire(component, 'instance-a', { timeoutMs: 60_000 });
-  let secondGranted = false;
-  const pending = b.acquire(component, 'instance-b', { timeoutMs: 60_000 }).then((lease) => {
-    secondGranted = true;
+export const handOver = async (holder: EventLog, standby: EventLog, options: HandOverOptions = {}): Promise<HandOver> => {
+  const component = options.component ?? 'scheduler';
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const first = await holder.acquire(component, 'instance-a', { timeoutMs });
+  expect(first.isHeld()).toBe(true);
+  let granted = false;
+  const pending = standby.acquire(component, 'instance-b', { timeoutMs }).then((lease) => {
+    granted = true;
     return lease;
   });
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
-  if (secondGranted) throw new Error('a second instance was granted the lease while the first held it');
-  if (!first.isHeld()) throw new Error('the first holder lost its lease when a standby joined');
-  await first.release();
+  await options.whileFirstHolds?.(first);
+  await sleep(options.waitMs ?? 1_500);
+  if (granted) throw new Error(`${component} was granted to a second instance while the first held it`);
+  if (!first.isHeld()) throw new Error(`the first holder of ${component} lost it when a standby came: ${await first.lost}`);
+  const letGo = Date.now();
+  if (options.how === 'close') await holder.close();
+  else await first.release();
   const second = await pending;
-  return { first, second };
+  const handoverMs = Date.now() - letGo;
+  const firstLost = await first.lost;
+  expect(first.isHeld()).toBe(false);
+  expect(second.isHeld()).toBe(true);
+  expect(second.instance).toBe('instance-b');
+  expect(second.component).toBe(component);
+  return { first, second, firstLost, handoverMs };
 };
 
-export const describeEventLogContract = (name: string, factory: LogFactory): void => {
+export const describeEventLogContract = (name: string, makeLog: MakeLog): void => {
   describe(`EventLog contract: ${name}`, () => {
-    let log: EventLog;
     const opened: EventLog[] = [];
-    const track = (l: EventLog) => (opened.push(l), l);
-    beforeEach(async () => {
-      log = track(await factory.open());
-    });
+    const track = <L extends EventLog>(log: L): L => (opened.push(log), log);
+    const fresh = async (): Promise<LogUnderTest> => {
+      const made = await makeLog();
+      track(made.log);
+      return made;
+    };
     afterEach(async () => {
-      for (const l of opened.splice(0)) await l.close();
+      await Promise.all(opened.splice(0).map((log) => log.close()));
     });
 
     it('starts empty', async () => {
+      const { log } = await fresh();
       expect(await log.highWaterMark()).toBe(0);
       expect(await log.read(0)).toEqual([]);
     });
 
     it('gives a batch consecutive positions and reads back exactly what was written, in order', async () => {
+      const { log } = await fresh();
       const big = 'x'.repeat(100 * 1024);
-      const first = await log.append([rec('a'), rec('b')]);
-      const second = await log.append([rec('héllo ✓ 日本 🚢', 'c2'), rec(big)]);
-      expect(first).toEqual({ first: 0, last: 1 });
-      expect(second).toEqual({ first: 2, last: 3 });
-      expect(await log.highWaterMark()).toBe(4);
+      const tricky = ['héllo ✓ 日本 🚢', 'line\nbreak "quoted" \\ back', '', '{"k":"not","v":"a frame"}'];
+      expect(await log.append([record('a'), record('b')])).toEqual({ first: 0, last: 1 });
+      expect(await log.append([record(tricky[0]!, 'c2'), record(big)])).toEqual({ first: 2, last: 3 });
+      expect(await log.append(tricky.slice(1).map((value) => record(value, 'ключ')))).toEqual({ first: 4, last: 6 });
       const all = await log.read(0);
-      expect(all.map((r) => r.offset)).toEqual([0, 1, 2, 3]);
-      expect(all.map((r) => r.value)).toEqual(['a', 'b', 'héllo ✓ 日本 🚢', big]);
-      expect(all[2]?.key).toBe('c2');
+      expect(offsets(all)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      expect(values(all)).toEqual(['a', 'b', tricky[0], big, ...tricky.slice(1)]);
+      expect(all.map((r) => r.key)).toEqual(['c1', 'c1', 'c2', 'c1', 'ключ', 'ключ', 'ключ']);
     });
 
     it('bounds reads by from, to and max', async () => {
-      await log.append(['0', '1', '2', '3', '4', '5'].map((v) => rec(v)));
-      expect((await log.read(2)).map((r) => r.value)).toEqual(['2', '3', '4', '5']);
-      expect((await log.read(1, { to: 4 })).map((r) => r.value)).toEqual(['1', '2', '3']);
-      expect((await log.read(1, { max: 2 })).map((r) => r.value)).toEqual(['1', '2']);
+      const { log } = await fresh();
+      await log.append(['0', '1', '2', '3', '4', '5'].map((v) => record(v)));
+      expect(values(await log.read(2))).toEqual(['2', '3', '4', '5']);
+      expect(values(await log.read(1, { to: 4 }))).toEqual(['1', '2', '3']);
+      expect(values(await log.read(1, { max: 2 }))).toEqual(['1', '2']);
+      expect(values(await log.read(1, { to: 5, max: 10 }))).toEqual(['1', '2', '3', '4']);
+      expect(values(await log.read(1, { to: 5, max: 3 }))).toEqual(['1', '2', '3']);
+      expect(values(await log.read(4, { to: 100 }))).toEqual(['4', '5']);
+      expect(offsets(await log.read(5))).toEqual([5]);
       expect(await log.read(6)).toEqual([]);
+      expect(await log.read(60)).toEqual([]);
+      expect(await log.read(3, { to: 3 })).toEqual([]);
+      expect(await log.read(3, { to: 1 })).toEqual([]);
+      expect(await log.read(0, { max: 0 })).toEqual([]);
     });
 
-    it('follows from the start and from the middle, exactly once and in order, including later appends', async () => {
-      await log.append([rec('0'), rec('1'), rec('2')]);
-      const fromStart = collect(log, 0, 5);
-      const fromMiddle = collect(log, 2, 3);
-      await until(() => fromStart.seen.length >= 3 && fromMiddle.seen.length >= 1);
-      await log.append([rec('3')]);
-      await log.append([rec('4')]);
-      await Promise.all([fromStart.done, fromMiddle.done]);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(fromStart.seen.map((r) => r.offset)).toEqual([0, 1, 2, 3, 4]);
-      expect(fromStart.seen.map((r) => r.value)).toEqual(['0', '1', '2', '3', '4']);
-      expect(fromMiddle.seen.map((r) => r.offset)).toEqual([2, 3, 4]);
-      expect(fromStart.caughtUp()).toBeGreaterThan(0);
+    it('reports the high-water mark: the offset the next record will get', async () => {
+      const { log } = await fresh();
+      expect(await log.highWaterMark()).toBe(0);
+      await log.append([record('a')]);
+      expect(await log.highWaterMark()).toBe(1);
+      const { last } = await log.append([record('b'), record('c'), record('d')]);
+      expect(await log.highWaterMark()).toBe(last + 1);
+      expect(await log.highWaterMark()).toBe(4);
+    });
+
+    it('follows from the start and from the middle, exactly once and in order, including appends made meanwhile', async () => {
+      const { log } = await fresh();
+      await log.append([record('0'), record('1'), record('2')]);
+      const fromStart = collect(log, 0);
+      const fromMiddle = collect(log, 2);
+      await fromStart.received(3);
+      await fromMiddle.received(1);
+      await until(() => fromStart.caughtUp() > 0 && fromMiddle.caughtUp() > 0, 30_000, 'onCaughtUp');
+      // Appends while following: singles and batches, some concurrent with delivery.
+      for (let i = 3; i < 40; i += 3) await log.append([record(`${i}`), record(`${i + 1}`), record(`${i + 2}`)]);
+      await log.append([record('42')]);
+      const total = await log.highWaterMark();
+      expect(total).toBe(43);
+      await fromStart.received(total);
+      await fromMiddle.received(total - 2);
+      await sleep(300); // nothing more may arrive
+      expect(offsets(fromStart.seen)).toEqual([...Array(total).keys()]);
+      expect(offsets(fromMiddle.seen)).toEqual([...Array(total).keys()].slice(2));
+      expect(fromStart.seen.map((r) => r.value)).toEqual([...Array(total).keys()].map(String));
       await fromStart.stop();
       await fromMiddle.stop();
     });
 
-    it('stops delivering once stopped', async () => {
-      await log.append([rec('0')]);
-      const follower = collect(log, 0, 1);
-      await follower.done;
-      await follower.stop();
-      await log.append([rec('1')]);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(follower.seen.map((r) => r.value)).toEqual(['0']);
+    it('reports a follower caught up even when there is nothing to deliver', async () => {
+      const { log } = await fresh();
+      const onEmpty = collect(log, 0);
+      await until(() => onEmpty.caughtUp() > 0, 30_000, 'onCaughtUp on an empty log');
+      await log.append([record('a'), record('b')]);
+      const atEnd = collect(log, 2);
+      await until(() => atEnd.caughtUp() > 0, 30_000, 'onCaughtUp at the end');
+      await onEmpty.received(2);
+      expect(atEnd.seen).toEqual([]);
+      await onEmpty.stop();
+      await atEnd.stop();
     });
 
-    it('never interleaves two concurrent batches', async () => {
-      const batch = (tag: string) => Array.from({ length: 50 }, (_, i) => rec(`${tag}${i}`));
-      const [a, b] = await Promise.all([log.append(batch('a')), log.append(batch('b'))]);
-      expect(a.last - a.first).toBe(49);
-      expect(b.last - b.first).toBe(49);
-      const values = (await log.read(0)).map((r) => r.value);
-      const aStart = values.indexOf('a0');
-      const bStart = values.indexOf('b0');
-      expect(values.slice(aStart, aStart + 50)).toEqual(batch('a').map((r) => r.value));
-      expect(values.slice(bStart, bStart + 50)).toEqual(batch('b').map((r) => r.value));
+    it('waits for the handler before delivering the next batch', async () => {
+      const { log } = await fresh();
+      let running = 0;
+      let overlapped = false;
+      const seen: number[] = [];
+      const subscription = log.follow(0, async (batch) => {
+        running++;
+        overlapped ||= running > 1;
+        await sleep(20);
+        seen.push(...offsets(batch));
+        running--;
+      });
+      for (let i = 0; i < 10; i++) await log.append([record(`${i}a`), record(`${i}b`)]);
+      await until(() => seen.length >= 20, 30_000, '20 records');
+      await subscription.stop();
+      expect(overlapped).toBe(false);
+      expect(seen).toEqual([...Array(20).keys()]);
     });
 
-    it('keeps its records when opened again', async () => {
-      await log.append([rec('kept-0'), rec('kept-1')]);
-      opened.splice(opened.indexOf(log), 1);
-      const again = track(await factory.reopen(log));
-      expect(await again.highWaterMark()).toBe(2);
-      expect((await again.read(0)).map((r) => r.value)).toEqual(['kept-0', 'kept-1']);
-      expect(await again.append([rec('kept-2')])).toEqual({ first: 2, last: 2 });
+    it('stops delivering once stopped, and stop() waits for a running handler', async () => {
+      const { log } = await fresh();
+      await log.append([record('0')]);
+      let inHandler = false;
+      let entered!: () => void;
+      const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
+      const seen: string[] = [];
+      const subscription = log.follow(0, async (batch) => {
+        inHandler = true;
+        entered();
+        await sleep(200);
+        seen.push(...values(batch));
+        inHandler = false;
+      });
+      await handlerEntered;
+      await subscription.stop();
+      expect(inHandler).toBe(false);
+      await log.append([record('1')]);
+      await sleep(700);
+      expect(seen).toEqual(['0']);
+      await subscription.stop(); // twice is fine
+    });
+
+    it('never interleaves two concurrent appenders within a batch', async () => {
+      const made = await fresh();
+      const other = made.another ? track(await made.another()) : made.log;
+      const batch = (tag: string, n: number) => Array.from({ length: 25 }, (_, i) => record(`${tag}${n}-${i}`));
+      const appendMany = async (log: EventLog, tag: string) => {
+        const results = [];
+        for (let n = 0; n < 8; n++) results.push({ tag: `${tag}${n}-`, ...(await log.append(batch(tag, n))) });
+        return results;
+      };
+      const results = (await Promise.all([appendMany(made.log, 'a'), appendMany(other, 'b')])).flat();
+      const all = await made.log.read(0);
+      expect(all).toHaveLength(2 * 8 * 25);
+      for (const result of results) {
+        expect(result.last - result.first).toBe(24);
+        const slice = all.filter((r) => r.offset >= result.first && r.offset <= result.last);
+        expect(values(slice)).toEqual(Array.from({ length: 25 }, (_, i) => `${result.tag}${i}`));
+      }
     });
 
     it('grants a component to one holder at a time and hands it over on release', async () => {
-      const other = factory.another ? track(await factory.another(log)) : log;
-      const { first, second } = await handOver(log, other, 'scheduler');
-      expect(await first.lost).toBe('released');
-      expect(first.isHeld()).toBe(false);
-      expect(second.isHeld()).toBe(true);
-      expect(second.instance).toBe('instance-b');
+      const made = await fresh();
+      const standby = made.another ? track(await made.another()) : made.log;
+      const { second, firstLost } = await handOver(made.log, standby);
+      expect(firstLost).toBe('released');
       await second.release();
-    });
-
-    it('fences the old owner: after a handover its late append is rejected by evolve', async () => {
-      const other = factory.another ? track(await factory.another(log)) : log;
-      // A owns the scheduler under term 1.
-      const viewA = new LiveView(log);
-      await viewA.start();
-      const writerA = new EventWriter(log, 'c1', 'scheduler', 'scheduler-a');
-      const ownerA = await takeOwnership(log, viewA, writerA, { timeoutMs: 60_000 });
-      expect(ownerA.term).toBe(1);
-      // B waits for the lease, gets it when A's lease goes, and takes term 2.
-      const viewB = new LiveView(other);
-      await viewB.start();
-      const writerB = new EventWriter(other, 'c1', 'scheduler', 'scheduler-b');
-      const pendingB = takeOwnership(other, viewB, writerB, { timeoutMs: 60_000 });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      await ownerA.lease.release();
-      const ownerB = await pendingB;
-      expect(ownerB.term).toBe(2);
-      // A, not knowing, still proposes under term 1: the log takes the record, evolve refuses it.
-      const [late] = await writerA.appendAndWait(viewA, [writerA.propose('TasksUnschedulable', { tasks: [] })]);
-      expect(late?.status).toBe('rejected');
-      expect(late?.reasons[0]).toMatch(/stale writer: scheduler term 1 was superseded by term 2/);
-      // B acts under its term and is accepted; both views agree on the state.
-      const [mine] = await writerB.appendAndWait(viewB, [writerB.propose('TasksUnschedulable', { tasks: [] })]);
-      expect(mine?.status).toBe('applied');
-      await viewA.waitFor(await log.highWaterMark());
-      expect(viewA.projection.hash()).toBe(viewB.projection.hash());
-      await ownerB.lease.release();
-      await viewA.stop();
-      await viewB.stop();
+      expect(await second.lost).toBe('released');
     });
 
     it('keeps leases of different components apart', async () => {
+      const { log } = await fresh();
       const scheduler = await log.acquire('scheduler', 'one', { timeoutMs: 60_000 });
       const allocator = await log.acquire('allocator', 'one', { timeoutMs: 60_000 });
       expect(scheduler.isHeld() && allocator.isHeld()).toBe(true);
+      expect([scheduler.component, allocator.component]).toEqual(['scheduler', 'allocator']);
       await scheduler.release();
       expect(allocator.isHeld()).toBe(true);
-      await allocator.release();
+      const again = await log.acquire('scheduler', 'two', { timeoutMs: 60_000 });
+      expect(again.isHeld() && allocator.isHeld()).toBe(true);
+      await Promise.all([again.release(), allocator.release()]);
+    });
+
+    it('gives up an acquire that is not granted in time', async () => {
+      const { log } = await fresh();
+      const holder = await log.acquire('reaper', 'one', { timeoutMs: 60_000 });
+      const started = Date.now();
+      await expect(log.acquire('reaper', 'two', { timeoutMs: 1_000 })).rejects.toThrow(/not granted reaper within 1000 ms/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      expect(holder.isHeld()).toBe(true);
+      await holder.release();
+    });
+
+    it('ends leases, refuses waiters and stops followers when closed; closing twice is fine', async () => {
+      const { log } = await fresh();
+      const lease = await log.acquire('dispatcher', 'one', { timeoutMs: 60_000 });
+      const waiter = log.acquire('dispatcher', 'two', { timeoutMs: 60_000 });
+      const refused = expect(waiter).rejects.toThrow();
+      const follower = collect(log, 0);
+      await until(() => follower.caughtUp() > 0, 30_000, 'onCaughtUp');
+      await log.close();
+      await log.close();
+      expect(typeof (await lease.lost)).toBe('string');
+      expect(lease.isHeld()).toBe(false);
+      await refused;
+      await expect(log.append([record('late')])).rejects.toThrow(/closed/);
+      await follower.stop();
+    });
+
+    it('keeps its records when opened again', async () => {
+      const made = await fresh();
+      await made.log.append([record('kept-0'), record('kept-1')]);
+      await made.log.append([record('kept-2', 'c2')]);
+      if (!made.reopen) return;
+      await made.log.close();
+      const again = track(await made.reopen());
+      expect(await again.highWaterMark()).toBe(3);
+      expect(await again.read(0)).toEqual([
+        { offset: 0, key: 'c1', value: 'kept-0' },
+        { offset: 1, key: 'c1', value: 'kept-1' },
+        { offset: 2, key: 'c2', value: 'kept-2' },
+      ]);
+      expect(await again.append([record('kept-3')])).toEqual({ first: 3, last: 3 });
+      const follower = collect(again, 1);
+      await follower.received(3);
+      expect(values(follower.seen)).toEqual(['kept-1', 'kept-2', 'kept-3']);
+      await follower.stop();
+    });
+
+    it('reads and follows 20,000 records in order', async () => {
+      const { log } = await fresh();
+      const value = (i: number) => `{"n":${i},"pad":"${'p'.repeat(100)}"}`;
+      for (let b = 0; b < 20; b++) await log.append(Array.from({ length: 1_000 }, (_, i) => record(value(b * 1_000 + i))));
+      const all = await log.read(0);
+      expect(all).toHaveLength(20_000);
+      expect(all.every((r, i) => r.offset === i && r.value === value(i))).toBe(true);
+      const follower = collect(log, 5_000);
+      await follower.received(15_000);
+      expect(follower.seen.every((r, i) => r.offset === 5_000 + i)).toBe(true);
+      await follower.stop();
     });
   });
 };

@@ -1,12 +1,11 @@
 /**
- * The embedded log: the same port in one process, one partition, kept in a file of
- * newline-delimited JSON frames {"k": key, "v": value}. Offsets are 0, 1, 2, … It is
- * reloaded on open, so it survives a restart; a torn last frame (a crash mid-write) is cut
- * off. A LOCK file keeps a second process off the same directory.
+ * The embedded log: the same port in one process, one partition, kept in `<dir>/events.log`
+ * (log-file.ts) and in memory. Offsets are 0, 1, 2, … It is reloaded on open, so it
+ * survives a restart; a torn tail left by a crash is cut off, with a warning. `<dir>/LOCK`
+ * (lock-file.ts) keeps a second process off the directory. Followers sleep until an append
+ * wakes them.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, ftruncateSync, unlinkSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type {
   AcquireOptions,
@@ -21,185 +20,155 @@ import type {
 } from '../port';
 import { Signal } from '../signal';
 import { LocalLeases } from './local-leases';
+import { LockFile } from './lock-file';
+import { encodeBatch, LogFile } from './log-file';
+import type { StoredRecord } from './log-file';
 
 export interface EmbeddedEventLogOptions {
   readonly dir: string;
   /** fsync every appended batch (default true); tests may trade durability for speed. */
   readonly sync?: boolean;
+  /** Told when opening had to cut a torn tail. Default: a line on stderr. */
+  readonly onWarning?: (message: string) => void;
 }
 
-const FOLLOW_BATCH = 2_000;
+/** Most records handed to a follower at once. */
+const FOLLOW_BATCH = 5_000;
 
-const processAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 export class EmbeddedEventLog implements EventLog {
   readonly description: string;
-  /** Set when opening cut off a torn last frame. */
+  /** What opening cut off the end of the file, if its tail was torn by a crash. */
   readonly recovered?: string;
-  private readonly records: { readonly key: string; readonly value: string }[] = [];
   private readonly appended = new Signal();
   private readonly leases = new LocalLeases();
   private readonly followers = new Set<Subscription>();
   private writing: Promise<unknown> = Promise.resolve();
-  private closed = false;
+  private closing?: Promise<void>;
 
   private constructor(
-    private readonly dir: string,
-    private readonly file: FileHandle,
-    private readonly sync: boolean,
-    loaded: { records: { key: string; value: string }[]; recovered?: string },
+    readonly dir: string,
+    private readonly file: LogFile,
+    private readonly lock: LockFile,
+    private readonly records: StoredRecord[],
+    recovered: string | undefined,
   ) {
-    this.description = `embedded ${resolve(dir)}`;
-    this.records = loaded.records;
-    if (loaded.recovered) this.recovered = loaded.recovered;
+    this.description = `embedded ${dir}`;
+    if (recovered) this.recovered = recovered;
   }
 
   static async open(options: EmbeddedEventLogOptions): Promise<EmbeddedEventLog> {
-    const dir = options.dir;
-    mkdirSync(dir, { recursive: true });
-    EmbeddedEventLog.lock(dir);
+    const dir = resolve(options.dir);
+    await mkdir(dir, { recursive: true });
+    const lock = LockFile.acquire(dir);
     try {
-      const path = join(dir, 'events.log');
-      const loaded = EmbeddedEventLog.load(path);
-      const file = await open(path, 'a');
-      return new EmbeddedEventLog(dir, file, options.sync ?? true, loaded);
+      const { file, loaded } = await LogFile.open(join(dir, 'events.log'), { sync: options.sync ?? true });
+      if (loaded.torn) {
+        const warn = options.onWarning ?? ((message: string) => process.stderr.write(`[shoal] ${message}\n`));
+        warn(`embedded log ${dir}: ${loaded.torn}`);
+      }
+      return new EmbeddedEventLog(dir, file, lock, loaded.records, loaded.torn);
     } catch (error) {
-      unlinkSync(join(dir, 'LOCK'));
+      lock.release();
       throw error;
     }
   }
 
-  private static lock(dir: string): void {
-    const path = join(dir, 'LOCK');
-    if (existsSync(path)) {
-      const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
-        throw new Error(`the embedded log in ${resolve(dir)} is in use by process ${pid}; stop it first, or set SHOAL_DATA_DIR to another directory`);
-      }
-      if (pid === process.pid) throw new Error(`the embedded log in ${resolve(dir)} is already open in this process`);
-    }
-    writeFileSync(path, `${process.pid}\n`);
-  }
-
-  /** Reads every whole frame; cuts the file back to the last whole frame if the tail is torn. */
-  private static load(path: string): { records: { key: string; value: string }[]; recovered?: string } {
-    const records: { key: string; value: string }[] = [];
-    if (!existsSync(path)) return { records };
-    const buffer = readFileSync(path);
-    let start = 0;
-    let good = 0;
-    let recovered: string | undefined;
-    while (start < buffer.length) {
-      const end = buffer.indexOf(0x0a, start);
-      const line = buffer.subarray(start, end < 0 ? buffer.length : end).toString('utf8');
-      let frame: { k?: unknown; v?: unknown } | undefined;
-      try {
-        frame = end < 0 ? undefined : (JSON.parse(line) as { k?: unknown; v?: unknown });
-      } catch {
-        frame = undefined;
-      }
-      if (!frame || typeof frame.k !== 'string' || typeof frame.v !== 'string') {
-        recovered = `cut a torn frame of ${buffer.length - start} bytes at byte ${start} (after record ${records.length - 1})`;
-        break;
-      }
-      records.push({ key: frame.k, value: frame.v });
-      start = end + 1;
-      good = start;
-    }
-    if (recovered) {
-      const fd = openSync(path, 'r+');
-      try {
-        ftruncateSync(fd, good);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    return recovered ? { records, recovered } : { records };
-  }
-
+  /** Writes the batch's frames in one append and flushes them; only then do readers see it. */
   append(records: readonly AppendRecord[]): Promise<AppendResult> {
-    if (this.closed) return Promise.reject(new Error('the embedded log is closed'));
-    const frames = records.map((record) => `${JSON.stringify({ k: record.key, v: record.value })}\n`).join('');
-    const write = this.writing.then(async () => {
-      await this.file.write(frames);
-      if (this.sync) await this.file.datasync();
+    if (this.closing) return Promise.reject(this.closedError());
+    const batch = records.map((record) => ({ key: record.key, value: record.value }));
+    const frames = encodeBatch(batch);
+    const written = this.writing.then(async () => {
+      if (batch.length > 0) await this.file.append(frames);
       const first = this.records.length;
-      for (const record of records) this.records.push({ key: record.key, value: record.value });
-      this.appended.notify();
+      for (const record of batch) this.records.push(record);
+      if (batch.length > 0) this.appended.notify();
       return { first, last: this.records.length - 1 };
     });
-    this.writing = write.catch(() => undefined);
-    return write;
+    this.writing = written.catch(() => undefined);
+    return written;
   }
 
   async read(from: number, options: ReadOptions = {}): Promise<LogRecord[]> {
-    const to = Math.min(options.to ?? this.records.length, this.records.length);
-    const end = options.max === undefined ? to : Math.min(to, from + options.max);
-    return this.slice(Math.max(0, from), end);
+    if (this.closing) throw this.closedError();
+    const start = Math.max(0, Math.floor(from));
+    const end = Math.min(options.to ?? this.records.length, this.records.length, start + (options.max ?? Number.POSITIVE_INFINITY));
+    return this.slice(start, end);
   }
 
   follow(from: number, handler: (batch: readonly LogRecord[]) => Promise<void> | void, options: FollowOptions = {}): Subscription {
+    if (this.closing) throw this.closedError();
     let stopped = false;
-    const stopSignal = new Signal();
-    let position = Math.max(0, from);
-    const loop = (async () => {
-      let caughtUp = false;
-      while (!stopped) {
-        if (position < this.records.length) {
-          caughtUp = false;
-          const batch = this.slice(position, Math.min(this.records.length, position + FOLLOW_BATCH));
-          position += batch.length;
-          await handler(batch);
-          continue;
-        }
-        if (!caughtUp) {
-          caughtUp = true;
-          options.onCaughtUp?.();
-          continue;
-        }
-        await Promise.race([this.appended.wait(), stopSignal.wait()]);
-      }
-    })();
+    let wake: (() => void) | undefined;
     const subscription: Subscription = {
       stop: async () => {
         stopped = true;
-        stopSignal.notify();
-        this.followers.delete(subscription);
-        await loop;
+        wake?.();
+        await running;
       },
     };
+    const loop = async (): Promise<void> => {
+      await Promise.resolve(); // deliver nothing before follow() has returned
+      let position = Math.max(0, Math.floor(from));
+      let caughtUp = false;
+      try {
+        while (!stopped) {
+          if (position < this.records.length) {
+            caughtUp = false;
+            const batch = this.slice(position, Math.min(this.records.length, position + FOLLOW_BATCH));
+            position += batch.length;
+            await handler(batch);
+          } else if (!caughtUp) {
+            caughtUp = true;
+            options.onCaughtUp?.();
+          } else {
+            // Sleep until the next append, or until stop().
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+              void this.appended.wait().then(resolve);
+            });
+            wake = undefined;
+          }
+        }
+      } catch (error) {
+        const failure = asError(error);
+        if (options.onError) options.onError(failure);
+        else process.stderr.write(`[shoal] a follower of the embedded log stopped: ${failure.message}\n`);
+      } finally {
+        stopped = true;
+        this.followers.delete(subscription);
+      }
+    };
+    const running = loop();
     this.followers.add(subscription);
     return subscription;
   }
 
   async highWaterMark(): Promise<number> {
+    if (this.closing) throw this.closedError();
     return this.records.length;
   }
 
   acquire(component: string, instance: string, options?: AcquireOptions): Promise<OwnershipLease> {
-    if (this.closed) return Promise.reject(new Error('the embedded log is closed'));
+    if (this.closing) return Promise.reject(this.closedError());
     return this.leases.acquire(component, instance, options);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all([...this.followers].map((follower) => follower.stop()));
-    this.leases.releaseAll('the log was closed');
-    await this.writing;
-    await this.file.close();
-    try {
-      unlinkSync(join(this.dir, 'LOCK'));
-    } catch {
-      // already gone
-    }
+  /** Stops followers, ends leases, waits for the last append, closes the file and the lock. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.followers].map((follower) => follower.stop()));
+      this.leases.close(`${this.description} was closed`);
+      await this.writing;
+      try {
+        await this.file.close();
+      } finally {
+        this.lock.release();
+      }
+    })();
+    return this.closing;
   }
 
   private slice(from: number, to: number): LogRecord[] {
@@ -209,5 +178,9 @@ export class EmbeddedEventLog implements EventLog {
       out.push({ offset, key: record.key, value: record.value });
     }
     return out;
+  }
+
+  private closedError(): Error {
+    return new Error(`${this.description} is closed`);
   }
 }

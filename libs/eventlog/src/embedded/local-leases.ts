@@ -1,62 +1,74 @@
 /**
  * Ownership within one process: per component, the first acquirer holds the lease and
- * the others wait in line; a release hands it to the next in line.
+ * the others wait in line (first come, first served); a release hands it to the next in
+ * line. Closing ends every lease and turns every waiter away.
  */
 import type { AcquireOptions, OwnershipLease } from '../port';
 
 interface Waiter {
   readonly instance: string;
   readonly grant: (lease: OwnershipLease) => void;
+  readonly refuse: (error: Error) => void;
+  readonly timer?: NodeJS.Timeout;
 }
 
 export class LocalLeases {
-  private readonly holders = new Map<string, Lease>();
+  private readonly holders = new Map<string, LocalLease>();
   private readonly queues = new Map<string, Waiter[]>();
   private generation = 0;
+  private closedBecause?: string;
 
   constructor(private readonly partition = 0) {}
 
   acquire(component: string, instance: string, options: AcquireOptions = {}): Promise<OwnershipLease> {
+    if (this.closedBecause) return Promise.reject(new Error(this.closedBecause));
     if (!this.holders.has(component)) return Promise.resolve(this.grant(component, instance));
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { instance, grant: resolve };
       const queue = this.queues.get(component) ?? [];
+      const timer =
+        options.timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              const at = queue.indexOf(waiter);
+              if (at >= 0) queue.splice(at, 1);
+              reject(new Error(`${instance} was not granted ${component} within ${options.timeoutMs} ms`));
+            }, options.timeoutMs);
+      const waiter: Waiter = { instance, grant: resolve, refuse: reject, ...(timer ? { timer } : {}) };
       queue.push(waiter);
       this.queues.set(component, queue);
-      if (options.timeoutMs !== undefined) {
-        setTimeout(() => {
-          const line = this.queues.get(component) ?? [];
-          const at = line.indexOf(waiter);
-          if (at < 0) return;
-          line.splice(at, 1);
-          reject(new Error(`${instance} was not granted ${component} within ${options.timeoutMs} ms`));
-        }, options.timeoutMs).unref();
-      }
     });
   }
 
-  /** Ends every lease (the log is closing). */
-  releaseAll(reason: string): void {
+  /** Ends every lease and refuses every waiter (the log is closing). */
+  close(reason: string): void {
+    this.closedBecause = reason;
+    for (const queue of this.queues.values()) {
+      for (const waiter of queue.splice(0)) {
+        if (waiter.timer) clearTimeout(waiter.timer);
+        waiter.refuse(new Error(reason));
+      }
+    }
     for (const lease of [...this.holders.values()]) lease.end(reason);
-    this.holders.clear();
-    this.queues.clear();
   }
 
-  private grant(component: string, instance: string): Lease {
-    const lease = new Lease(component, instance, this.partition, ++this.generation, (ended) => this.handOver(component, ended));
+  private grant(component: string, instance: string): LocalLease {
+    const lease = new LocalLease(component, instance, this.partition, ++this.generation, (ended) => this.handOver(ended));
     this.holders.set(component, lease);
     return lease;
   }
 
-  private handOver(component: string, ended: Lease): void {
-    if (this.holders.get(component) !== ended) return;
-    this.holders.delete(component);
-    const next = this.queues.get(component)?.shift();
-    if (next) next.grant(this.grant(component, next.instance));
+  private handOver(ended: LocalLease): void {
+    if (this.holders.get(ended.component) !== ended) return;
+    this.holders.delete(ended.component);
+    if (this.closedBecause) return;
+    const next = this.queues.get(ended.component)?.shift();
+    if (!next) return;
+    if (next.timer) clearTimeout(next.timer);
+    next.grant(this.grant(ended.component, next.instance));
   }
 }
 
-class Lease implements OwnershipLease {
+class LocalLease implements OwnershipLease {
   readonly lost: Promise<string>;
   private held = true;
   private markLost!: (reason: string) => void;
@@ -66,7 +78,7 @@ class Lease implements OwnershipLease {
     readonly instance: string,
     readonly partition: number,
     readonly generation: number,
-    private readonly onEnd: (lease: Lease) => void,
+    private readonly onEnd: (lease: LocalLease) => void,
   ) {
     this.lost = new Promise((resolve) => (this.markLost = resolve));
   }

@@ -1,55 +1,110 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { describeEventLogContract } from '../contract/event-log.contract';
+import { collect, describeEventLogContract, handOver } from '../contract/event-log.contract';
 import { KafkaEventLog } from './kafka-event-log';
+import type { KafkaEventLogOptions } from './kafka-event-log';
 
-const brokers = (): string[] => {
-  const list = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
-  if (list.length === 0) throw new Error('KAFKA_BROKERS is not set: run the int tests through `npm test`, which starts a broker');
-  return list;
-};
+const brokers = (process.env.KAFKA_BROKERS ?? '')
+  .split(',')
+  .map((broker) => broker.trim())
+  .filter(Boolean);
+if (brokers.length === 0) {
+  throw new Error(
+    'KAFKA_BROKERS is not set: the Kafka event log tests need a real broker. Run them through jest, whose global setup ' +
+      'finds or starts one, or set KAFKA_BROKERS=127.0.0.1:<port> yourself.',
+  );
+}
 
-const topics = new Map<object, string>();
-const openOn = async (topic: string) => {
-  const log = await KafkaEventLog.open({ brokers: brokers(), topic, clientId: 'contract' });
-  topics.set(log, topic);
-  return log;
-};
+/** A topic of its own for every test, so tests never see each other's records or groups. */
+const freshTopic = () => `shoal-test-${randomUUID()}.events`;
+const open = (topic: string, options: Partial<KafkaEventLogOptions> = {}) =>
+  KafkaEventLog.open({ brokers, topic, clientId: 'eventlog-int', ...options });
 
-describeEventLogContract('kafka', {
-  open: () => openOn(`shoal-test-${randomUUID()}.events`),
-  reopen: async (log) => {
-    await log.close();
-    return openOn(topics.get(log)!);
-  },
-  another: (log) => openOn(topics.get(log)!),
+describeEventLogContract('kafka', async () => {
+  const topic = freshTopic();
+  return { log: await open(topic), reopen: () => open(topic), another: () => open(topic) };
 });
 
 describe('KafkaEventLog', () => {
-  it('creates its topic with infinite retention', async () => {
-    const topic = `shoal-test-${randomUUID()}.events`;
-    const log = await openOn(topic);
-    const admin = new Kafka({ brokers: brokers(), logLevel: logLevel.NOTHING }).admin();
+  const opened: KafkaEventLog[] = [];
+  const track = async (log: Promise<KafkaEventLog>) => {
+    opened.push(await log);
+    return opened[opened.length - 1]!;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((log) => log.close()));
+  });
+
+  it('creates its topic with infinite retention and no compaction', async () => {
+    const topic = freshTopic();
+    await track(open(topic));
+    const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     try {
       const { resources } = await admin.describeConfigs({
         includeSynonyms: false,
-        resources: [{ type: 2, name: topic, configNames: ['retention.ms', 'retention.bytes', 'cleanup.policy'] }],
+        resources: [{ type: 2 /* TOPIC */, name: topic, configNames: ['retention.ms', 'retention.bytes', 'cleanup.policy'] }],
       });
       const config = Object.fromEntries(resources[0]!.configEntries.map((entry) => [entry.configName, entry.configValue]));
       expect(config).toEqual({ 'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete' });
     } finally {
       await admin.disconnect();
-      await log.close();
     }
   });
 
-  it('opens an existing topic without complaint', async () => {
-    const topic = `shoal-test-${randomUUID()}.events`;
-    const first = await openOn(topic);
-    await first.append([{ key: 'c1', value: 'x' }]);
-    const second = await openOn(topic);
-    expect(await second.highWaterMark()).toBe(1);
-    await Promise.all([first.close(), second.close()]);
+  it('opens a topic that already exists, and refuses a partition it does not have', async () => {
+    const topic = freshTopic();
+    const first = await track(open(topic, { partitions: 2, partition: 1 }));
+    await first.append([{ key: 'c2', value: 'on partition 1' }]);
+    const second = await track(open(topic, { partitions: 5, partition: 1 }));
+    expect(await second.read(0)).toEqual([{ offset: 0, key: 'c2', value: 'on partition 1' }]);
+    const zero = await track(open(topic, { partition: 0 }));
+    expect(await zero.highWaterMark()).toBe(0);
+    await expect(open(topic, { partition: 2 })).rejects.toThrow(/has 2 partition\(s\); there is no partition 2/);
+  });
+
+  it('keeps partitions apart: reads, follows and leases are per partition', async () => {
+    const topic = freshTopic();
+    const p0 = await track(open(topic, { partitions: 2, partition: 0 }));
+    const p1 = await track(open(topic, { partition: 1 }));
+    await p0.append([{ key: 'c0', value: 'zero' }]);
+    await p1.append([{ key: 'c1', value: 'one' }, { key: 'c1', value: 'two' }]);
+    expect((await p0.read(0)).map((r) => r.value)).toEqual(['zero']);
+    expect((await p1.read(0)).map((r) => r.value)).toEqual(['one', 'two']);
+    const follower = collect(p1, 0);
+    await follower.received(2);
+    // The same component owns each partition separately, in the same group.
+    const owner0 = await p0.acquire('scheduler', 'a', { timeoutMs: 30_000 });
+    const owner1 = await p1.acquire('scheduler', 'b', { timeoutMs: 30_000 });
+    expect([owner0.partition, owner1.partition]).toEqual([0, 1]);
+    expect(owner0.isHeld() && owner1.isHeld()).toBe(true);
+    await follower.stop();
+    expect(follower.seen.map((r) => r.value)).toEqual(['one', 'two']);
+  });
+
+  it('hands ownership to a standby in another process when the holder goes away, in seconds', async () => {
+    const topic = freshTopic();
+    const holder = await open(topic); // closed by the handover itself
+    const standby = await track(open(topic));
+    const { second, firstLost, handoverMs } = await handOver(holder, standby, { how: 'close' });
+    expect(firstLost).toBe('released');
+    expect(handoverMs).toBeLessThan(10_000);
+    expect(second.generation).toBeGreaterThan(0);
+  });
+
+  it('follows and reads across many fetches when responses are small', async () => {
+    const topic = freshTopic();
+    const log = await track(open(topic, { fetchMaxBytes: 16 * 1024 }));
+    const value = (i: number) => `${i}:${'v'.repeat(200)}`;
+    for (let b = 0; b < 10; b++) await log.append(Array.from({ length: 300 }, (_, i) => ({ key: 'c1', value: value(b * 300 + i) })));
+    const all = await log.read(0);
+    expect(all.every((r, i) => r.offset === i && r.value === value(i))).toBe(true);
+    expect(all).toHaveLength(3_000);
+    expect((await log.read(1_234, { max: 500 })).map((r) => r.offset)).toEqual([...Array(500).keys()].map((i) => 1_234 + i));
+    const follower = collect(log, 17);
+    await follower.received(3_000 - 17);
+    expect(follower.batches.length).toBeGreaterThan(1);
+    expect(follower.seen.every((r, i) => r.offset === 17 + i)).toBe(true);
+    await follower.stop();
   });
 });

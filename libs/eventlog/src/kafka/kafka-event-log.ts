@@ -1,12 +1,13 @@
 /**
  * The event log on Kafka: one (topic, partition) of a topic with infinite retention.
- * Appends go through an idempotent producer with one request in flight (kafkajs #1005);
- * reads and follows seek to explicit offsets (never group commits, kafkajs #139/#1363);
- * ownership is membership of the consumer group `<prefix>.<component>`.
+ * - append: one produce request per batch, through an idempotent producer with one request
+ *   in flight (kafkajs #1005); the batch's offsets come from the broker's base offset.
+ * - read / follow: plain fetches from explicit offsets (partition-reader.ts), never
+ *   consumer-group commits (kafkajs #139, #1363).
+ * - acquire: membership of the consumer group `<groupPrefix>.<component>` (kafka-lease.ts).
  */
-import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel as LogLevel } from 'kafkajs';
-import type { Admin, EachBatchPayload, Producer } from 'kafkajs';
+import { Kafka, Partitioners } from 'kafkajs';
+import type { Admin, logLevel as LogLevel, Producer } from 'kafkajs';
 import type {
   AcquireOptions,
   AppendRecord,
@@ -18,32 +19,48 @@ import type {
   ReadOptions,
   Subscription,
 } from '../port';
+import { ensureTopic } from './ensure-topic';
+import { KafkaFollower } from './kafka-follower';
 import { KafkaLease } from './kafka-lease';
-import { GROUP_TIMING } from './group-timing';
+import { DEFAULT_KAFKA_LOG_LEVEL, quietLogCreator } from './kafka-logger';
+import { isOffsetOutOfRange, PartitionReader } from './partition-reader';
+import type { FetchResult } from './partition-reader';
 
 export interface KafkaEventLogOptions {
+  /** Bootstrap brokers, `host:port`. */
   readonly brokers: readonly string[];
+  /** Default `shoal.events`. */
   readonly topic?: string;
+  /** The partition this log is (one cluster's total order). Default 0. */
   readonly partition?: number;
-  /** Partitions to create the topic with (one per cluster). */
+  /** Partitions to create the topic with if it does not exist. Default 1. */
   readonly partitions?: number;
-  /** Consumer groups are named `<groupPrefix>.<component>`. */
+  /** Lease groups are `<groupPrefix>.<component>`. Default: the topic without `.events` (`shoal`). */
   readonly groupPrefix?: string;
+  /** Default `shoal`. */
   readonly clientId?: string;
+  /** kafkajs's log level. Default ERROR. */
   readonly logLevel?: LogLevel;
+  /** Upper bound on one fetch response. Default 16 MiB. */
+  readonly fetchMaxBytes?: number;
+  /** The topic's max.message.bytes when this log creates it: the largest batch one append may write. Default 16 MiB. */
+  readonly maxMessageBytes?: number;
 }
 
 export const DEFAULT_TOPIC = 'shoal.events';
-
+const MIB = 1024 * 1024;
 
 export class KafkaEventLog implements EventLog {
   readonly description: string;
   readonly topic: string;
   readonly partition: number;
-  private readonly groupPrefix: string;
-  private readonly followers = new Set<Subscription>();
+  readonly groupPrefix: string;
+  private readonly reader: PartitionReader;
+  private readonly followers = new Set<KafkaFollower>();
   private readonly leases = new Set<KafkaLease>();
-  private closed = false;
+  private readonly fetchMaxBytes: number;
+  private appending: Promise<unknown> = Promise.resolve();
+  private closing?: Promise<void>;
 
   private constructor(
     private readonly kafka: Kafka,
@@ -54,152 +71,105 @@ export class KafkaEventLog implements EventLog {
     this.topic = options.topic ?? DEFAULT_TOPIC;
     this.partition = options.partition ?? 0;
     this.groupPrefix = options.groupPrefix ?? this.topic.replace(/\.events$/, '');
+    this.fetchMaxBytes = options.fetchMaxBytes ?? 16 * MIB;
     this.description = `kafka ${this.topic}[${this.partition}] @ ${options.brokers.join(',')}`;
+    this.reader = this.newReader();
   }
 
+  /** Connects, creates the topic if needed and waits until its partition has a leader. */
   static async open(options: KafkaEventLogOptions): Promise<KafkaEventLog> {
+    if (options.brokers.length === 0) throw new Error('KafkaEventLog needs at least one broker');
     const kafka = new Kafka({
       clientId: options.clientId ?? 'shoal',
       brokers: [...options.brokers],
-      logLevel: options.logLevel ?? LogLevel.NOTHING,
+      logLevel: options.logLevel ?? DEFAULT_KAFKA_LOG_LEVEL,
+      logCreator: quietLogCreator,
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
     });
     const admin = kafka.admin();
-    await admin.connect();
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    // Records name their partition, so the partitioner is never asked; naming one keeps kafkajs quiet about its v2 default.
+    const producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     try {
-      await KafkaEventLog.ensureTopic(admin, options.topic ?? DEFAULT_TOPIC, options.partitions ?? 1);
+      await admin.connect();
+      await ensureTopic(admin, {
+        topic: options.topic ?? DEFAULT_TOPIC,
+        partitions: options.partitions ?? 1,
+        partition: options.partition ?? 0,
+        maxMessageBytes: options.maxMessageBytes ?? 16 * MIB,
+      });
       await producer.connect();
     } catch (error) {
-      await admin.disconnect();
+      await producer.disconnect().catch(() => undefined);
+      await admin.disconnect().catch(() => undefined);
       throw error;
     }
     return new KafkaEventLog(kafka, admin, producer, options);
   }
 
-  /** Creates the topic with infinite retention if it does not exist, and waits for its leader. */
-  private static async ensureTopic(admin: Admin, topic: string, partitions: number): Promise<void> {
-    const { brokers } = await admin.describeCluster();
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        {
-          topic,
-          numPartitions: partitions,
-          replicationFactor: Math.min(3, brokers.length),
-          configEntries: [
-            { name: 'retention.ms', value: '-1' },
-            { name: 'retention.bytes', value: '-1' },
-            { name: 'cleanup.policy', value: 'delete' },
-            { name: 'max.message.bytes', value: String(8 * 1024 * 1024) },
-          ],
-        },
-      ],
-    });
-    // createTopics answers false when it already exists; make sure metadata has it either way.
-    await admin.fetchTopicMetadata({ topics: [topic] });
-  }
-
-  async append(records: readonly AppendRecord[]): Promise<AppendResult> {
-    if (this.closed) throw new Error('the Kafka event log is closed');
-    if (records.length === 0) {
-      const end = await this.highWaterMark();
-      return { first: end, last: end - 1 };
-    }
-    const [metadata] = await this.producer.send({
-      topic: this.topic,
-      acks: -1,
-      messages: records.map((record) => ({ key: record.key, value: record.value, partition: this.partition })),
-    });
-    const first = Number(metadata?.baseOffset ?? NaN);
-    if (!Number.isSafeInteger(first)) throw new Error(`Kafka did not answer with an offset for ${this.topic}[${this.partition}]`);
-    return { first, last: first + records.length - 1 };
-  }
-
-  async highWaterMark(): Promise<number> {
-    const offsets = await this.admin.fetchTopicOffsets(this.topic);
-    const mine = offsets.find((offset) => offset.partition === this.partition);
-    return Number(mine?.high ?? 0);
+  /** One produce request for the whole batch: Kafka writes it as one record batch, at consecutive offsets. */
+  append(records: readonly AppendRecord[]): Promise<AppendResult> {
+    if (this.closing) return Promise.reject(this.closedError());
+    if (records.length === 0) return this.highWaterMark().then((end) => ({ first: end, last: end - 1 }));
+    // One append at a time from this log: the idempotent producer's sequence numbers stay in order.
+    const sent = this.appending.then(() => this.send(records));
+    this.appending = sent.catch(() => undefined);
+    return sent;
   }
 
   async read(from: number, options: ReadOptions = {}): Promise<LogRecord[]> {
-    const end = options.to ?? (await this.highWaterMark());
-    const limit = options.max === undefined ? end : Math.min(end, from + options.max);
+    if (this.closing) throw this.closedError();
     const out: LogRecord[] = [];
-    if (from >= limit) return out;
-    let done!: () => void;
-    let fail!: (error: Error) => void;
-    const finished = new Promise<void>((resolve, reject) => {
-      done = resolve;
-      fail = reject;
-    });
-    const subscription = this.follow(
-      from,
-      (batch) => {
-        for (const record of batch) if (record.offset < limit) out.push(record);
-        if ((batch[batch.length - 1]?.offset ?? -1) >= limit - 1) done();
-      },
-      { onError: fail },
-    );
-    try {
-      await finished;
-    } finally {
-      await subscription.stop();
+    const max = options.max ?? Number.POSITIVE_INFINITY;
+    let end = options.to ?? Number.POSITIVE_INFINITY;
+    let next = Math.max(0, Math.floor(from));
+    let first = true;
+    while (next < end && out.length < max) {
+      let fetched: FetchResult;
+      try {
+        fetched = await this.reader.fetch(next, { maxWaitMs: 0 });
+      } catch (error) {
+        if (isOffsetOutOfRange(error)) break; // `from` is past the end
+        throw error;
+      }
+      // Without `to`, a read stops at the high-water mark it found at its start.
+      if (first) end = Math.min(end, fetched.highWatermark);
+      first = false;
+      for (const record of fetched.records) {
+        if (record.offset >= end || out.length >= max) break;
+        out.push(record);
+      }
+      if (fetched.next <= next) {
+        if (next < end) throw new Error(`${this.description}: no record at offset ${next}, below the high-water mark ${end}`);
+        break;
+      }
+      next = fetched.next;
     }
     return out;
   }
 
   follow(from: number, handler: (batch: readonly LogRecord[]) => Promise<void> | void, options: FollowOptions = {}): Subscription {
-    const consumer = this.kafka.consumer({
-      groupId: `${this.groupPrefix}.reader.${randomUUID()}`,
-      ...GROUP_TIMING,
-      maxBytes: 64 * 1024 * 1024,
-      maxBytesPerPartition: 32 * 1024 * 1024,
-      maxWaitTimeInMs: 100,
-      allowAutoTopicCreation: false,
-    });
-    let next = Math.max(0, from);
-    let stopped = false;
-    const started = (async () => {
-      await consumer.connect();
-      await consumer.subscribe({ topic: this.topic, fromBeginning: true });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        eachBatch: async ({ batch, heartbeat, isRunning, isStale }: EachBatchPayload) => {
-          if (batch.partition !== this.partition) return;
-          const records: LogRecord[] = [];
-          for (const message of batch.messages) {
-            const offset = Number(message.offset);
-            if (offset < next) continue;
-            records.push({ offset, key: message.key?.toString('utf8') ?? '', value: message.value?.toString('utf8') ?? '' });
-          }
-          if (records.length > 0 && !stopped && isRunning() && !isStale()) {
-            next = records[records.length - 1]!.offset + 1;
-            await handler(records);
-            await heartbeat();
-          }
-          if (!stopped && next >= Number(batch.highWatermark)) options.onCaughtUp?.();
-        },
-      });
-      consumer.seek({ topic: this.topic, partition: this.partition, offset: String(next) });
-    })().catch((error: Error) => options.onError?.(error));
-    const subscription: Subscription = {
-      stop: async () => {
-        if (stopped) return;
-        stopped = true;
-        this.followers.delete(subscription);
-        await started;
-        await consumer.disconnect().catch(() => undefined);
-      },
-    };
-    this.followers.add(subscription);
-    return subscription;
+    if (this.closing) throw this.closedError();
+    const follower = new KafkaFollower(this.newReader(), from, handler, options, (ended) => this.followers.delete(ended));
+    this.followers.add(follower);
+    return follower;
   }
 
-  async acquire(component: string, instance: string, options: AcquireOptions = {}): Promise<OwnershipLease> {
-    if (this.closed) throw new Error('the Kafka event log is closed');
-    const lease = await KafkaLease.acquire(this.kafka, {
+  async highWaterMark(): Promise<number> {
+    if (this.closing) throw this.closedError();
+    const offsets = await this.admin.fetchTopicOffsets(this.topic);
+    const mine = offsets.find((offset) => offset.partition === this.partition);
+    if (!mine) throw new Error(`${this.description}: the broker reported no offsets for the partition`);
+    return Number(mine.high);
+  }
+
+  acquire(component: string, instance: string, options: AcquireOptions = {}): Promise<OwnershipLease> {
+    if (this.closing) return Promise.reject(this.closedError());
+    const lease = KafkaLease.start(this.kafka, {
       groupId: `${this.groupPrefix}.${component}`,
       topic: this.topic,
       partition: this.partition,
@@ -209,15 +179,40 @@ export class KafkaEventLog implements EventLog {
     });
     this.leases.add(lease);
     void lease.lost.then(() => this.leases.delete(lease));
-    return lease;
+    return lease.granted;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all([...this.followers].map((follower) => follower.stop()));
-    await Promise.all([...this.leases].map((lease) => lease.release()));
-    await this.producer.disconnect().catch(() => undefined);
-    await this.admin.disconnect().catch(() => undefined);
+  /** Stops followers, releases leases (standbys take over at once), disconnects. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const followers = [...this.followers];
+      await Promise.all(followers.map((follower) => follower.stop()));
+      await Promise.all(followers.map((follower) => follower.finished));
+      await Promise.all([...this.leases].map((lease) => lease.release()));
+      await this.appending;
+      await Promise.all([this.reader.disconnect(), this.producer.disconnect(), this.admin.disconnect()].map((done) => done.catch(() => undefined)));
+    })();
+    return this.closing;
+  }
+
+  private async send(records: readonly AppendRecord[]): Promise<AppendResult> {
+    const [metadata] = await this.producer.send({
+      topic: this.topic,
+      acks: -1,
+      messages: records.map((record) => ({ key: record.key, value: record.value, partition: this.partition })),
+    });
+    const first = Number(metadata?.baseOffset);
+    if (metadata?.partition !== this.partition || !Number.isSafeInteger(first)) {
+      throw new Error(`${this.description}: the broker did not answer with the batch's offset`);
+    }
+    return { first, last: first + records.length - 1 };
+  }
+
+  private newReader(): PartitionReader {
+    return new PartitionReader(this.kafka, this.topic, this.partition, { maxBytes: this.fetchMaxBytes });
+  }
+
+  private closedError(): Error {
+    return new Error(`${this.description} is closed`);
   }
 }

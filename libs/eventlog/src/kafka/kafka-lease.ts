@@ -1,15 +1,20 @@
 /**
  * A lease on a partition through a Kafka consumer group: the member the group assigns
- * the partition to holds it. The member does not consume (its topic is paused); it only
- * keeps its place in the group. The lease is lost when a rebalance moves the partition
- * away, the session expires, or the consumer stops.
+ * the partition to holds it (see lease-assigner.ts). The member consumes nothing (its
+ * topic is paused); it only keeps its place in the group by heartbeating.
+ *
+ * Granted: at the first successful heartbeat after a join that assigned us the partition;
+ * that heartbeat carries the group generation (kafkajs 2.2.4 leaves it out of GROUP_JOIN).
+ * Lost: when a rebalance gives the partition to another member, when our session expired
+ * (we come back with a new member id), or when the consumer crashes, stops or is released.
  */
 import type { Consumer, Kafka } from 'kafkajs';
 import type { OwnershipLease } from '../port';
-import { stickyAssigner } from './sticky-assigner';
+import { leaseAssigner } from './lease-assigner';
+import type { LeaseClaim } from './lease-assigner';
 import { GROUP_TIMING } from './group-timing';
 
-interface LeaseOptions {
+export interface KafkaLeaseOptions {
   readonly groupId: string;
   readonly topic: string;
   readonly partition: number;
@@ -18,97 +23,128 @@ interface LeaseOptions {
   readonly timeoutMs?: number;
 }
 
+type Phase = 'waiting' | 'offered' | 'held' | 'ended';
+
 export class KafkaLease implements OwnershipLease {
   readonly component: string;
   readonly instance: string;
   readonly partition: number;
   readonly lost: Promise<string>;
-  private generationValue = -1;
-  private held = false;
-  private ended = false;
+  /** Resolves once the lease is held; rejects if it ends (timeout, release, failure) before. */
+  readonly granted: Promise<KafkaLease>;
+  private phase: Phase = 'waiting';
+  private grantedAt = -1;
+  private confirmedAt = -1;
+  private memberId?: string;
+  private timer?: NodeJS.Timeout;
+  private starting: Promise<void> = Promise.resolve();
+  private readonly consumer: Consumer;
   private markLost!: (reason: string) => void;
+  private grant!: (lease: KafkaLease) => void;
+  private refuse!: (error: Error) => void;
 
   private constructor(
-    private readonly consumer: Consumer,
-    options: LeaseOptions,
+    kafka: Kafka,
+    private readonly options: KafkaLeaseOptions,
   ) {
     this.component = options.component;
     this.instance = options.instance;
     this.partition = options.partition;
     this.lost = new Promise((resolve) => (this.markLost = resolve));
-  }
-
-  get generation(): number {
-    return this.generationValue;
-  }
-
-  /** Joins the group and resolves once this member is assigned the partition. */
-  static acquire(kafka: Kafka, options: LeaseOptions): Promise<KafkaLease> {
-    // The assigner asks, at each rebalance, whether this member holds the partition.
-    const holder: { lease?: KafkaLease } = {};
-    const consumer = kafka.consumer({
+    this.granted = new Promise((resolve, reject) => {
+      this.grant = resolve;
+      this.refuse = reject;
+    });
+    // Nobody need handle a refusal of a lease that was never awaited.
+    this.granted.catch(() => undefined);
+    this.consumer = kafka.consumer({
       groupId: options.groupId,
       ...GROUP_TIMING,
       allowAutoTopicCreation: false,
-      partitionAssigners: [stickyAssigner(() => (holder.lease?.held ? { [options.topic]: [options.partition] } : {}))],
+      partitionAssigners: [leaseAssigner(() => this.claim())],
+      // A crashed member is a lost lease; the runtime decides whether to acquire again.
+      retry: { retries: 5, restartOnFailure: async () => false },
     });
-    const self = new KafkaLease(consumer, options);
-    holder.lease = self;
-    return new Promise<KafkaLease>((resolve, reject) => {
-      let granted = false;
-      const timer =
-        options.timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              if (granted) return;
-              void self.release();
-              reject(new Error(`${options.instance} was not granted ${options.component} within ${options.timeoutMs} ms`));
-            }, options.timeoutMs);
-      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-        const mine = payload.memberAssignment[options.topic]?.includes(options.partition) ?? false;
-        const generation = (payload as { generationId?: number }).generationId;
-        if (mine) {
-          self.held = true;
-          self.generationValue = typeof generation === 'number' ? generation : self.generationValue + 1;
-          if (!granted) {
-            granted = true;
-            if (timer) clearTimeout(timer);
-            resolve(self);
-          }
-        } else if (self.held) {
-          self.lose('the partition was assigned to another member');
-        }
-      });
-      consumer.on(consumer.events.CRASH, ({ payload }) => self.lose(`the group member crashed: ${payload.error.message}`));
-      consumer.on(consumer.events.STOP, () => self.lose('the group member stopped'));
-      consumer.on(consumer.events.DISCONNECT, () => self.lose('the group member disconnected'));
-      (async () => {
-        await consumer.connect();
-        await consumer.subscribe({ topic: options.topic, fromBeginning: false });
-        await consumer.run({ autoCommit: false, eachBatch: async () => undefined });
-        consumer.pause([{ topic: options.topic }]);
-      })().catch((error: Error) => {
-        if (timer) clearTimeout(timer);
-        if (!granted) reject(error);
-        self.lose(`the group member failed: ${error.message}`);
-      });
-    });
+  }
+
+  /** Joins the group; the lease's `granted` settles when it is held or cannot be. */
+  static start(kafka: Kafka, options: KafkaLeaseOptions): KafkaLease {
+    const lease = new KafkaLease(kafka, options);
+    lease.join();
+    return lease;
+  }
+
+  /** The group generation in which the lease was granted (-1 until then). */
+  get generation(): number {
+    return this.grantedAt;
   }
 
   isHeld(): boolean {
-    return this.held && !this.ended;
+    return this.phase === 'held';
   }
 
   async release(): Promise<void> {
-    this.lose('released');
+    this.end('released');
+    await this.leave();
+  }
+
+  private claim(): LeaseClaim {
+    const holding = this.phase === 'held' || this.phase === 'offered';
+    return holding
+      ? { topic: this.options.topic, want: this.partition, heldSince: Math.max(0, this.confirmedAt) }
+      : { topic: this.options.topic, want: this.partition };
+  }
+
+  private join(): void {
+    const { consumer, options } = this;
+    if (options.timeoutMs !== undefined) {
+      this.timer = setTimeout(
+        () => this.end(`${options.instance} was not granted ${options.component} within ${options.timeoutMs} ms (${options.topic}[${options.partition}])`),
+        options.timeoutMs,
+      );
+    }
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const mine = payload.memberAssignment[options.topic]?.includes(options.partition) ?? false;
+      const rejoined = this.memberId !== undefined && payload.memberId !== this.memberId;
+      this.memberId = payload.memberId;
+      if (this.phase === 'held' && rejoined) this.end('the group session expired: the member rejoined under a new id');
+      else if (this.phase === 'held' && !mine) this.end('the partition was assigned to another member');
+      else if (this.phase === 'waiting' && mine) this.phase = 'offered';
+      else if (this.phase === 'offered' && !mine) this.phase = 'waiting';
+    });
+    consumer.on(consumer.events.HEARTBEAT, ({ payload }) => {
+      if (payload.memberId !== this.memberId) return;
+      this.confirmedAt = payload.groupGenerationId;
+      if (this.phase !== 'offered') return;
+      this.phase = 'held';
+      this.grantedAt = payload.groupGenerationId;
+      if (this.timer) clearTimeout(this.timer);
+      this.grant(this);
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => this.end(`the group member crashed: ${payload.error.message}`));
+    consumer.on(consumer.events.STOP, () => this.end('the group member stopped'));
+    consumer.on(consumer.events.DISCONNECT, () => this.end('the group member disconnected'));
+    this.starting = (async () => {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [options.topic], fromBeginning: false });
+      await consumer.run({ autoCommit: false, eachBatch: async () => undefined });
+      consumer.pause([{ topic: options.topic }]);
+    })().catch((error: unknown) => this.end(`the group member failed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /** Leaves the group (a standby gets the partition at once); waits for a join under way to finish first. */
+  private async leave(): Promise<void> {
+    await this.starting;
     await this.consumer.disconnect().catch(() => undefined);
   }
 
-  private lose(reason: string): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.held = false;
+  private end(reason: string): void {
+    if (this.phase === 'ended') return;
+    const wasHeld = this.phase === 'held';
+    this.phase = 'ended';
+    if (this.timer) clearTimeout(this.timer);
     this.markLost(reason);
-    if (reason !== 'released') void this.consumer.disconnect().catch(() => undefined);
+    if (!wasHeld) this.refuse(new Error(reason));
+    if (reason !== 'released') void this.leave();
   }
 }

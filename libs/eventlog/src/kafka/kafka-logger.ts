@@ -1,0 +1,19 @@
+/**
+ * kafkajs logs a lot, in JSON, at INFO by default. Shoal asks for ERROR and above unless told
+ * otherwise, one line each on stderr, and leaves out the error responses the connection
+ * logs on its way (a heartbeat told to rejoin, a topic that already exists): the caller gets
+ * each of those as an error and handles it, usually as routine.
+ */
+import { logLevel as LogLevel } from 'kafkajs';
+import type { logCreator } from 'kafkajs';
+
+export const DEFAULT_KAFKA_LOG_LEVEL = LogLevel.ERROR;
+
+export const quietLogCreator: logCreator =
+  () =>
+  ({ namespace, label, log }) => {
+    const { message, error } = log as { message: string; error?: unknown };
+    if (namespace === 'Connection' && message.startsWith('Response ')) return;
+    const detail = typeof error === 'string' && error !== message ? ` (${error})` : '';
+    process.stderr.write(`[kafkajs] ${label} ${namespace}: ${message}${detail}\n`);
+  };

@@ -1,0 +1,172 @@
+/**
+ * Reads one partition by explicit offsets with plain Fetch requests: no consumer group, no
+ * join, no committed offsets (kafkajs #139, #1363), so a read or a follower starts at once
+ * and stops exactly where it is told.
+ *
+ * kafkajs exposes no fetch of its own, but it hands every partition assigner the
+ * consumer's `Cluster` (a public type), and `Cluster`/`Broker.fetch` are public types too.
+ * A consumer that is never connected serves only to make that cluster; each reader has its
+ * own, so a long poll never holds up anyone else's requests on the connection.
+ */
+import { AssignerProtocol } from 'kafkajs';
+import type { Cluster, Kafka } from 'kafkajs';
+import type { LogRecord } from '../port';
+
+export interface FetchOptions {
+  /** How long the broker may wait for the first byte when there is nothing to read (long poll). */
+  readonly maxWaitMs: number;
+}
+
+export interface FetchResult {
+  /** Records at or after the requested offset, in order. */
+  readonly records: LogRecord[];
+  /** The offset after the last record looked at (records and control records alike). */
+  readonly next: number;
+  /** The partition's high-water mark when the broker answered. */
+  readonly highWatermark: number;
+}
+
+export interface PartitionReaderOptions {
+  /** Upper bound on one fetch response (the broker still returns one whole batch if it is bigger). */
+  readonly maxBytes: number;
+}
+
+/** What a Fetch v11 response carries for a partition, as kafkajs decodes it. */
+interface FetchedMessage {
+  readonly offset: string;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly isControlRecord?: boolean;
+}
+interface FetchedPartition {
+  readonly partition: number;
+  readonly highWatermark: string;
+  readonly messages: readonly FetchedMessage[];
+}
+interface FetchResponse {
+  readonly responses: readonly { readonly topicName: string; readonly partitions: readonly FetchedPartition[] }[];
+}
+
+const READ_COMMITTED = 1;
+const RETRIES = 8;
+
+/** Errors after which fresh metadata (a new leader, a topic just created) may help. */
+const STALE_METADATA = new Set([
+  'NOT_LEADER_FOR_PARTITION',
+  'NOT_LEADER_OR_FOLLOWER',
+  'LEADER_NOT_AVAILABLE',
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'FENCED_LEADER_EPOCH',
+  'UNKNOWN_LEADER_EPOCH',
+]);
+
+const typeOf = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null && 'type' in error ? String((error as { type: unknown }).type) : undefined;
+
+const isRetriable = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
+
+/** The broker refused the offset: it is past the end of the partition (or before its start). */
+export const isOffsetOutOfRange = (error: unknown): boolean => typeOf(error) === 'OFFSET_OUT_OF_RANGE';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Makes a kafkajs `Cluster` of its own, by way of an assigner of a consumer that never connects. */
+const clusterOf = (kafka: Kafka): Cluster => {
+  let captured: Cluster | undefined;
+  kafka.consumer({
+    groupId: 'shoal.unused-reader',
+    allowAutoTopicCreation: false,
+    partitionAssigners: [
+      ({ cluster }) => {
+        captured = cluster;
+        return {
+          name: 'ShoalReaderUnused',
+          version: 1,
+          assign: async () => [],
+          protocol: ({ topics }) => ({ name: 'ShoalReaderUnused', metadata: AssignerProtocol.MemberMetadata.encode({ version: 1, topics, userData: Buffer.alloc(0) }) }),
+        };
+      },
+    ],
+  });
+  if (!captured) throw new Error('kafkajs did not hand its cluster to the partition assigner (is kafkajs still 2.2.x?)');
+  return captured;
+};
+
+export class PartitionReader {
+  private readonly cluster: Cluster;
+  private connecting?: Promise<void>;
+
+  constructor(
+    kafka: Kafka,
+    private readonly topic: string,
+    private readonly partition: number,
+    private readonly options: PartitionReaderOptions,
+  ) {
+    this.cluster = clusterOf(kafka);
+  }
+
+  /** Fetches what the partition holds from `offset` on (possibly nothing), with retries on transient errors. */
+  async fetch(offset: number, options: FetchOptions): Promise<FetchResult> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.connect();
+        return await this.fetchOnce(offset, options);
+      } catch (error) {
+        if (attempt >= RETRIES || !(isRetriable(error) || STALE_METADATA.has(typeOf(error) ?? ''))) throw error;
+        await sleep(Math.min(2_000, 100 * 2 ** attempt));
+        if (STALE_METADATA.has(typeOf(error) ?? '')) await this.cluster.refreshMetadata().catch(() => undefined);
+      }
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    if (connecting) await connecting.catch(() => undefined);
+    await this.cluster.disconnect();
+  }
+
+  private connect(): Promise<void> {
+    this.connecting ??= (async () => {
+      await this.cluster.connect();
+      await this.cluster.addTargetTopic(this.topic);
+    })().catch((error: unknown) => {
+      this.connecting = undefined;
+      throw error;
+    });
+    return this.connecting;
+  }
+
+  private async fetchOnce(offset: number, options: FetchOptions): Promise<FetchResult> {
+    const leaders = this.cluster.findLeaderForPartitions(this.topic, [this.partition]);
+    const nodeId = Object.keys(leaders).find((id) => leaders[id]?.includes(this.partition));
+    if (nodeId === undefined) {
+      throw Object.assign(new Error(`no leader known for ${this.topic}[${this.partition}]`), { type: 'LEADER_NOT_AVAILABLE' });
+    }
+    const broker = await this.cluster.findBroker({ nodeId });
+    const response = (await broker.fetch({
+      replicaId: -1,
+      isolationLevel: READ_COMMITTED,
+      maxWaitTime: options.maxWaitMs,
+      minBytes: 1,
+      maxBytes: this.options.maxBytes,
+      topics: [{ topic: this.topic, partitions: [{ partition: this.partition, fetchOffset: String(offset), maxBytes: this.options.maxBytes }] }],
+    })) as FetchResponse;
+    const data = response.responses
+      .find((response) => response.topicName === this.topic)
+      ?.partitions.find((partition) => partition.partition === this.partition);
+    if (!data) throw Object.assign(new Error(`the broker answered without ${this.topic}[${this.partition}]`), { type: 'LEADER_NOT_AVAILABLE' });
+    const records: LogRecord[] = [];
+    let next = offset;
+    for (const message of data.messages) {
+      const at = Number(message.offset);
+      // A fetch starts at the batch holding `offset`, so it may begin earlier.
+      if (at < offset) continue;
+      next = at + 1;
+      if (message.isControlRecord) continue;
+      records.push({ offset: at, key: message.key?.toString('utf8') ?? '', value: message.value?.toString('utf8') ?? '' });
+    }
+    return { records, next, highWatermark: Number(data.highWatermark) };
+  }
+}

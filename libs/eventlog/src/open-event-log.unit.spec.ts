@@ -1,0 +1,32 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedEventLog } from './embedded/embedded-event-log';
+import { logSettingsFromEnv, openEventLog } from './open-event-log';
+
+describe('openEventLog', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'shoal-open-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads Kafka brokers, the topic prefix and the data directory from the environment', () => {
+    expect(logSettingsFromEnv({})).toEqual({ brokers: [], topic: 'shoal.events', dataDir: '.shoal' });
+    expect(logSettingsFromEnv({ KAFKA_BROKERS: ' 127.0.0.1:9092, 127.0.0.1:9093 ,', SHOAL_TOPIC_PREFIX: 'blue', SHOAL_DATA_DIR: '/data' })).toEqual({
+      brokers: ['127.0.0.1:9092', '127.0.0.1:9093'],
+      topic: 'blue.events',
+      dataDir: '/data',
+    });
+  });
+
+  it('opens the embedded log in $SHOAL_DATA_DIR/log when no brokers are set', async () => {
+    const log = await openEventLog({ SHOAL_DATA_DIR: dir });
+    expect(log).toBeInstanceOf(EmbeddedEventLog);
+    expect(log.description).toBe(`embedded ${join(dir, 'log')}`);
+    await log.close();
+  });
+
+});
