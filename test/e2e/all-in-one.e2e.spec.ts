@@ -18,28 +18,32 @@ describe('npm start (all in one, embedded log)', () => {
     const first = ShoalProcess.start(env);
     const [, firstCluster] = await first.waitFor(/cluster\s+(\S+)/);
     await first.waitFor(/Ctrl-C stops it/);
-    expect(first.output).toMatch(/embedded log in .*\(1 records\)/);
+    expect(first.output).toMatch(/embedded log in .*\(2 records\)/);
+    expect(first.output).toMatch(/running\s+reaper/);
     expect(await first.stop()).toBe(0);
-    expect(readdirSync(join(dataDir, 'snapshots', 'shoal'))).toEqual(['0000000000000001.json']);
+    // ClusterInitialized, then the reaper's OwnershipTaken: the snapshot on shutdown has both.
+    expect(readdirSync(join(dataDir, 'snapshots', 'shoal'))).toEqual(['0000000000000002.json']);
     expect(existsSync(join(dataDir, 'log', 'LOCK'))).toBe(false);
 
     const second = ShoalProcess.start(env);
     const [, secondCluster] = await second.waitFor(/cluster\s+(\S+)/);
     await second.waitFor(/Ctrl-C stops it/);
     expect(secondCluster).toBe(firstCluster);
-    expect(second.output).toMatch(/\(1 records\)/);
+    expect(second.output).toMatch(/\(3 records\)/);
     expect(await second.stop()).toBe(0);
 
     const verify = await runShoalCli(['audit', 'verify'], env);
     expect(verify.stderr).toBe('');
     expect(verify.code).toBe(0);
-    expect(verify.stdout).toMatch(/ok\s+shoal: snapshot at offset 1 \+ tail/);
+    expect(verify.stdout).toMatch(/ok\s+shoal: snapshot at offset 3 \+ tail/);
     expect(verify.stdout).toMatch(/verdict\s+AGREE/);
 
     const replay = await runShoalCli(['audit', 'replay', '--json'], env);
-    const state = JSON.parse(replay.stdout) as { offset: number; state: { cluster: { id: string } } };
-    expect(state.offset).toBe(1);
+    const state = JSON.parse(replay.stdout) as { offset: number; state: { cluster: { id: string }; terms: [string, number][] } };
+    expect(state.offset).toBe(3);
     expect(state.state.cluster.id).toBe(firstCluster);
+    // The second process's reaper took over from the first under a newer term.
+    expect(state.state.terms).toEqual([['reaper', 2]]);
   });
 
   it('refuses a second all-in-one process on the same data directory, saying why', async () => {

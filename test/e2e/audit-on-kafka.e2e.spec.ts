@@ -39,7 +39,7 @@ describe('the audit on Kafka, across processes', () => {
     const records = await log.read(0);
     await log.close();
     const mine = replay(records, { keepRefusals: Infinity });
-    expect(records.length).toBe(1 + history!.length);
+    expect(records.length).toBe(2 + history!.length);
 
     const verify = await runShoalCli(['audit', 'verify', '--json', '--snapshots', join(dataDir, 'snapshots')], env, 120_000);
     expect(verify.stderr).toBe('');
@@ -50,7 +50,7 @@ describe('the audit on Kafka, across processes', () => {
     expect(report.highWaterMark).toBe(records.length);
     expect(report.tally).toEqual(mine.tally);
     expect(report.refusals).toHaveLength(mine.refusals.length);
-    expect(report.checks.map((check) => check.name)).toContain('shoal: snapshot at offset 1 + tail');
+    expect(report.checks.map((check) => check.name)).toContain('shoal: snapshot at offset 2 + tail');
 
     const cut = Math.floor(records.length / 3);
     const at = await runShoalCli(['audit', 'replay', '--to', String(cut), '--json'], env, 120_000);

@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown } from '@nestjs/common';
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
+import { ReaperCore } from '@shoal/domain';
+import type { ComponentCore } from '@shoal/domain';
 import { EVENT_LOG, FileSnapshotStore } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { EventWriter, LiveView, makeInstanceId, newJoinTokens } from '@shoal/runtime';
+import { ComponentRunner, EventWriter, LiveView, makeInstanceId, newJoinTokens } from '@shoal/runtime';
 import { SHOAL_CONFIG } from './shoal.config';
 import type { ShoalConfig } from './shoal.config';
 
@@ -21,6 +23,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
   private snapshots: FileSnapshotStore;
   private snapshotTimer?: NodeJS.Timeout;
   private snapshotAt = -1;
+  private components: ComponentRunner[] = [];
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -37,8 +40,33 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     await view.start();
     this.view = view;
     if (!view.state.cluster) await this.initializeCluster(view);
+    await this.startComponents(view.state.cluster!.id);
     this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.config.snapshotEveryMs);
     return view;
+  }
+
+  /** The components this build has, each with its own view and runner, as separate processes would run them. */
+  private async startComponents(cluster: string): Promise<void> {
+    const cores: ComponentCore[] = [new ReaperCore()];
+    for (const core of cores) {
+      const runner = new ComponentRunner(this.log, core, {
+        cluster,
+        instance: makeInstanceId(core.component),
+        onActivity: (activity) => {
+          if (activity.kind === 'error' || activity.kind === 'lost') this.logger.warn(`${core.component}: ${JSON.stringify(activity)}`);
+        },
+      });
+      await runner.start();
+      this.components.push(runner);
+    }
+    // Up means acting: every component owns its part, and this view has seen it take its term.
+    for (const runner of this.components) await runner.untilActive();
+    await this.view?.waitFor(await this.log.highWaterMark());
+  }
+
+  /** The components running in this process. */
+  get running(): readonly string[] {
+    return this.components.map((runner) => runner.component);
   }
 
   /** Saves a snapshot when the view has moved since the last one. */
@@ -61,6 +89,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.snapshotTimer);
+    for (const runner of this.components.splice(0)) await runner.stop();
     const view = this.view;
     if (!view) return;
     await view.stop();

@@ -6,3 +6,7 @@ export * from './state-hash';
 export * from './snapshot';
 export * from './projection';
 export * from './hash';
+export * from './component-core';
+export * from './reaper/slots';
+export * from './reaper/reaper';
+export * from './reaper/reaper-core';

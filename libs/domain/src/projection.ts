@@ -4,7 +4,7 @@
  * applied, refused or poison, and which, with their reasons. Never throws on a record.
  */
 import { decode } from '@shoal/contracts';
-import type { Decoded } from '@shoal/contracts';
+import type { Decoded, ShoalEvent } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { emptyState } from './state';
 import { evolve } from './evolve';
@@ -35,6 +35,8 @@ export interface Tally {
 export interface ProjectionOptions {
   /** How many refusals to remember (oldest dropped first); Infinity for an audit. Default 1000. */
   readonly keepRefusals?: number;
+  /** Told of every decoded event after evolve has ruled on it, with the state as it now is. */
+  readonly onEvent?: (event: ShoalEvent, verdict: Verdict, state: ClusterState) => void;
 }
 
 /** A raw record off the log. */
@@ -49,6 +51,7 @@ export class Projection {
   readonly tally: Tally = { applied: 0, partial: 0, rejected: 0, poison: 0, upcast: 0 };
   readonly refusals: Refusal[] = [];
   private readonly keepRefusals: number;
+  private readonly onEvent?: ProjectionOptions['onEvent'];
 
   constructor(
     readonly state: ClusterState = emptyState(),
@@ -57,6 +60,7 @@ export class Projection {
   ) {
     this.position = position;
     this.keepRefusals = options.keepRefusals ?? 1000;
+    this.onEvent = options.onEvent;
   }
 
   /** Starts from a snapshot, after checking its hash; undefined with the reason when it is unusable. */
@@ -82,6 +86,7 @@ export class Projection {
     const event = decoded.event;
     const verdict = evolve(this.state, event);
     this.note(offset, verdict, event.id, `${event.by.component}/${event.by.instance}@${event.by.term}`);
+    this.onEvent?.(event, verdict, this.state);
     return verdict;
   }
 

@@ -4,3 +4,6 @@ export * from './live-view';
 export * from './ownership';
 export * from './audit';
 export * from './join-tokens';
+export * from './component-runner';
+export * from './component.module';
+export * from './run-until-signalled';

@@ -4,7 +4,7 @@
  * on it for the verdicts of their own proposals (read-your-writes).
  */
 import { Projection } from '@shoal/domain';
-import type { Snapshot, Verdict } from '@shoal/domain';
+import type { ProjectionOptions, Snapshot, Verdict } from '@shoal/domain';
 import type { EventLog, LogRecord, Subscription } from '@shoal/eventlog';
 
 export interface LiveViewOptions {
@@ -14,6 +14,8 @@ export interface LiveViewOptions {
   readonly keepRefusals?: number;
   /** Called after every applied batch (a component's tick trigger). */
   readonly onApplied?: (records: readonly LogRecord[]) => void;
+  /** Told of every decoded event and its verdict (a component's watch list). */
+  readonly onEvent?: ProjectionOptions['onEvent'];
 }
 
 const RECENT_VERDICTS = 10_000;
@@ -30,7 +32,10 @@ export class LiveView {
     private readonly log: EventLog,
     private readonly options: LiveViewOptions = {},
   ) {
-    const keep = { keepRefusals: options.keepRefusals ?? 1000 };
+    const keep: ProjectionOptions = {
+      keepRefusals: options.keepRefusals ?? 1000,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    };
     const restored = options.snapshot ? Projection.fromSnapshot(options.snapshot, keep) : undefined;
     if (typeof restored === 'string') this.snapshotRefused = restored;
     this.projection = restored instanceof Projection ? restored : new Projection(undefined, 0, keep);

@@ -1,0 +1,23 @@
+/**
+ * What a component is, to the runner: a watch over the events its view applies, and a
+ * decision from the view. Both are plain functions of their inputs; the runner does all
+ * the I/O (the log, the clock, ownership).
+ */
+import type { Component, EventDataMap, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
+import type { ClusterState } from './state';
+import type { Verdict } from './verdict';
+
+/** An event a component wants appended (the runner stamps the envelope). */
+export type Proposal = {
+  [K in EventType]: { readonly type: K; readonly data: EventDataMap[K]; readonly expect?: Expectations };
+}[EventType];
+
+export interface ComponentCore {
+  readonly component: Component;
+  /** Told of every event the view applies (or refuses), in log order: keep a watch list. */
+  observe(event: ShoalEvent, verdict: Verdict, state: ClusterState): void;
+  /** After replay, before acting: look at everything once (start-up reconciliation). */
+  reconcileAll(state: ClusterState): void;
+  /** What to propose now; an empty list when there is nothing to do. */
+  decide(state: ClusterState, now: Date): readonly Proposal[];
+}

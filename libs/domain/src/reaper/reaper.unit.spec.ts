@@ -1,0 +1,160 @@
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import type { ShoalEvent, TaskState as State } from '@shoal/contracts';
+import fc from 'fast-check';
+import { EventBuilder, histories, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { replay } from '../projection';
+import { emptyState } from '../state';
+import { evolve } from '../evolve';
+import type { ClusterState } from '../state';
+import { reap, tasksBySlot } from './reaper';
+
+const { RUNNING, FAILED, COMPLETE, SHUTDOWN, REMOVE, ORPHANED, READY } = TaskState;
+
+/** Given these events, the state (every one must apply). */
+const stateOf = (events: readonly ShoalEvent[]): ClusterState => {
+  const state = emptyState();
+  for (const event of events) {
+    const verdict = evolve(state, event);
+    if (verdict.status !== 'applied') throw new Error(`${event.type}: ${verdict.reasons.join('; ')}`);
+  }
+  return state;
+};
+
+const everything = (state: ClusterState) => ({ slots: tasksBySlot(state).keys(), tasks: state.tasks.keys() });
+
+describe('the task reaper', () => {
+  let b: EventBuilder;
+  let events: ShoalEvent[];
+  const spec = serviceSpec('web', { kind: 'replicated', replicas: 1 });
+  beforeEach(() => {
+    b = new EventBuilder();
+    events = [
+      b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 3 } }, tokens: { worker: 'w', manager: 'm' } }),
+      b.event('ServiceCreated', { id: 's1', spec }),
+      b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
+    ];
+  });
+
+  /** A task in slot `slot` that reaches `state` on n1, with desired state `desired` afterwards. */
+  const task = (id: string, state: State, desired: State = state > RUNNING ? SHUTDOWN : RUNNING, slot = 1) => {
+    events.push(
+      b.event('TasksCreated', { tasks: [newTask(id, 's1', spec, { slot })] }),
+      b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
+      b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
+    );
+    if (state > TaskState.ASSIGNED) events.push(b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state, at: b.now() }] }));
+    if (desired > RUNNING) events.push(b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: desired }] }));
+  };
+
+  it('keeps at most the retention limit of tasks per slot, deleting the oldest stopped ones first', () => {
+    for (const id of ['t1', 't2', 't3', 't4', 't5']) task(id, FAILED);
+    task('t6', RUNNING);
+    const decision = reap(stateOf(events), everything(stateOf(events)));
+    expect(decision.remove.map((r) => r.id)).toEqual(['t1', 't2', 't3']);
+    expect(decision.remove[0]?.reason).toMatch(/history: slot s1\/1 keeps the 3 newest tasks/);
+  });
+
+  it('counts each slot on its own', () => {
+    for (const id of ['a1', 'a2', 'a3']) task(id, FAILED, SHUTDOWN, 1);
+    for (const id of ['b1', 'b2', 'b3', 'b4']) task(id, COMPLETE, SHUTDOWN, 2);
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['b1']);
+  });
+
+  it('keeps everything with a negative limit', () => {
+    events.push(b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: -1 } } }));
+    for (const id of ['t1', 't2', 't3', 't4', 't5', 't6']) task(id, FAILED);
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove).toEqual([]);
+  });
+
+  it('never deletes a running task, nor one still meant to run, and looks again when a slot has two live tasks', () => {
+    task('old', RUNNING, SHUTDOWN);
+    task('failed-but-desired-running', FAILED, RUNNING);
+    task('new', RUNNING);
+    task('f1', FAILED);
+    const state = stateOf(events);
+    const decision = reap(state, everything(state));
+    expect(decision.remove.map((r) => r.id)).toEqual(['f1']);
+    expect(decision.stillDirty).toEqual(['s1/1']);
+  });
+
+  it('removes a desired-REMOVE task once it has stopped, not before', () => {
+    task('stopping', RUNNING, REMOVE);
+    task('stopped', SHUTDOWN, REMOVE);
+    const state = stateOf(events);
+    expect(reap(state, { slots: [], tasks: ['stopping', 'stopped'] }).remove).toEqual([
+      { id: 'stopped', reason: 'removed: scaled down or its service was removed, and it has stopped' },
+    ]);
+  });
+
+  it('removes a desired-REMOVE task that never started', () => {
+    events.push(
+      b.event('TasksCreated', { tasks: [newTask('t1', 's1', spec, { desiredState: READY })] }),
+      b.event('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: REMOVE }] }),
+    );
+    const state = stateOf(events);
+    expect(reap(state, { slots: [], tasks: ['t1'] }).remove.map((r) => r.id)).toEqual(['t1']);
+  });
+
+  it('removes stopped tasks of a deleted service, and leaves its running ones', () => {
+    task('done', COMPLETE);
+    task('up', RUNNING, RUNNING, 2);
+    events.push(b.event('ServiceRemoved', { id: 's1' }));
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove).toEqual([{ id: 'done', reason: 'removed: service s1 no longer exists' }]);
+  });
+
+  it('reaps ORPHANED tasks like any stopped task', () => {
+    for (const id of ['o1', 'o2', 'o3', 'o4']) task(id, ORPHANED);
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['o1']);
+  });
+
+  it('keeps global tasks per service and node', () => {
+    const global = serviceSpec('agent', { kind: 'global' });
+    events.push(b.event('ServiceCreated', { id: 'g', spec: global }));
+    for (const id of ['g1', 'g2', 'g3', 'g4']) {
+      events.push(
+        b.event('TasksCreated', { tasks: [newTask(id, 'g', global, { slot: undefined, nodeId: 'n1' })] }),
+        b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
+        b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'global' }] }),
+        b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state: FAILED, at: b.now() }] }),
+        b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: SHUTDOWN }] }),
+      );
+    }
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['g1']);
+  });
+
+  it('only looks at the candidates it is given', () => {
+    for (const id of ['t1', 't2', 't3', 't4']) task(id, FAILED);
+    const state = stateOf(events);
+    expect(reap(state, { slots: ['s1/2'], tasks: [] }).remove).toEqual([]);
+  });
+
+  it('every removal it proposes is one evolve accepts', () => {
+    for (const id of ['t1', 't2', 't3', 't4', 't5']) task(id, FAILED);
+    task('r', SHUTDOWN, REMOVE, 2);
+    const state = stateOf(events);
+    const { remove } = reap(state, everything(state));
+    const verdict = evolve(state, b.event('TasksRemoved', { tasks: [...remove] }));
+    expect(verdict.status).toBe('applied');
+    expect(state.tasks.has('t1') || state.tasks.has('r')).toBe(false);
+  });
+});
+
+describe('reaper invariants', () => {
+  it('never proposes removing a task that is assigned and not yet stopped, whatever the history', () => {
+    fc.assert(
+      fc.property(histories(), (log) => {
+        const { state } = replay(log.map((value, offset) => ({ offset, value })));
+        for (const { id } of reap(state, everything(state)).remove) {
+          const task = state.tasks.get(id)!;
+          expect(task.status.state >= TaskState.ASSIGNED && task.status.state <= RUNNING).toBe(false);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * Runs a component: replay → take ownership → tick. A tick decides from the view,
+ * appends the proposals as one batch, waits until the view has ruled on them, and decides
+ * again; with nothing to do it sleeps until the log moves, batching bursts the way
+ * SwarmKit debounces (wait for a 50 ms gap, at most 1 s). A standby keeps its view warm
+ * and takes over when the lease comes to it; a lost lease stops it acting at once.
+ */
+import type { ShoalEvent } from '@shoal/contracts';
+import type { EventLog } from '@shoal/eventlog';
+import type { ComponentCore, Proposal } from '@shoal/domain';
+import { EventWriter } from './event-writer';
+import { LiveView } from './live-view';
+import { takeOwnership } from './ownership';
+import type { Ownership } from './ownership';
+
+export interface RunnerOptions {
+  /** The cluster (record key) to write for; by default the one the log's ClusterInitialized names. */
+  readonly cluster?: string;
+  readonly instance: string;
+  /** Quiet gap before acting on a burst of changes (ms); default 50. */
+  readonly gapMs?: number;
+  /** Longest a burst may delay acting (ms); default 1000. */
+  readonly capMs?: number;
+  readonly now?: () => Date;
+  /** Told of what the runner does, for logs and tests. */
+  readonly onActivity?: (what: RunnerActivity) => void;
+}
+
+export type RunnerActivity =
+  | { readonly kind: 'owner'; readonly term: number }
+  | { readonly kind: 'appended'; readonly count: number; readonly rejected: number }
+  | { readonly kind: 'lost'; readonly reason: string }
+  | { readonly kind: 'error'; readonly message: string };
+
+export type RunnerState = 'starting' | 'standby' | 'active' | 'stopped';
+
+export class ComponentRunner {
+  readonly view: LiveView;
+  private writerValue?: EventWriter;
+  private stateValue: RunnerState = 'starting';
+  private ownership?: Ownership;
+  private dirty = false;
+  private waiters: (() => void)[] = [];
+  private loop?: Promise<void>;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly core: ComponentCore,
+    private readonly options: RunnerOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.view = new LiveView(log, {
+      onEvent: (event, verdict, state) => core.observe(event, verdict, state),
+      onApplied: () => this.changed(),
+    });
+  }
+
+  private get writer(): EventWriter {
+    if (!this.writerValue) throw new Error('the runner has not started');
+    return this.writerValue;
+  }
+
+  get component(): string {
+    return this.core.component;
+  }
+
+  get state(): RunnerState {
+    return this.stateValue;
+  }
+
+  get term(): number | undefined {
+    return this.ownership?.term;
+  }
+
+  /** Resolves once this instance is the active one (for a process that must be up before it says so). */
+  async untilActive(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.is('active')) {
+      if (this.is('stopped') || Date.now() > deadline) throw new Error(`${this.component} did not become active within ${timeoutMs} ms`);
+      await this.sleep(10);
+    }
+  }
+
+  /** Replays, then runs in the background: standby until it owns the partition, then active. */
+  async start(): Promise<void> {
+    await this.view.start();
+    const cluster = this.options.cluster ?? this.view.state.cluster?.id ?? 'default';
+    this.writerValue = new EventWriter(this.log, cluster, this.core.component, this.options.instance, { now: this.now });
+    this.stateValue = 'standby';
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stateValue === 'stopped') return;
+    this.stateValue = 'stopped';
+    this.changed();
+    await this.ownership?.lease.release();
+    await this.loop;
+    await this.view.stop();
+  }
+
+  /** Read through a method: the state changes under awaits, which narrowing cannot see. */
+  private is(state: RunnerState): boolean {
+    return this.stateValue === state;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.is('stopped')) {
+      let ownership: Ownership;
+      try {
+        ownership = await takeOwnership(this.log, this.view, this.writer);
+      } catch (error) {
+        if (this.is('stopped')) return;
+        this.options.onActivity?.({ kind: 'error', message: (error as Error).message });
+        await this.sleep(1_000);
+        continue;
+      }
+      if (this.is('stopped')) {
+        await ownership.lease.release();
+        return;
+      }
+      this.ownership = ownership;
+      this.stateValue = 'active';
+      this.options.onActivity?.({ kind: 'owner', term: ownership.term });
+      void ownership.lease.lost.then((reason) => {
+        if (this.stateValue === 'active') this.options.onActivity?.({ kind: 'lost', reason });
+        this.changed();
+      });
+      this.core.reconcileAll(this.view.state);
+      await this.act(ownership);
+      if (!this.is('stopped')) this.stateValue = 'standby';
+    }
+  }
+
+  /** The tick loop while this instance owns the partition. */
+  private async act(ownership: Ownership): Promise<void> {
+    while (this.is('active') && ownership.lease.isHeld()) {
+      const proposals = this.core.decide(this.view.state, this.now());
+      if (proposals.length > 0) {
+        const events = proposals.map((p) => this.stamp(p));
+        const verdicts = await this.writer.appendAndWait(this.view, events);
+        const rejected = verdicts.filter((v) => v.status === 'rejected').length;
+        this.options.onActivity?.({ kind: 'appended', count: events.length, rejected });
+        if (rejected === events.length) await this.waitForChange();
+        continue;
+      }
+      await this.waitForChange();
+    }
+  }
+
+  private stamp(proposal: Proposal): ShoalEvent {
+    return this.writer.propose(proposal.type, proposal.data as never, proposal.expect ? { expect: proposal.expect } : {});
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves on the next change of the view (or when the runner must stop acting). */
+  private nextChange(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Sleeps until the log moves, then lets the burst settle: a quiet gap, or the cap. */
+  private async waitForChange(): Promise<void> {
+    if (!this.dirty) await this.nextChange();
+    const gap = this.options.gapMs ?? 50;
+    const cap = this.options.capMs ?? 1_000;
+    const first = Date.now();
+    while (this.is('active')) {
+      this.dirty = false;
+      const more = await Promise.race([this.sleep(gap).then(() => false), this.nextChange().then(() => true)]);
+      if (!more || Date.now() - first >= cap) break;
+    }
+    this.dirty = false;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import { ReaperCore } from '@shoal/domain';
+import { EmbeddedEventLog } from '@shoal/eventlog';
+import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { ComponentRunner } from './component-runner';
+import type { RunnerActivity } from './component-runner';
+
+/** A history where slot 1 of service s1 has `failed` failed tasks and one running. */
+const history = (b: EventBuilder, failed: number, limit = 2): ShoalEvent[] => {
+  const spec = serviceSpec('web');
+  const events: ShoalEvent[] = [
+    b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: limit } }, tokens: { worker: 'w', manager: 'm' } }),
+    b.event('ServiceCreated', { id: 's1', spec }),
+    b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
+  ];
+  for (let i = 0; i <= failed; i++) {
+    const id = `t${i}`;
+    events.push(
+      b.event('TasksCreated', { tasks: [newTask(id, 's1', spec)] }),
+      b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
+      b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
+      b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state: i < failed ? TaskState.FAILED : TaskState.RUNNING, at: b.now() }] }),
+    );
+    if (i < failed) events.push(b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: TaskState.SHUTDOWN }] }));
+  }
+  return events;
+};
+
+const until = async (check: () => boolean, timeoutMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('ComponentRunner (with the reaper, on the embedded log)', () => {
+  let dir: string;
+  let log: EmbeddedEventLog;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'shoal-runner-'));
+    log = await EmbeddedEventLog.open({ dir, sync: false });
+  });
+  afterEach(async () => {
+    await log.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const append = (events: readonly ShoalEvent[]) => log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));
+
+  it('reconciles after replay: takes a term, then removes history beyond the limit in one record', async () => {
+    const b = new EventBuilder();
+    await append(history(b, 4));
+    const activity: RunnerActivity[] = [];
+    const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a', onActivity: (a) => activity.push(a) });
+    await runner.start();
+    await until(() => !runner.view.state.tasks.has('t2'));
+    expect([...runner.view.state.tasks.keys()].sort()).toEqual(['t3', 't4']);
+    expect(activity[0]).toEqual({ kind: 'owner', term: 1 });
+    expect(activity).toContainEqual({ kind: 'appended', count: 1, rejected: 0 });
+    const records = await log.read(0);
+    const removed = records.map((r) => JSON.parse(r.value)).filter((e) => e.type === 'TasksRemoved');
+    expect(removed).toHaveLength(1);
+    expect(removed[0].by).toMatchObject({ component: 'reaper', instance: 'reaper-a', term: 1 });
+    await runner.stop();
+  });
+
+  it('acts on what arrives while it runs, batching a burst', async () => {
+    const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a' });
+    await runner.start();
+    await until(() => runner.state === 'active');
+    const b = new EventBuilder();
+    await append(history(b, 5));
+    await until(() => runner.view.state.tasks.size === 2);
+    const removals = (await log.read(0)).map((r) => JSON.parse(r.value)).filter((e) => e.type === 'TasksRemoved');
+    expect(removals.flatMap((e) => e.data.tasks.map((t: { id: string }) => t.id)).sort()).toEqual(['t0', 't1', 't2', 't3']);
+    expect(removals.length).toBeLessThanOrEqual(2);
+    await runner.stop();
+  });
+
+  it('a standby takes over when the active one stops, under a newer term', async () => {
+    const a = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a' });
+    const b = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-b' });
+    await a.start();
+    await until(() => a.state === 'active');
+    await b.start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(b.state).toBe('standby');
+    await a.stop();
+    await until(() => b.state === 'active');
+    expect(b.term).toBe(2);
+    await append(history(new EventBuilder(), 3));
+    await until(() => b.view.state.tasks.size === 2);
+    await b.stop();
+  });
+});

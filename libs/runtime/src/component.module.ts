@@ -1,0 +1,58 @@
+/**
+ * Nest wiring for one component: a ComponentRunner over the EVENT_LOG, started when the
+ * application boots and stopped (lease released, view closed) before it shuts down.
+ */
+import { Inject, Injectable, Logger, Module } from '@nestjs/common';
+import type { BeforeApplicationShutdown, DynamicModule, OnApplicationBootstrap } from '@nestjs/common';
+import type { ComponentCore } from '@shoal/domain';
+import { EVENT_LOG } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
+import { ComponentRunner } from './component-runner';
+import { makeInstanceId } from './instance';
+
+export const COMPONENT_CORE = Symbol('COMPONENT_CORE');
+export const COMPONENT_RUNNER = Symbol('COMPONENT_RUNNER');
+
+@Injectable()
+class ComponentLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(@Inject(COMPONENT_RUNNER) private readonly runner: ComponentRunner) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runner.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.runner.stop();
+  }
+}
+
+@Module({})
+export class ComponentModule {
+  /** Runs `core` as its component; the log comes from EventLogModule. */
+  static forCore(makeCore: () => ComponentCore, options: { readonly cluster?: string } = {}): DynamicModule {
+    return {
+      module: ComponentModule,
+      providers: [
+        { provide: COMPONENT_CORE, useFactory: makeCore },
+        {
+          provide: COMPONENT_RUNNER,
+          inject: [EVENT_LOG, COMPONENT_CORE],
+          useFactory: (log: EventLog, core: ComponentCore) => {
+            const logger = new Logger(core.component);
+            return new ComponentRunner(log, core, {
+              instance: makeInstanceId(core.component),
+              ...(options.cluster ? { cluster: options.cluster } : {}),
+              onActivity: (activity) => {
+                if (activity.kind === 'owner') logger.log(`active under term ${activity.term}`);
+                else if (activity.kind === 'lost') logger.warn(`lost ownership: ${activity.reason}`);
+                else if (activity.kind === 'error') logger.error(activity.message);
+              },
+            });
+          },
+        },
+        ComponentLifecycle,
+      ],
+      exports: [COMPONENT_RUNNER],
+    };
+  }
+}
