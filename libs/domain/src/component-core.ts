@@ -20,4 +20,10 @@ export interface ComponentCore {
   reconcileAll(state: ClusterState): void;
   /** What to propose now; an empty list when there is nothing to do. */
   decide(state: ClusterState, now: Date): readonly Proposal[];
+  /**
+   * When the core next wants to decide even if the log does not move (a restart delay
+   * running out, an update's monitor period), in ms since the epoch; undefined for never.
+   * Time enters the log only through what `decide` then proposes.
+   */
+  wakeAt?(state: ClusterState): number | undefined;
 }

@@ -165,9 +165,21 @@ export class ComponentRunner {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** Sleeps until the log moves, then lets the burst settle: a quiet gap, or the cap. */
+  /**
+   * Sleeps until the log moves (or the core's wake-up time comes), then lets the burst
+   * settle: a quiet gap, or the cap.
+   */
   private async waitForChange(): Promise<void> {
-    if (!this.dirty) await this.nextChange();
+    if (!this.dirty) {
+      const wakeAt = this.core.wakeAt?.(this.view.state);
+      if (wakeAt === undefined) await this.nextChange();
+      else {
+        const timer = this.timer(Math.max(0, wakeAt - this.now().getTime()));
+        const woken = await Promise.race([timer.elapsed.then(() => true), this.nextChange().then(() => false)]);
+        timer.cancel();
+        if (woken) return;
+      }
+    }
     const gap = this.options.gapMs ?? 50;
     const cap = this.options.capMs ?? 1_000;
     const first = Date.now();
@@ -177,6 +189,12 @@ export class ComponentRunner {
       if (!more || Date.now() - first >= cap) break;
     }
     this.dirty = false;
+  }
+
+  private timer(ms: number): { readonly elapsed: Promise<void>; cancel(): void } {
+    let handle: ReturnType<typeof setTimeout> | undefined;
+    const elapsed = new Promise<void>((resolve) => (handle = setTimeout(resolve, Math.min(ms, 2 ** 31 - 1))));
+    return { elapsed, cancel: () => clearTimeout(handle) };
   }
 
   private sleep(ms: number): Promise<void> {

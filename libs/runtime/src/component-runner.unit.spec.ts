@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { ReaperCore } from '@shoal/domain';
+import type { ComponentCore } from '@shoal/domain';
 import { EmbeddedEventLog } from '@shoal/eventlog';
 import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { ComponentRunner } from './component-runner';
@@ -96,5 +97,28 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     await append(history(new EventBuilder(), 3));
     await until(() => b.view.state.tasks.size === 2);
     await b.stop();
+  });
+
+  it("wakes at the core's wake-up time with no change on the log, and decides then", async () => {
+    const due = Date.now() + 300;
+    const decided: number[] = [];
+    const core: ComponentCore = {
+      component: 'reaper',
+      observe: () => undefined,
+      reconcileAll: () => undefined,
+      decide: (_state, now) => {
+        decided.push(now.getTime());
+        return now.getTime() >= due && decided.filter((t) => t >= due).length === 1 ? [{ type: 'TasksRemoved', data: { tasks: [] } }] : [];
+      },
+      wakeAt: () => (decided.some((t) => t >= due) ? undefined : due),
+    };
+    const runner = new ComponentRunner(log, core, { cluster: 'c1', instance: 'reaper-a' });
+    await runner.start();
+    await until(() => decided.some((t) => t >= due));
+    const types = async () => (await log.read(0)).map((r) => JSON.parse(r.value).type);
+    await until(() => runner.view.position === 2);
+    expect(await types()).toEqual(['OwnershipTaken', 'TasksRemoved']);
+    expect(decided.filter((t) => t < due).length).toBeGreaterThanOrEqual(1);
+    await runner.stop();
   });
 });
