@@ -10,6 +10,7 @@ const impure = {
     { name: 'kafkajs', message: 'The core is pure: Kafka belongs to libs/eventlog.' },
     { name: '@shoal/eventlog', message: 'The core may not depend on the event log adapters.' },
     { name: '@shoal/runtime', message: 'The core may not depend on the runtime.' },
+    { name: '@shoal/protocol', message: 'The core may not depend on the agent protocol (gRPC).' },
   ],
   patterns: [
     { group: ['node:*'], message: 'The core is pure: no Node built-ins.' },

@@ -17,7 +17,7 @@ const swc = [
 ];
 
 const moduleNameMapper = {
-  '^@shoal/(contracts|domain|eventlog|runtime|testing)$': '<rootDir>/libs/$1/src',
+  '^@shoal/(contracts|domain|eventlog|protocol|runtime|testing)$': '<rootDir>/libs/$1/src',
 };
 
 const common = {
