@@ -153,6 +153,14 @@ export class ComponentRunner {
     return this.writer.propose(proposal.type, proposal.data as never, proposal.expect ? { expect: proposal.expect } : {});
   }
 
+  /**
+   * Asks an active runner to decide again although the log did not move: for a core that is
+   * also fed from outside the log (the dispatcher's agent sessions).
+   */
+  wake(): void {
+    this.changed();
+  }
+
   private changed(): void {
     this.dirty = true;
     const waiters = this.waiters;
