@@ -1,12 +1,17 @@
 /**
  * shoal — the command line.
+ *   shoal run <component>                        one component as its own process
  *   shoal audit replay [--to OFFSET] [--json]   the state and its hash at an offset
  *   shoal audit verify [--json]                  replay twice and from snapshots; agree?
  * The log: Kafka when KAFKA_BROKERS is set, else the embedded log in $SHOAL_DATA_DIR.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Argument, Command, InvalidArgumentError } from 'commander';
 import { auditReplay } from './audit-replay';
 import { auditVerify } from './audit-verify';
+
+/** The components `shoal run` starts; each is also `node dist/apps/<component>/main.js`. */
+export const RUNNABLE = ['allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper', 'api'] as const;
+type Runnable = (typeof RUNNABLE)[number];
 
 const offset = (value: string): number => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a non-negative whole number, e.g. --to 1200');
@@ -15,6 +20,14 @@ const offset = (value: string): number => {
 
 export const cli = (): Command => {
   const program = new Command('shoal').description('Shoal: a container orchestrator whose store is a Kafka log').showHelpAfterError();
+  program
+    .command('run')
+    .description('run one component as its own process, configured by the environment (KAFKA_BROKERS, SHOAL_*)')
+    .addArgument(new Argument('<component>', 'the component to run').choices(RUNNABLE))
+    .action(async (component: Runnable) => {
+      // Each app's main starts its process when loaded; it runs until SIGINT or SIGTERM.
+      await import(`../../${component}/src/main`);
+    });
   const audit = program.command('audit').description('rebuild and verify state from the log');
   audit
     .command('replay')

@@ -1,6 +1,7 @@
 /**
  * Nest wiring for one component: a ComponentRunner over the EVENT_LOG, started when the
- * application boots and stopped (lease released, view closed) before it shuts down.
+ * application boots and stopped (lease released, view closed) before it shuts down, and
+ * its /healthz and /readyz.
  */
 import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import type { BeforeApplicationShutdown, DynamicModule, OnApplicationBootstrap } from '@nestjs/common';
@@ -9,9 +10,10 @@ import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { ComponentRunner } from './component-runner';
 import { makeInstanceId } from './instance';
+import { COMPONENT_CORE, COMPONENT_RUNNER } from './component-tokens';
+import { ComponentHealthController } from './component-health';
 
-export const COMPONENT_CORE = Symbol('COMPONENT_CORE');
-export const COMPONENT_RUNNER = Symbol('COMPONENT_RUNNER');
+export { COMPONENT_CORE, COMPONENT_RUNNER };
 
 @Injectable()
 class ComponentLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -32,6 +34,7 @@ export class ComponentModule {
   static forCore(makeCore: () => ComponentCore, options: { readonly cluster?: string } = {}): DynamicModule {
     return {
       module: ComponentModule,
+      controllers: [ComponentHealthController],
       providers: [
         { provide: COMPONENT_CORE, useFactory: makeCore },
         {

@@ -7,3 +7,5 @@ export * from './join-tokens';
 export * from './component-runner';
 export * from './component.module';
 export * from './run-until-signalled';
+export * from './serve-component';
+export * from './component-health';

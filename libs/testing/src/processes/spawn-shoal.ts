@@ -52,6 +52,29 @@ export class ShoalProcess {
     return new ShoalProcess(child);
   }
 
+  /** `shoal <args>` as a long-running process: `run reaper`, `agent --simulate 3`, … */
+  static cli(args: readonly string[], env: NodeJS.ProcessEnv): ShoalProcess {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'shoal'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    return new ShoalProcess(child);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get exitCode(): number | null {
+    return this.child.exitCode;
+  }
+
+  /** Kills it without a chance to clean up (a crash), and waits until it is gone. */
+  crash(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.kill('SIGKILL');
+    });
+  }
+
   get output(): string {
     return this.out;
   }
@@ -70,7 +93,7 @@ export class ShoalProcess {
 
   /** SIGTERM, and the exit code once it has stopped. */
   stop(timeoutMs = 30_000): Promise<number | null> {
-    if (this.child.exitCode !== null) return Promise.resolve(this.child.exitCode);
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve(this.child.exitCode);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
       this.child.once('exit', (code) => {

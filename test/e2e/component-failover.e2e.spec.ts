@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+
+const brokers = (): string => {
+  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
+  return process.env.KAFKA_BROKERS;
+};
+
+interface Health {
+  readonly component: string;
+  readonly state: string;
+  readonly term?: number;
+  readonly position: number;
+}
+
+const health = async (port: number, path: 'healthz' | 'readyz'): Promise<{ status: number; body: Health }> => {
+  const response = await fetch(`http://127.0.0.1:${port}/${path}`);
+  return { status: response.status, body: (await response.json()) as Health };
+};
+
+const untilHealth = async (port: number, check: (h: Health) => boolean, timeoutMs = 60_000): Promise<Health> => {
+  const deadline = Date.now() + timeoutMs;
+  let last: Health | undefined;
+  for (;;) {
+    last = (await health(port, 'healthz')).body;
+    if (check(last)) return last;
+    if (Date.now() > deadline) throw new Error(`health never matched; last ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+// Two instances of one component as separate processes on a real broker: one active, one
+// standby; the active one crashes and the standby takes the next term.
+describe('a component deployed as its own processes', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  const processes: ShoalProcess[] = [];
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
+    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: `shoal-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_HEALTH_PORT: '0' };
+  });
+  afterEach(async () => {
+    await Promise.all(processes.splice(0).map((p) => p.stop()));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async (): Promise<{ process: ShoalProcess; port: number }> => {
+    const shoal = ShoalProcess.cli(['run', 'reaper'], env);
+    processes.push(shoal);
+    const [, port] = await shoal.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000);
+    return { process: shoal, port: Number(port) };
+  };
+
+  it('`shoal run reaper` twice: one active, one standby; crash the active one and the standby takes term 2', async () => {
+    const a = await start();
+    const first = await untilHealth(a.port, (h) => h.state === 'active');
+    expect(first).toMatchObject({ component: 'reaper', state: 'active', term: 1 });
+    expect((await health(a.port, 'readyz')).status).toBe(200);
+
+    const b = await start();
+    const standby = await untilHealth(b.port, (h) => h.state === 'standby');
+    expect(standby.term).toBeUndefined();
+    expect((await health(b.port, 'readyz')).status).toBe(200);
+    // The standby replayed what the active one wrote: its term.
+    expect(standby.position).toBeGreaterThanOrEqual(1);
+
+    await a.process.crash();
+    const taken = await untilHealth(b.port, (h) => h.state === 'active', 90_000);
+    expect(taken.term).toBe(2);
+  });
+});
