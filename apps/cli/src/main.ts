@@ -48,11 +48,14 @@ export const cli = (): Command => {
   return program;
 };
 
-if (require.main === module) {
+/** Runs the command line on `argv`; a failure is one line on stderr and exit code 1. */
+export const runMain = (argv: readonly string[]): void => {
   cli()
-    .parseAsync(process.argv)
+    .parseAsync([...argv])
     .catch((error: unknown) => {
       process.stderr.write(`shoal: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exit(1);
     });
-}
+};
+
+if (require.main === module) runMain(process.argv);

@@ -1,0 +1,52 @@
+/**
+ * `npm run build`: compiles apps/ and libs/ to dist/ with tsc (type-checked), copies the
+ * files that are not TypeScript (the agent protocol's .proto), and writes one entry point
+ * per app, dist/apps/<app>/main.js, which resolves the @shoal/* libraries inside dist/.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const DIST = join(ROOT, 'dist');
+const ASSETS = /\.(proto)$/;
+
+const walk = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : [path];
+  });
+
+rmSync(DIST, { recursive: true, force: true });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+
+for (const top of ['apps', 'libs']) {
+  for (const file of walk(join(ROOT, top)).filter((path) => ASSETS.test(path))) {
+    const target = join(DIST, relative(ROOT, file));
+    mkdirSync(join(target, '..'), { recursive: true });
+    cpSync(file, target);
+  }
+}
+
+writeFileSync(
+  join(DIST, 'resolve-libs.js'),
+  `// Resolves @shoal/<lib> to dist/libs/<lib>/src, as tsconfig.json's paths do for the sources.
+const Module = require('module');
+const path = require('path');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  const lib = /^@shoal\\/([a-z-]+)$/.exec(request);
+  return resolve.call(this, lib ? path.join(__dirname, 'libs', lib[1], 'src') : request, ...rest);
+};
+`,
+);
+
+const apps = readdirSync(join(ROOT, 'apps')).filter((app) => existsSync(join(DIST, 'apps', app, 'src', 'main.js')));
+for (const app of apps) {
+  // An app either starts when loaded (the components) or exports runMain (the CLI).
+  writeFileSync(
+    join(DIST, 'apps', app, 'main.js'),
+    `require('../../resolve-libs.js');\nconst app = require('./src/main.js');\nif (typeof app.runMain === 'function') app.runMain(process.argv);\n`,
+  );
+}
+process.stdout.write(`built ${apps.map((app) => `dist/apps/${app}/main.js`).join(', ')}\n`);
