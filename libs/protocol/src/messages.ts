@@ -1,0 +1,84 @@
+/** The protocol's messages as @grpc/proto-loader decodes them (camelCase, longs as numbers, enums as strings). */
+
+export interface PlatformMessage {
+  os: string;
+  architecture: string;
+}
+
+export interface NodeDescriptionMessage {
+  hostname: string;
+  platform: PlatformMessage;
+  nanoCpus: number;
+  memoryBytes: number;
+  generic: { kind: string; discrete: number; named: string }[];
+  engineVersion: string;
+  engineLabels: Record<string, string>;
+  plugins: { type: string; name: string }[];
+}
+
+export interface SessionRequest {
+  joinToken: string;
+  nodeId: string;
+  description: NodeDescriptionMessage;
+}
+
+export interface SessionMessage {
+  nodeId: string;
+  sessionId: string;
+  heartbeatPeriodMs: number;
+}
+
+export interface HeartbeatRequest {
+  nodeId: string;
+  sessionId: string;
+}
+
+export interface HeartbeatResponse {
+  periodMs: number;
+}
+
+export interface TaskStatusMessage {
+  taskId: string;
+  state: number;
+  at: string;
+  message: string;
+  err: string;
+  hasExitCode: boolean;
+  exitCode: number;
+}
+
+export interface UpdateTaskStatusRequest {
+  nodeId: string;
+  sessionId: string;
+  updates: TaskStatusMessage[];
+}
+
+export interface AssignmentsRequest {
+  nodeId: string;
+  sessionId: string;
+}
+
+export interface AssignmentMessage {
+  taskId: string;
+  serviceId: string;
+  serviceName: string;
+  slot: number;
+  desiredState: number;
+  observedState: number;
+  specJson: string;
+}
+
+export type AssignmentAction = 'UPDATE' | 'REMOVE';
+
+export interface AssignmentChangeMessage {
+  action: AssignmentAction;
+  assignment: AssignmentMessage;
+}
+
+export interface AssignmentsMessage {
+  type: 'COMPLETE' | 'INCREMENTAL';
+  changes: AssignmentChangeMessage[];
+}
+
+/** The gRPC metadata key (trailer) naming the dispatcher that owns the cluster's partition. */
+export const DISPATCHER_REDIRECT_KEY = 'shoal-dispatcher';
