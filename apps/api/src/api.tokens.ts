@@ -1,0 +1,14 @@
+/**
+ * What the API's providers share. The API keeps one projection of the log (a LiveView of
+ * libs/runtime) that every read answers from, and one EventWriter (component 'api') that
+ * every intent goes through, waiting for evolve's verdict before it answers.
+ */
+
+/** The API's LiveView of the cluster's log. */
+export const API_VIEW = Symbol('API_VIEW');
+
+/** The API's EventWriter. */
+export const API_WRITER = Symbol('API_WRITER');
+
+/** The API's settings: data dir (socket, admin token), TCP port, cluster id. */
+export const API_CONFIG = Symbol('API_CONFIG');
