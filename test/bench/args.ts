@@ -1,0 +1,9 @@
+/** `--name value` options of a benchmark, with defaults and a clear error for a bad value. */
+export const intOption = (argv: readonly string[], name: string, fallback: number): number => {
+  const at = argv.indexOf(`--${name}`);
+  if (at < 0) return fallback;
+  const raw = argv[at + 1] ?? '';
+  const value = Number(raw.replace(/_/g, ''));
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} expects a positive whole number, not "${raw}"`);
+  return value;
+};

@@ -1,0 +1,29 @@
+/**
+ * npm run bench -- <name> [options] [--json] [--write]
+ *   replay     rebuild views from a log of --records (1,000,000) records; --runs (3)
+ * Benchmarks are not tests: they never run in `npm test`.
+ */
+import { replayBench } from './replay.bench';
+
+const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
+  replay: replayBench,
+};
+
+const main = async (): Promise<void> => {
+  const [name, ...rest] = process.argv.slice(2);
+  const bench = name ? BENCHES[name] : undefined;
+  if (!bench) {
+    process.stderr.write(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [--json] [--write]\n`);
+    process.exitCode = 2;
+    return;
+  }
+  await bench(rest);
+};
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

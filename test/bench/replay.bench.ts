@@ -1,0 +1,126 @@
+/**
+ * Replay: how fast a view is rebuilt from the log. A log of `--records` records (default
+ * 1,000,000, a churning cluster: benchHistory) is written to a fresh topic on a real
+ * broker; then, per run and in the same process:
+ *   ceiling  a bare kafkajs consumer reads every record of the topic (nothing decoded)
+ *   audit    the audit's replay (explicit-offset reads → decode → evolve), as `shoal audit verify` does
+ *   view     a component's LiveView (follow from 0 → decode → evolve → each core's observe)
+ * and reports records per second and the ratio of each to the ceiling.
+ */
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { KafkaEventLog } from '@shoal/eventlog';
+import { LiveView, replayLog } from '@shoal/runtime';
+import { ReaperCore } from '@shoal/domain';
+import type { ComponentCore } from '@shoal/domain';
+import { benchHistory } from './history';
+import { benchBroker } from './broker';
+import { intOption } from './args';
+import { publish, result } from './report';
+import type { Measure } from './report';
+
+const APPEND_CHUNK = 2_000;
+
+/** The cores whose observe() runs during a view's replay: every component's view. */
+const cores = (): ComponentCore[] => [new ReaperCore()];
+
+const fill = async (log: KafkaEventLog, records: number): Promise<number> => {
+  let bytes = 0;
+  let chunk: { key: string; value: string }[] = [];
+  for (const value of benchHistory({ records })) {
+    bytes += value.length;
+    chunk.push({ key: 'bench', value });
+    if (chunk.length === APPEND_CHUNK) {
+      await log.append(chunk);
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) await log.append(chunk);
+  return bytes;
+};
+
+const bareConsumer = async (brokers: string[], topic: string, records: number): Promise<number> => {
+  const kafka = new Kafka({ clientId: 'bench-ceiling', brokers, logLevel: logLevel.NOTHING });
+  const consumer = kafka.consumer({ groupId: `bench-ceiling-${randomUUID()}`, maxBytes: 16 * 2 ** 20, maxBytesPerPartition: 16 * 2 ** 20 });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const started = process.hrtime.bigint();
+  let seen = 0;
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          seen += batch.messages.length;
+          if (seen >= records) resolve();
+        },
+      })
+      .catch(reject);
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await consumer.disconnect();
+  return seconds;
+};
+
+const timed = async (work: () => Promise<unknown>): Promise<number> => {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e9;
+};
+
+export const replayBench = async (argv: readonly string[]): Promise<void> => {
+  const records = intOption(argv, 'records', 1_000_000);
+  const runs = intOption(argv, 'runs', 3);
+  const broker = await benchBroker();
+  const topic = `bench-${randomUUID().slice(0, 8)}.events`;
+  const log = await KafkaEventLog.open({ brokers: broker.brokers, topic, clientId: 'bench' });
+  try {
+    process.stderr.write(`writing ${records.toLocaleString('en-US')} records to ${topic}…\n`);
+    const bytes = await fill(log, records);
+    const end = await log.highWaterMark();
+    const ceiling: number[] = [];
+    const audit: number[] = [];
+    const view: number[] = [];
+    let hash = '';
+    for (let run = 1; run <= runs; run++) {
+      ceiling.push(records / (await bareConsumer(broker.brokers, topic, records)));
+      audit.push(
+        records /
+          (await timed(async () => {
+            const projection = await replayLog(log, { to: end, keepRefusals: 100 });
+            hash = projection.hash();
+          })),
+      );
+      const watching = cores();
+      view.push(
+        records /
+          (await timed(async () => {
+            const live = new LiveView(log, { onEvent: (event, verdict, state) => watching.forEach((core) => core.observe(event, verdict, state)) });
+            await live.start();
+            await live.stop();
+          })),
+      );
+      process.stderr.write(`run ${run}: ceiling ${Math.round(ceiling[run - 1]!)}/s, audit ${Math.round(audit[run - 1]!)}/s, view ${Math.round(view[run - 1]!)}/s\n`);
+    }
+    const measures: Measure[] = [
+      { name: 'bare kafkajs consumer (ceiling)', unit: 'records/s', runs: ceiling, better: 'higher' },
+      { name: 'audit replay (read → decode → evolve)', unit: 'records/s', runs: audit, better: 'higher' },
+      { name: `component view (follow → evolve → observe: ${cores().map((c) => c.component).join(', ')})`, unit: 'records/s', runs: view, better: 'higher' },
+      { name: 'audit replay / ceiling', unit: 'ratio', runs: audit.map((a, i) => a / ceiling[i]!), better: 'higher' },
+      { name: 'component view / ceiling', unit: 'ratio', runs: view.map((v, i) => v / ceiling[i]!), better: 'higher' },
+    ];
+    const r = result('replay', 'Replay: rebuilding a view from the log', { records, runs, 'log bytes': bytes, 'final state hash': hash.slice(0, 16) }, measures);
+    const viewMedian = r.measures[2]!.median;
+    const ratio = r.measures[4]!.median;
+    publish({
+      ...r,
+      notes: [
+        `Goal ≥ 250,000 records/s: ${viewMedian >= 250_000 ? 'met' : 'not met'} (${Math.round(viewMedian).toLocaleString('en-US')}/s for a component's view).`,
+        `Goal ≥ 50% of the ceiling: ${ratio >= 0.5 ? 'met' : 'not met'} (${(ratio * 100).toFixed(0)}%).`,
+      ],
+    });
+  } finally {
+    await log.close();
+    await broker.stop();
+  }
+};
