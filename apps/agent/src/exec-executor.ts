@@ -1,0 +1,122 @@
+/**
+ * The exec executor: a task's container command and args run as a real child process on
+ * this host, with the task's env (over PATH and HOME) in its working directory. The child
+ * leads its own process group, so stopping it reaches everything it started: SIGTERM,
+ * the grace period, then SIGKILL.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { constants } from 'node:os';
+import type { NodeDescriptionMessage } from '@shoal/protocol';
+import { taskEnv } from './executor';
+import type { AssignedTask, Executor, TaskController, TaskExit } from './executor';
+import { hostDescription } from './node-description';
+import type { Timers } from './timers';
+
+export interface ExecExecutorOptions {
+  /** The node's name (default: the host's). */
+  readonly hostname?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Where the children's stdout and stderr go: this process's own, or nowhere. */
+  readonly output?: 'inherit' | 'ignore';
+  readonly timers: Timers;
+}
+
+export class ExecExecutor implements Executor {
+  constructor(private readonly options: ExecExecutorOptions) {}
+
+  describe(): NodeDescriptionMessage {
+    return hostDescription({ hostname: this.options.hostname, labels: this.options.labels, engineVersion: 'shoal-agent exec' });
+  }
+
+  controller(task: AssignedTask): TaskController {
+    return new ExecController(task, this.options.timers, this.options.output ?? 'ignore');
+  }
+}
+
+const signalNumber = (signal: NodeJS.Signals): number => constants.signals[signal] ?? 0;
+
+class ExecController implements TaskController {
+  private child: ChildProcess | undefined;
+  private exited: Promise<TaskExit> | undefined;
+  private exit: TaskExit | undefined;
+
+  constructor(
+    private readonly task: AssignedTask,
+    private readonly timers: Timers,
+    private readonly output: 'inherit' | 'ignore',
+  ) {}
+
+  private argv(): string[] {
+    const { command = [], args = [] } = this.task.spec.container;
+    return [...command, ...args];
+  }
+
+  async prepare(): Promise<void> {
+    if (this.argv().length === 0) throw new Error('the task has no command to run: its container command and args are empty');
+    const dir = this.task.spec.container.dir;
+    if (dir) {
+      const info = await stat(dir).catch(() => undefined);
+      if (!info?.isDirectory()) throw new Error(`the task's working directory ${dir} does not exist`);
+    }
+  }
+
+  start(): Promise<void> {
+    const [file, ...rest] = this.argv();
+    const env: Record<string, string> = {};
+    for (const name of ['PATH', 'HOME'] as const) {
+      const value = process.env[name];
+      if (value !== undefined) env[name] = value;
+    }
+    Object.assign(env, taskEnv(this.task.spec));
+    const child = spawn(file ?? '', rest, { cwd: this.task.spec.container.dir, env, detached: true, stdio: ['ignore', this.output, this.output] });
+    this.child = child;
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exit = signal ? { exitCode: 128 + signalNumber(signal), signal } : { exitCode: code ?? 0 };
+        resolve(this.exit);
+      });
+    });
+    return new Promise((resolve, reject) => {
+      child.once('spawn', () => {
+        child.on('error', () => undefined);
+        resolve();
+      });
+      child.once('error', (error) => reject(new Error(`could not start ${file}: ${error.message}`)));
+    });
+  }
+
+  wait(): Promise<TaskExit> {
+    if (!this.exited) return Promise.reject(new Error('the task was never started'));
+    return this.exited;
+  }
+
+  async stop(gracePeriodMs: number): Promise<void> {
+    const child = this.child;
+    const exited = this.exited;
+    if (!child || !exited || this.exit || child.pid === undefined) return;
+    this.signal(child.pid, 'SIGTERM');
+    let cancel = (): void => undefined;
+    const graceOver = new Promise<'grace over'>((resolve) => (cancel = this.timers.after(gracePeriodMs, () => resolve('grace over'))));
+    const first = await Promise.race([exited, graceOver]);
+    cancel();
+    if (first === 'grace over') {
+      this.signal(child.pid, 'SIGKILL');
+      await exited;
+    }
+  }
+
+  /** Signals the child's whole process group; falls back to the child alone. */
+  private signal(pid: number, signal: NodeJS.Signals): void {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+}

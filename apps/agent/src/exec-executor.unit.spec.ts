@@ -1,0 +1,118 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpus, hostname, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { TaskState } from '@shoal/contracts';
+import { ExecExecutor } from './exec-executor';
+import type { AssignedTask } from './executor';
+import { TaskRunner } from './task-runner';
+import { StatusRecorder, assignedTask } from './testing/task-fixtures';
+import { TimerWheel } from './timers';
+
+const until = async (check: () => boolean): Promise<void> => {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('the exec executor', () => {
+  const timers = new TimerWheel(10);
+  const executor = new ExecExecutor({ timers });
+  const run = (task: AssignedTask, recorder: StatusRecorder, desired: TaskState = TaskState.RUNNING): TaskRunner =>
+    new TaskRunner(task, desired, executor.controller(task), recorder.sink);
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'shoal-exec-'));
+  });
+
+  it('runs the command as a real process and reports each state in order, then COMPLETE with exit code 0', async () => {
+    const recorder = new StatusRecorder();
+    const task = assignedTask({ command: ['sh', '-c'], args: ['echo "$GREETING from $(pwd)" > out.txt'], env: ['GREETING=hello'], dir });
+    await run(task, recorder).done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'COMPLETE']);
+    expect(recorder.statuses.at(-1)?.exitCode).toBe(0);
+    expect(readFileSync(join(dir, 'out.txt'), 'utf8').trim()).toBe(`hello from ${dir}`);
+  });
+
+  it('reports FAILED with the exit code when the process exits non-zero', async () => {
+    const recorder = new StatusRecorder();
+    const task = assignedTask({ command: ['sh', '-c', 'exit 3'] });
+    await run(task, recorder).done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'FAILED']);
+    expect(recorder.statuses.at(-1)).toMatchObject({ exitCode: 3, err: 'task exited with code 3' });
+  });
+
+  it('rejects a task whose binary does not exist, with the spawn error', async () => {
+    const recorder = new StatusRecorder();
+    const task = assignedTask({ command: ['/nonexistent/shoal-no-such-binary'], args: ['x'] });
+    await run(task, recorder).done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'REJECTED']);
+    expect(recorder.statuses.at(-1)?.err).toMatch(/could not start \/nonexistent\/shoal-no-such-binary: .*ENOENT/);
+  });
+
+  it('rejects a task with no command, and one whose working directory is missing', async () => {
+    const recorder = new StatusRecorder();
+    const none = assignedTask({});
+    const lost = assignedTask({ command: ['true'], dir: join(dir, 'missing') });
+    await Promise.all([run(none, recorder).done, run(lost, recorder).done]);
+    expect(recorder.states(none.id)).toEqual(['ACCEPTED', 'PREPARING', 'REJECTED']);
+    expect(recorder.statuses.find((s) => s.taskId === none.id && s.state === TaskState.REJECTED)?.err).toMatch(/no command/);
+    expect(recorder.statuses.find((s) => s.taskId === lost.id && s.state === TaskState.REJECTED)?.err).toMatch(/working directory .*missing does not exist/);
+  });
+
+  it('stops a running process with SIGTERM on desired SHUTDOWN', async () => {
+    const recorder = new StatusRecorder();
+    const pidFile = join(dir, 'pid');
+    const task = assignedTask({ command: ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 60`], stopGracePeriodMs: 30_000 });
+    const runner = run(task, recorder);
+    await recorder.waitForState(task.id, TaskState.RUNNING);
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    runner.setDesired(TaskState.SHUTDOWN);
+    await runner.done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'SHUTDOWN']);
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('escalates to SIGKILL after the grace period when the process traps SIGTERM', async () => {
+    const recorder = new StatusRecorder();
+    const pidFile = join(dir, 'pid');
+    const termFile = join(dir, 'term');
+    const script = `trap 'echo term >> ${termFile}' TERM; echo $$ > ${pidFile}; while true; do sleep 0.05; done`;
+    const task = assignedTask({ command: ['sh', '-c', script], stopGracePeriodMs: 300 });
+    const runner = run(task, recorder);
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    runner.setDesired(TaskState.SHUTDOWN);
+    await until(() => existsSync(termFile));
+    expect(alive(pid)).toBe(true);
+    await runner.done;
+    expect(readFileSync(termFile, 'utf8')).toContain('term');
+    expect(alive(pid)).toBe(false);
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'SHUTDOWN']);
+  });
+
+  it('holds a task at READY while READY is desired, and starts it when RUNNING is', async () => {
+    const recorder = new StatusRecorder();
+    const task = assignedTask({ command: ['true'] });
+    const runner = run(task, recorder, TaskState.READY);
+    await recorder.waitForState(task.id, TaskState.READY);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY']);
+    runner.setDesired(TaskState.RUNNING);
+    await runner.done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'COMPLETE']);
+  });
+
+  it("describes this host's real CPUs and memory", () => {
+    const description = new ExecExecutor({ timers, labels: { zone: 'a' } }).describe();
+    expect(description).toMatchObject({ hostname: hostname(), nanoCpus: cpus().length * 1e9, memoryBytes: totalmem(), engineLabels: { zone: 'a' } });
+    expect(description.platform.os).toBe('linux');
+  });
+});

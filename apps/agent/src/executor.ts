@@ -1,0 +1,55 @@
+/**
+ * What runs a node's tasks. An executor describes the node and makes one controller per
+ * task; the task runner walks each controller through the task states (SwarmKit's
+ * agent/exec: Prepare, Start, Wait, Shutdown).
+ */
+import type { TaskSpec } from '@shoal/contracts';
+import type { NodeDescriptionMessage } from '@shoal/protocol';
+
+/** A task as the dispatcher assigned it, its spec decoded. */
+export interface AssignedTask {
+  readonly id: string;
+  readonly serviceId: string;
+  readonly serviceName: string;
+  readonly slot: number;
+  readonly spec: TaskSpec;
+}
+
+/** How a task's work ended on its own. */
+export interface TaskExit {
+  readonly exitCode: number;
+  /** The signal that ended it, when one did. */
+  readonly signal?: string;
+}
+
+/** One task's work. Each step's error is the task's error (the runner reports it). */
+export interface TaskController {
+  /** Gets everything ready to start (PREPARING → READY); a failure rejects the task. */
+  prepare(): Promise<void>;
+  /** Starts the work (STARTING → RUNNING); a failure rejects the task. */
+  start(): Promise<void>;
+  /** Resolves when the work ends by itself. */
+  wait(): Promise<TaskExit>;
+  /** Stops the work, whatever step it is in: asks politely, waits the grace period, then forces. */
+  stop(gracePeriodMs: number): Promise<void>;
+}
+
+export interface Executor {
+  /** The node as the dispatcher should see it. */
+  describe(): NodeDescriptionMessage;
+  controller(task: AssignedTask): TaskController;
+}
+
+/** The task's environment, `KEY=value` entries, as a record (later entries win). */
+export const taskEnv = (spec: TaskSpec): Record<string, string> => {
+  const env: Record<string, string> = {};
+  for (const entry of spec.container.env ?? []) {
+    const equals = entry.indexOf('=');
+    if (equals > 0) env[entry.slice(0, equals)] = entry.slice(equals + 1);
+    else if (equals < 0 && entry.length > 0) env[entry] = '';
+  }
+  return env;
+};
+
+/** Docker's default stop grace period. */
+export const DEFAULT_STOP_GRACE_PERIOD_MS = 10_000;

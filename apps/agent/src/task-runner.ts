@@ -1,0 +1,145 @@
+/**
+ * Walks one task through the states an agent reports, driving its controller:
+ *
+ *   ACCEPTED → PREPARING → READY → STARTING → RUNNING → COMPLETE | FAILED
+ *
+ * prepare or start failing → REJECTED with the error; the work ending with a non-zero
+ * exit code → FAILED with it. A desired state of SHUTDOWN (or later) stops the task
+ * wherever it is → SHUTDOWN. A desired state of READY holds it at READY until RUNNING is
+ * wanted. Reported states only move forward.
+ */
+import { TaskState, taskStateName } from '@shoal/contracts';
+import type { TaskStatus } from '@shoal/contracts';
+import { DEFAULT_STOP_GRACE_PERIOD_MS } from './executor';
+import type { AssignedTask, TaskController } from './executor';
+
+/** A task status as the agent reports it. */
+export interface TaskStatusReport extends TaskStatus {
+  readonly taskId: string;
+}
+
+export type StatusSink = (status: TaskStatusReport) => void;
+
+/** Stop the task: the managers want it shut down (or removed). */
+export const wantsStop = (desired: TaskState): boolean => desired >= TaskState.SHUTDOWN;
+
+type Outcome<T> = { readonly kind: 'done'; readonly value: T } | { readonly kind: 'failed'; readonly error: unknown } | { readonly kind: 'stopped' };
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export class TaskRunner {
+  private current: TaskStatusReport;
+  private desired: TaskState;
+  private stopRequested = false;
+  private signalStop!: () => void;
+  private readonly stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
+  private desiredChanged: (() => void) | undefined;
+  /** Resolves when the task has reached a terminal state. */
+  readonly done: Promise<void>;
+
+  constructor(
+    readonly task: AssignedTask,
+    desired: TaskState,
+    private readonly controller: TaskController,
+    private readonly report: StatusSink,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.desired = desired;
+    this.current = { taskId: task.id, state: TaskState.ASSIGNED, at: now().toISOString() };
+    if (wantsStop(desired)) this.requestStop();
+    this.done = this.run();
+  }
+
+  /** The last status reported. */
+  get status(): TaskStatusReport {
+    return this.current;
+  }
+
+  get desiredState(): TaskState {
+    return this.desired;
+  }
+
+  /** The managers changed what they want of the task. */
+  setDesired(desired: TaskState): void {
+    if (desired === this.desired) return;
+    this.desired = desired;
+    if (wantsStop(desired)) this.requestStop();
+    this.desiredChanged?.();
+  }
+
+  /** Stops the task (if it still runs) and resolves once it is terminal. */
+  stop(): Promise<void> {
+    this.requestStop();
+    return this.done;
+  }
+
+  private requestStop(): void {
+    if (this.stopRequested) return;
+    this.stopRequested = true;
+    this.signalStop();
+  }
+
+  private transition(state: TaskState, extra: Partial<Omit<TaskStatusReport, 'taskId' | 'state' | 'at'>> = {}): void {
+    if (state <= this.current.state) return;
+    this.current = { taskId: this.task.id, state, at: this.now().toISOString(), message: extra.message ?? taskStateName(state).toLowerCase(), ...extra };
+    this.report(this.current);
+  }
+
+  private step<T>(work: () => Promise<T>): Promise<Outcome<T>> {
+    if (this.stopRequested) return Promise.resolve({ kind: 'stopped' });
+    let running: Promise<T>;
+    try {
+      running = work();
+    } catch (error) {
+      return Promise.resolve({ kind: 'failed', error });
+    }
+    return Promise.race([
+      running.then(
+        (value): Outcome<T> => ({ kind: 'done', value }),
+        (error: unknown): Outcome<T> => ({ kind: 'failed', error }),
+      ),
+      this.stopSignal.then((): Outcome<T> => ({ kind: 'stopped' })),
+    ]);
+  }
+
+  private async run(): Promise<void> {
+    this.transition(TaskState.ACCEPTED);
+    if (this.stopRequested) return this.transition(TaskState.SHUTDOWN);
+
+    this.transition(TaskState.PREPARING);
+    const prepared = await this.step(() => this.controller.prepare());
+    if (prepared.kind === 'stopped') return this.shutdown();
+    if (prepared.kind === 'failed') return this.transition(TaskState.REJECTED, { err: errorText(prepared.error) });
+    this.transition(TaskState.READY);
+
+    while (this.desired < TaskState.RUNNING && !this.stopRequested) {
+      await Promise.race([new Promise<void>((resolve) => (this.desiredChanged = resolve)), this.stopSignal]);
+      this.desiredChanged = undefined;
+    }
+    if (this.stopRequested) return this.shutdown();
+
+    this.transition(TaskState.STARTING);
+    const started = await this.step(() => this.controller.start());
+    if (started.kind === 'stopped') return this.shutdown();
+    if (started.kind === 'failed') return this.transition(TaskState.REJECTED, { err: errorText(started.error) });
+    this.transition(TaskState.RUNNING);
+
+    const ended = await this.step(() => this.controller.wait());
+    if (ended.kind === 'stopped') return this.shutdown();
+    if (ended.kind === 'failed') return this.transition(TaskState.FAILED, { err: errorText(ended.error) });
+    const { exitCode, signal } = ended.value;
+    if (exitCode === 0) return this.transition(TaskState.COMPLETE, { message: 'finished', exitCode });
+    const how = signal ? `killed by ${signal} (exit code ${exitCode})` : `exited with code ${exitCode}`;
+    this.transition(TaskState.FAILED, { message: 'failed', err: `task ${how}`, exitCode });
+  }
+
+  private async shutdown(): Promise<void> {
+    const grace = this.task.spec.container.stopGracePeriodMs ?? DEFAULT_STOP_GRACE_PERIOD_MS;
+    try {
+      await this.controller.stop(grace);
+    } catch (error) {
+      return this.transition(TaskState.FAILED, { err: `could not stop the task: ${errorText(error)}` });
+    }
+    this.transition(TaskState.SHUTDOWN);
+  }
+}
