@@ -1,0 +1,88 @@
+import { TaskState } from '@shoal/contracts';
+import { nodeDescription } from './node-description';
+import { SimulatedExecutor, simulatedBehaviour } from './simulated-executor';
+import { TaskRunner } from './task-runner';
+import { StatusRecorder, assignedTask } from './testing/task-fixtures';
+import { TimerWheel } from './timers';
+
+const elapsedBetween = (recorder: StatusRecorder, from: TaskState, to: TaskState): number => {
+  const at = (state: TaskState) => Date.parse(recorder.statuses.find((status) => status.state === state)?.at ?? 'NaN');
+  return at(to) - at(from);
+};
+
+describe('the simulated executor', () => {
+  const timers = new TimerWheel(5);
+  const executor = new SimulatedExecutor(nodeDescription({ hostname: 'sim-1', nanoCpus: 4e9, memoryBytes: 8 * 2 ** 30, engineVersion: 'sim' }), timers);
+  const run = (env: string[], recorder: StatusRecorder, desired: TaskState = TaskState.RUNNING) => {
+    const task = assignedTask({ env });
+    return { task, runner: new TaskRunner(task, desired, executor.controller(task), recorder.sink) };
+  };
+
+  it('SIM_RUN_FOR: runs for that long, then COMPLETE with exit code 0', async () => {
+    const recorder = new StatusRecorder();
+    const { runner } = run(['SIM_RUN_FOR=150ms'], recorder);
+    await runner.done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'COMPLETE']);
+    expect(recorder.statuses.at(-1)?.exitCode).toBe(0);
+    expect(elapsedBetween(recorder, TaskState.RUNNING, TaskState.COMPLETE)).toBeGreaterThanOrEqual(150);
+  });
+
+  it('SIM_EXIT_CODE: a non-zero exit code ends the task FAILED with it', async () => {
+    const recorder = new StatusRecorder();
+    const { runner } = run(['SIM_RUN_FOR=20ms', 'SIM_EXIT_CODE=7'], recorder);
+    await runner.done;
+    expect(recorder.states().at(-1)).toBe('FAILED');
+    expect(recorder.statuses.at(-1)).toMatchObject({ exitCode: 7, err: 'task exited with code 7' });
+  });
+
+  it('without SIM_RUN_FOR the task runs until it is shut down', async () => {
+    const recorder = new StatusRecorder();
+    const { task, runner } = run([], recorder);
+    await recorder.waitForState(task.id, TaskState.RUNNING);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(recorder.states().at(-1)).toBe('RUNNING');
+    runner.setDesired(TaskState.SHUTDOWN);
+    await runner.done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'SHUTDOWN']);
+  });
+
+  it('SIM_START_ERROR: the task is REJECTED with the message', async () => {
+    const recorder = new StatusRecorder();
+    const { runner } = run(['SIM_START_ERROR=image pull failed: no such image'], recorder);
+    await runner.done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'REJECTED']);
+    expect(recorder.statuses.at(-1)?.err).toBe('image pull failed: no such image');
+  });
+
+  it('SIM_START_DELAY: the time is spent in PREPARING and STARTING', async () => {
+    const recorder = new StatusRecorder();
+    const { runner } = run(['SIM_START_DELAY=200ms', 'SIM_RUN_FOR=10ms'], recorder);
+    await runner.done;
+    expect(elapsedBetween(recorder, TaskState.PREPARING, TaskState.READY)).toBeGreaterThanOrEqual(100);
+    expect(elapsedBetween(recorder, TaskState.STARTING, TaskState.RUNNING)).toBeGreaterThanOrEqual(100);
+    expect(recorder.states().at(-1)).toBe('COMPLETE');
+  });
+
+  it('a shutdown during the start delay ends the task SHUTDOWN without running it', async () => {
+    const recorder = new StatusRecorder();
+    const { task, runner } = run(['SIM_START_DELAY=1h'], recorder);
+    await recorder.waitForState(task.id, TaskState.PREPARING);
+    runner.setDesired(TaskState.SHUTDOWN);
+    await runner.done;
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'SHUTDOWN']);
+  });
+
+  it('a malformed SIM_* value rejects the task with a clear error', async () => {
+    const recorder = new StatusRecorder();
+    const { runner } = run(['SIM_RUN_FOR=soon'], recorder);
+    await runner.done;
+    expect(recorder.states().at(-1)).toBe('REJECTED');
+    expect(recorder.statuses.at(-1)?.err).toMatch(/SIM_RUN_FOR: expected a duration like 2s.*"soon"/);
+    expect(() => simulatedBehaviour({ SIM_EXIT_CODE: 'one' })).toThrow(/SIM_EXIT_CODE: expected a whole number/);
+  });
+
+  it('reads the defaults: run until shut down, exit code 0, no error, no delay', () => {
+    expect(simulatedBehaviour({})).toEqual({ runForMs: undefined, exitCode: 0, startError: undefined, startDelayMs: 0 });
+    expect(simulatedBehaviour({ SIM_RUN_FOR: '2s', SIM_START_DELAY: '1.5m' })).toMatchObject({ runForMs: 2000, startDelayMs: 90_000 });
+  });
+});
