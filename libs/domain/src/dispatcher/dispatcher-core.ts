@@ -1,0 +1,170 @@
+/**
+ * The dispatcher as a component: the bridge between the log and the nodes' agents. The
+ * transport (gRPC, in apps/dispatcher) fills the session table and wakes the runner; this
+ * core decides, from the table, the view and `now`, what goes on the log:
+ *
+ * - NodeRegistered for each session opened (a node back from DOWN is READY again);
+ * - NodeStatusChanged DOWN for nodes silent for heartbeat period × grace;
+ * - TaskStatusesReported for the statuses the agents reported, batched;
+ * - TaskStatusesReported ORPHANED for live tasks of nodes DOWN longer than the node-down period.
+ *
+ * It tells each session's link when its registration lands, when its node's tasks change
+ * (the assignment streams) and when the heartbeat period changes.
+ */
+import type { ShoalEvent } from '@shoal/contracts';
+import type { ComponentCore, Proposal } from '../component-core';
+import type { ClusterState } from '../state';
+import type { Verdict } from '../verdict';
+import { expiredNodes, heartbeatPeriodMs, nextExpiry } from './heartbeat';
+import { NodeTasks } from './node-tasks';
+import { nextOrphaning, orphanTasks } from './orphans';
+import type { SessionTable } from './session-table';
+import { MAX_STATUS_BATCH, batchStatuses } from './status-batch';
+
+export interface DispatcherCoreOptions {
+  /** Told of what the dispatcher leaves out (statuses for tasks a node does not hold). */
+  readonly log?: (line: string) => void;
+  /** Most statuses in one decision; default 10,000. */
+  readonly maxStatusBatch?: number;
+}
+
+export class DispatcherCore implements ComponentCore {
+  readonly component = 'dispatcher' as const;
+  private readonly tasks = new NodeTasks();
+  private periodMs?: number;
+  private adopting = false;
+  private activeInstanceValue?: string;
+
+  constructor(
+    readonly sessions: SessionTable,
+    private readonly options: DispatcherCoreOptions = {},
+  ) {}
+
+  /** The tasks assigned to a node (ASSIGNED or later), by id. */
+  tasksOf(nodeId: string): ReadonlySet<string> {
+    return this.tasks.of(nodeId);
+  }
+
+  /** The writer instance of the dispatcher's latest OwnershipTaken: the active one, as the log knows it. */
+  get activeInstance(): string | undefined {
+    return this.activeInstanceValue;
+  }
+
+  observe(event: ShoalEvent, verdict: Verdict, state: ClusterState): void {
+    if (verdict.status === 'rejected') {
+      if (event.type === 'NodeRegistered' && this.sessions.get(event.data.id)?.registration === 'proposed') {
+        this.sessions.end(event.data.id, `registration refused: ${verdict.reasons.join('; ')}`);
+      }
+      return;
+    }
+    switch (event.type) {
+      case 'ClusterInitialized':
+      case 'ClusterSpecUpdated':
+        this.periodChanged(state);
+        break;
+      case 'OwnershipTaken':
+        if (event.data.component === 'dispatcher') this.activeInstanceValue = event.by.instance;
+        break;
+      case 'NodeRegistered': {
+        const session = this.sessions.get(event.data.id);
+        if (session?.registration === 'proposed') {
+          session.registration = 'open';
+          session.link?.opened();
+        }
+        break;
+      }
+      case 'NodeRemoved':
+        this.sessions.end(event.data.id, 'the node was removed from the cluster');
+        break;
+      case 'TasksCreated':
+      case 'TasksAssigned':
+      case 'TaskDesiredStatesChanged':
+      case 'TasksRemoved':
+        this.touch(state, event.data.tasks, true);
+        break;
+      case 'TaskStatusesReported':
+        // The agent made these changes: its assignments stay as they are.
+        this.touch(state, event.data.statuses, false);
+        break;
+      default:
+        break;
+    }
+  }
+
+  reconcileAll(state: ClusterState): void {
+    this.tasks.rebuild(state);
+    this.periodMs = heartbeatPeriodMs(state);
+    this.adopting = true;
+  }
+
+  decide(state: ClusterState, now: Date): readonly Proposal[] {
+    const at = now.getTime();
+    if (this.adopting) {
+      // Nodes that were up under the previous dispatcher get the grace period to reconnect.
+      for (const node of state.nodes.values()) if (node.status.state !== 'down') this.sessions.await(node.id, at);
+      this.adopting = false;
+    }
+    return [...this.registrations(), ...this.expired(state, at), ...this.statuses(state), ...this.orphans(state, now)];
+  }
+
+  wakeAt(state: ClusterState): number | undefined {
+    const times = [nextExpiry(this.sessions, heartbeatPeriodMs(state)), nextOrphaning(state, (id) => this.unattended(id))];
+    const defined = times.filter((t): t is number => t !== undefined);
+    return defined.length === 0 ? undefined : Math.min(...defined);
+  }
+
+  private registrations(): Proposal[] {
+    const proposals: Proposal[] = [];
+    for (const session of this.sessions.all()) {
+      if (session.registration !== 'pending') continue;
+      session.registration = 'proposed';
+      const { nodeId: id, description, role, addr } = session;
+      proposals.push({ type: 'NodeRegistered', data: { id, description, role, ...(addr === undefined ? {} : { addr }) } });
+    }
+    return proposals;
+  }
+
+  private expired(state: ClusterState, at: number): Proposal[] {
+    const periodMs = heartbeatPeriodMs(state);
+    const down: { id: string; state: 'down'; message: string }[] = [];
+    for (const nodeId of expiredNodes(this.sessions, periodMs, at)) {
+      this.sessions.end(nodeId, 'heartbeat failure: the session expired');
+      const node = state.nodes.get(nodeId);
+      if (node && node.status.state !== 'down') down.push({ id: nodeId, state: 'down', message: 'heartbeat failure' });
+    }
+    return down.length === 0 ? [] : [{ type: 'NodeStatusChanged', data: { nodes: down } }];
+  }
+
+  private statuses(state: ClusterState): readonly Proposal[] {
+    if (this.sessions.pendingStatuses === 0) return [];
+    const batch = batchStatuses(state, this.sessions.takeStatuses(this.options.maxStatusBatch ?? MAX_STATUS_BATCH));
+    for (const line of batch.ignored) this.options.log?.(line);
+    return batch.proposals;
+  }
+
+  private orphans(state: ClusterState, now: Date): Proposal[] {
+    return orphanTasks(state, (id) => this.unattended(id), now);
+  }
+
+  /** A node's tasks, unless the node has a session again (it will report on them itself). */
+  private unattended(nodeId: string): Iterable<string> {
+    return this.sessions.get(nodeId) ? [] : this.tasks.of(nodeId);
+  }
+
+  private touch(state: ClusterState, items: readonly { readonly id: string }[], notify: boolean): void {
+    const nodes = new Set<string>();
+    for (const item of items) for (const node of this.tasks.touch(state, item.id)) nodes.add(node);
+    if (!notify) return;
+    for (const nodeId of nodes) {
+      const session = this.sessions.get(nodeId);
+      if (session?.registration === 'open') session.link?.assignmentsChanged();
+    }
+  }
+
+  private periodChanged(state: ClusterState): void {
+    const periodMs = heartbeatPeriodMs(state);
+    if (periodMs === this.periodMs) return;
+    this.periodMs = periodMs;
+    for (const session of this.sessions.all()) if (session.registration === 'open') session.link?.periodChanged(periodMs);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The dispatcher's session table: which nodes have an agent connected now, when each was
+ * last heard from, and the task statuses they reported that are not on the log yet. It
+ * lives in memory only — heartbeats are not events — and is the input the dispatcher's
+ * decisions read, with `now`. No clock, no I/O: the caller passes the time.
+ */
+import type { NodeDescription, NodeRole, TaskStatusReport } from '@shoal/contracts';
+
+/** How the session's transport hears what the dispatcher decided about it. */
+export interface SessionLink {
+  /** The registration is on the log: the session is open. */
+  opened(): void;
+  /** The session is over; the agent must open a new one. */
+  closed(reason: string): void;
+  /** The node's tasks may have changed: look at its assignments again. */
+  assignmentsChanged(): void;
+  /** The cluster's heartbeat period changed. */
+  periodChanged(periodMs: number): void;
+}
+
+/** pending: waiting to be proposed; proposed: NodeRegistered appended; open: applied. */
+export type Registration = 'pending' | 'proposed' | 'open';
+
+export interface NewSession {
+  readonly nodeId: string;
+  readonly sessionId: string;
+  readonly role: NodeRole;
+  readonly description: NodeDescription;
+  /** Where the agent connected from. */
+  readonly addr?: string;
+  readonly link?: SessionLink;
+}
+
+export interface Session extends NewSession {
+  registration: Registration;
+  /** The last sign of life, in ms since the epoch: the session's start or its last heartbeat. */
+  lastSeen: number;
+}
+
+export interface PendingStatus {
+  readonly nodeId: string;
+  readonly report: TaskStatusReport;
+}
+
+/** A node the dispatcher expects to hear from: a session, or a node READY when it took over. */
+export interface Expected {
+  readonly nodeId: string;
+  readonly lastSeen: number;
+  readonly session?: Session;
+}
+
+export class SessionTable {
+  private readonly sessions = new Map<string, Session>();
+  /** Nodes READY on the log when this dispatcher became active, given the grace period to come back. */
+  private readonly awaited = new Map<string, number>();
+  private pending: PendingStatus[] = [];
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Opens a node's session; one the node had before is closed. */
+  open(session: NewSession, now: number): Session {
+    this.end(session.nodeId, 'replaced by a new session of the same node');
+    this.awaited.delete(session.nodeId);
+    const opened: Session = { ...session, registration: 'pending', lastSeen: now };
+    this.sessions.set(session.nodeId, opened);
+    return opened;
+  }
+
+  get(nodeId: string): Session | undefined {
+    return this.sessions.get(nodeId);
+  }
+
+  /** The node's session, if `sessionId` is the current one. */
+  current(nodeId: string, sessionId: string): Session | undefined {
+    const session = this.sessions.get(nodeId);
+    return session && session.sessionId === sessionId ? session : undefined;
+  }
+
+  /** Records a heartbeat; false when the session is not (or no longer) the node's current one. */
+  heartbeat(nodeId: string, sessionId: string, now: number): boolean {
+    const session = this.current(nodeId, sessionId);
+    if (!session) return false;
+    session.lastSeen = Math.max(session.lastSeen, now);
+    return true;
+  }
+
+  /** Queues statuses a node reported, for the next batch. */
+  report(nodeId: string, reports: readonly TaskStatusReport[]): void {
+    for (const report of reports) this.pending.push({ nodeId, report });
+  }
+
+  get pendingStatuses(): number {
+    return this.pending.length;
+  }
+
+  /** Takes at most `max` queued statuses, oldest first. */
+  takeStatuses(max: number): PendingStatus[] {
+    const taken = this.pending.slice(0, max);
+    this.pending = this.pending.slice(taken.length);
+    return taken;
+  }
+
+  /** Ends the node's session (if any) and stops expecting it. */
+  end(nodeId: string, reason: string): Session | undefined {
+    this.awaited.delete(nodeId);
+    const session = this.sessions.get(nodeId);
+    if (!session) return undefined;
+    this.sessions.delete(nodeId);
+    session.link?.closed(reason);
+    return session;
+  }
+
+  /** Ends every session and forgets every queued status (the dispatcher stops serving). */
+  clear(reason: string): void {
+    for (const nodeId of [...this.sessions.keys()]) this.end(nodeId, reason);
+    this.awaited.clear();
+    this.pending = [];
+  }
+
+  /** Expects a node with no session yet to connect, counting its silence from `now`. */
+  await(nodeId: string, now: number): void {
+    if (!this.sessions.has(nodeId) && !this.awaited.has(nodeId)) this.awaited.set(nodeId, now);
+  }
+
+  /** Every node the dispatcher expects to hear from, with when it last did. */
+  *expected(): IterableIterator<Expected> {
+    for (const session of this.sessions.values()) yield { nodeId: session.nodeId, lastSeen: session.lastSeen, session };
+    for (const [nodeId, lastSeen] of this.awaited) yield { nodeId, lastSeen };
+  }
+
+  /** Sessions in log order of nothing in particular: insertion order. */
+  all(): IterableIterator<Session> {
+    return this.sessions.values();
+  }
+}
