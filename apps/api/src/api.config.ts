@@ -1,0 +1,44 @@
+/** The API's settings: where its socket and tokens live, its TCP port, the cluster it serves. */
+import { join } from 'node:path';
+
+export interface ApiConfig {
+  /** $SHOAL_DATA_DIR: the socket, admin.token and tokens.json live here. */
+  readonly dataDir: string;
+  /** TCP port on 127.0.0.1 (0 = any free port). */
+  readonly port: number;
+  /** The cluster id to serve; by default the one the log's ClusterInitialized names. */
+  readonly cluster?: string;
+  /** The unix socket: `<dataDir>/shoal.sock`. */
+  readonly socketPath: string;
+  /** The address agents join at, shown by `docker swarm join-token`. */
+  readonly joinAddr: string;
+}
+
+export const DEFAULT_API_PORT = 8080;
+export const DEFAULT_JOIN_ADDR = '127.0.0.1:2377';
+
+export const apiConfig = (options: {
+  readonly dataDir: string;
+  readonly port: number;
+  readonly cluster?: string;
+  readonly joinAddr?: string;
+}): ApiConfig => ({
+  dataDir: options.dataDir,
+  port: options.port,
+  socketPath: join(options.dataDir, 'shoal.sock'),
+  joinAddr: options.joinAddr ?? DEFAULT_JOIN_ADDR,
+  ...(options.cluster ? { cluster: options.cluster } : {}),
+});
+
+/** SHOAL_DATA_DIR (.shoal), SHOAL_API_PORT (8080), SHOAL_CLUSTER_ID, SHOAL_JOIN_ADDR (127.0.0.1:2377). */
+export const apiConfigFromEnv = (env: NodeJS.ProcessEnv): ApiConfig => {
+  const raw = env.SHOAL_API_PORT?.trim() || String(DEFAULT_API_PORT);
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`SHOAL_API_PORT must be a port number (0–65535), not "${raw}"`);
+  return apiConfig({
+    dataDir: env.SHOAL_DATA_DIR?.trim() || '.shoal',
+    port,
+    ...(env.SHOAL_CLUSTER_ID?.trim() ? { cluster: env.SHOAL_CLUSTER_ID.trim() } : {}),
+    ...(env.SHOAL_JOIN_ADDR?.trim() ? { joinAddr: env.SHOAL_JOIN_ADDR.trim() } : {}),
+  });
+};

@@ -1,0 +1,41 @@
+/**
+ * The control API: Docker's Engine API (swarm subset) for the stock docker CLI, and
+ * Shoal's own audit surface. Its shared providers (view, writer, config) come from
+ * ApiCoreModule; each feature is a module of its own, listed here.
+ */
+import { Module } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
+import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
+import type { ApiConfig } from './api.config';
+import { ApiCoreModule } from './api-core.module';
+import { DockerModule } from './docker/docker.module';
+
+export interface ApiModuleOptions {
+  readonly config: ApiConfig;
+  /** A log opened elsewhere (the all-in-one process), which stays open after the API closes; else from the environment. */
+  readonly log?: EventLog;
+}
+
+/** Provides a log opened by someone else, without closing it. */
+@Module({})
+class BorrowedLogModule {
+  static of(log: EventLog): DynamicModule {
+    return { module: BorrowedLogModule, global: true, providers: [{ provide: EVENT_LOG, useValue: log }], exports: [EVENT_LOG] };
+  }
+}
+
+@Module({
+  imports: [DockerModule],
+})
+export class ApiModule {
+  static forRoot(options: ApiModuleOptions): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        options.log ? BorrowedLogModule.of(options.log) : EventLogModule.forRoot(process.env, 'shoal-api'),
+        ApiCoreModule.forRoot(options.config),
+      ],
+    };
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The API as an application: built from a log (opened here from the environment, or
+ * handed in by the all-in-one process), listening on 127.0.0.1:<port> (bearer tokens) and
+ * on the unix socket <dataDir>/shoal.sock (no token), with its OpenAPI document at
+ * /openapi.json.
+ */
+import { NestFactory } from '@nestjs/core';
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventLog } from '@shoal/eventlog';
+import { ApiModule } from './api.module';
+import { apiConfig } from './api.config';
+import type { ApiConfig } from './api.config';
+import { loadTokens } from './access/tokens';
+import { installHttpPipeline } from './http/http-pipeline';
+import { SocketListener } from './http/socket-listener';
+import { API_VERSION } from './http/api-version';
+
+export interface CreateApiAppOptions {
+  readonly log: EventLog;
+  readonly dataDir: string;
+  /** TCP port on 127.0.0.1; 0 picks a free one (read it back from app.getHttpServer().address()). */
+  readonly port: number;
+  /** The cluster to serve; by default the one on the log (or, on an empty log, the one `docker swarm init` creates). */
+  readonly cluster?: string;
+  /** Where agents join, shown by `docker swarm join-token`. */
+  readonly joinAddr?: string;
+}
+
+export const openApiDocument = (app: INestApplication): OpenAPIObject =>
+  SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Shoal control API')
+      .setDescription(
+        "Docker's Engine API (swarm subset, any /v1.NN prefix) and Shoal's audit surface. " +
+          'Over TCP every request needs "Authorization: Bearer <token>"; the unix socket needs none.',
+      )
+      .setVersion(API_VERSION)
+      .addBearerAuth()
+      .build(),
+  );
+
+/** Builds the API on an open log and listens on the socket and 127.0.0.1:port. */
+export const createApiApp = async (options: CreateApiAppOptions): Promise<INestApplication> =>
+  buildApiApp(
+    apiConfig({
+      dataDir: options.dataDir,
+      port: options.port,
+      ...(options.cluster ? { cluster: options.cluster } : {}),
+      ...(options.joinAddr ? { joinAddr: options.joinAddr } : {}),
+    }),
+    options.log,
+  );
+
+/** The same, from a config; without a log, the log comes from the environment (KAFKA_BROKERS or embedded). */
+export const buildApiApp = async (config: ApiConfig, log?: EventLog): Promise<INestApplication> => {
+  const { registry } = loadTokens(config.dataDir);
+  const app = await NestFactory.create(ApiModule.forRoot({ config, ...(log ? { log } : {}) }), {
+    bodyParser: false,
+    forceCloseConnections: true,
+    logger: ['error', 'warn'],
+  });
+  installHttpPipeline(app, registry);
+  const document = openApiDocument(app);
+  app.getHttpAdapter().get('/openapi.json', (_req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(document));
+  });
+  await app.init();
+  await app.get(SocketListener).listen(config.socketPath);
+  await app.listen(config.port, '127.0.0.1');
+  return app;
+};

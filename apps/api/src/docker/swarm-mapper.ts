@@ -1,0 +1,58 @@
+/** The cluster object ↔ Docker's Swarm (inspect) and SwarmSpec (update). */
+import type { ClusterSpec } from '@shoal/contracts';
+import type { Cluster } from '@shoal/domain';
+import type { DockerClusterInfo, DockerSwarm, DockerSwarmSpec } from './docker-types';
+import { msToNs, nsToMs } from './durations';
+
+/** Raft and CA settings Shoal does not have (its log is Kafka's); shown as SwarmKit's defaults. */
+const FIXED_SPEC: Pick<DockerSwarmSpec, 'Raft' | 'CAConfig' | 'TaskDefaults' | 'EncryptionConfig'> = {
+  Raft: { SnapshotInterval: 10_000, KeepOldSnapshots: 0, LogEntriesForSlowFollowers: 500, ElectionTick: 10, HeartbeatTick: 1 },
+  CAConfig: { NodeCertExpiry: 90 * 24 * 3600 * 1e9 },
+  TaskDefaults: {},
+  EncryptionConfig: { AutoLockManagers: false },
+};
+
+export const toDockerSwarmSpec = (spec: ClusterSpec): DockerSwarmSpec => ({
+  Name: spec.name,
+  Labels: { ...(spec.labels ?? {}) },
+  Orchestration: { TaskHistoryRetentionLimit: spec.orchestration.taskHistoryRetentionLimit },
+  Dispatcher: { HeartbeatPeriod: msToNs(spec.dispatcher.heartbeatPeriodMs) },
+  ...FIXED_SPEC,
+});
+
+export const toDockerClusterInfo = (cluster: Cluster): DockerClusterInfo => ({
+  ID: cluster.id,
+  Version: { Index: cluster.version },
+  CreatedAt: cluster.createdAt,
+  UpdatedAt: cluster.updatedAt,
+  Spec: toDockerSwarmSpec(cluster.spec),
+  TLSInfo: { TrustRoot: '', CertIssuerSubject: '', CertIssuerPublicKey: '' },
+  RootRotationInProgress: false,
+  DefaultAddrPool: ['10.0.0.0/8'],
+  SubnetSize: 24,
+  DataPathPort: 4789,
+});
+
+export const toDockerSwarm = (cluster: Cluster): DockerSwarm => ({
+  ...toDockerClusterInfo(cluster),
+  JoinTokens: { Worker: cluster.tokens.worker, Manager: cluster.tokens.manager },
+});
+
+/**
+ * A SwarmSpec from `docker swarm update` applied to the current spec: what Docker sends
+ * and Shoal has (name, labels, task history limit, heartbeat period) replaces it; the
+ * rest (node-down period) is kept.
+ */
+export const fromDockerSwarmSpec = (spec: DockerSwarmSpec, current: ClusterSpec): ClusterSpec => {
+  const limit = spec.Orchestration?.TaskHistoryRetentionLimit;
+  const heartbeat = spec.Dispatcher?.HeartbeatPeriod;
+  const labels = spec.Labels ?? current.labels ?? {};
+  const { labels: _previous, ...rest } = current;
+  return {
+    ...rest,
+    name: spec.Name || current.name,
+    ...(Object.keys(labels).length > 0 ? { labels: { ...labels } } : {}),
+    orchestration: { taskHistoryRetentionLimit: limit ?? current.orchestration.taskHistoryRetentionLimit },
+    dispatcher: { heartbeatPeriodMs: heartbeat ? nsToMs(heartbeat) : current.dispatcher.heartbeatPeriodMs },
+  };
+};

@@ -1,0 +1,26 @@
+/** Every error Nest sees leaves in Docker's shape, `{"message": "…"}`, with its status. */
+import { Catch, HttpException, Logger } from '@nestjs/common';
+import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { sendDockerError } from './docker-error';
+
+export const dockerMessage = (error: HttpException): string => {
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.map(String).join('; ');
+  if (typeof message === 'string') return message;
+  return error.message;
+};
+
+@Catch()
+export class DockerExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('api');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<ServerResponse>();
+    if (error instanceof HttpException) return sendDockerError(res, error.getStatus(), dockerMessage(error));
+    this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    sendDockerError(res, 500, error instanceof Error ? error.message : String(error));
+  }
+}

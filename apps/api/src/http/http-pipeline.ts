@@ -1,0 +1,50 @@
+/**
+ * What every request goes through before Nest routes it, as plain middleware: the
+ * `/v1.NN` prefix is stripped, access is decided (socket, or a bearer token over TCP),
+ * and the JSON body is read (malformed or oversized → 400 in Docker's error shape).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
+import { decideAccess } from '../access/access-policy';
+import type { TokenRegistry } from '../access/tokens';
+import { stripApiVersion } from './api-version';
+import { sendDockerError } from './docker-error';
+import { readJsonBody } from './json-body';
+
+/** Connections accepted on the unix socket. */
+const socketConnections = new WeakSet<Socket>();
+export const markSocketConnection = (socket: Socket): void => {
+  socketConnections.add(socket);
+};
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+type Next = () => void;
+type Request = IncomingMessage & { body?: unknown };
+
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const installHttpPipeline = (app: INestApplication, registry: TokenRegistry): void => {
+  app.use((req: Request, res: ServerResponse, next: Next) => {
+    const versioned = stripApiVersion(req.url ?? '/');
+    if (!versioned.ok) return sendDockerError(res, 400, versioned.message);
+    req.url = versioned.url;
+    const decision = decideAccess(registry, {
+      transport: socketConnections.has(req.socket) ? 'socket' : 'tcp',
+      method: req.method ?? 'GET',
+      path: versioned.url.split('?')[0] ?? '/',
+      ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+    });
+    if (!decision.allowed) return sendDockerError(res, decision.status, decision.message);
+    next();
+  });
+  app.use((req: Request, res: ServerResponse, next: Next) => {
+    if (BODILESS.has(req.method ?? 'GET')) return next();
+    void readJsonBody(req, MAX_BODY_BYTES).then((result) => {
+      if (!result.ok) return sendDockerError(res, 400, result.message);
+      req.body = result.body;
+      next();
+    });
+  });
+};

@@ -1,0 +1,47 @@
+/**
+ * Intents: the API's writes. Each is one event appended through the API's EventWriter;
+ * the answer waits for evolve's verdict on it, so a 2xx means the log has applied it and
+ * the API's view already shows it (read-your-writes).
+ */
+import { randomBytes } from 'node:crypto';
+import { HttpException, Inject, Injectable } from '@nestjs/common';
+import type { EventDataMap, EventType, Expectations } from '@shoal/contracts';
+import type { Cluster, ClusterState } from '@shoal/domain';
+import type { LiveView } from '@shoal/runtime';
+import { API_VIEW, API_WRITER } from '../api.tokens';
+import type { ApiEventWriter } from '../api-writer';
+import { verdictAnswer } from './verdict-answer';
+
+const NOT_A_SWARM =
+  'This node is not a swarm manager. Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.';
+
+/** Docker-style object ids: 25 characters of base 36. */
+export const newObjectId = (): string =>
+  BigInt(`0x${randomBytes(16).toString('hex')}`).toString(36).padStart(25, '0').slice(-25);
+
+@Injectable()
+export class Intents {
+  constructor(
+    @Inject(API_VIEW) private readonly view: LiveView,
+    @Inject(API_WRITER) private readonly writer: ApiEventWriter,
+  ) {}
+
+  get state(): ClusterState {
+    return this.view.state;
+  }
+
+  /** The cluster, or Docker's 503 when there is none yet. */
+  cluster(): Cluster {
+    const cluster = this.view.state.cluster;
+    if (!cluster) throw new HttpException(NOT_A_SWARM, 503);
+    return cluster;
+  }
+
+  /** Appends one intent and waits for evolve's verdict; a refusal throws Docker's error. */
+  async submit<K extends EventType>(type: K, data: EventDataMap[K], expect?: Expectations): Promise<void> {
+    const event = this.writer.propose(type, data, expect ? { expect } : {});
+    const [verdict] = await this.writer.appendAndWait(this.view, [event]);
+    const answer = verdictAnswer(verdict);
+    if (!answer.ok) throw new HttpException(answer.message, answer.status);
+  }
+}

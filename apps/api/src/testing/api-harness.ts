@@ -1,0 +1,150 @@
+/**
+ * Test harness: the API in this process on an embedded log in a temp dir, the cluster
+ * initialised (unless asked not to), events appended as other components would, and the
+ * real docker CLI run against it (over the socket, or over TCP with a bearer token).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { DEFAULT_CLUSTER_SPEC, encode } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import { EmbeddedEventLog } from '@shoal/eventlog';
+import type { LiveView } from '@shoal/runtime';
+import { EventBuilder } from '@shoal/testing';
+import { createApiApp } from '../create-api-app';
+import { API_VIEW } from '../api.tokens';
+
+export interface DockerResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface ApiHarness {
+  readonly app: INestApplication;
+  readonly log: EmbeddedEventLog;
+  readonly view: LiveView;
+  readonly dataDir: string;
+  readonly socketPath: string;
+  readonly port: number;
+  readonly adminToken: string;
+  readonly cluster: string;
+  /** Builds events as the other components write them (dispatcher, orchestrator, …). */
+  readonly events: EventBuilder;
+  /** Appends events and waits until the API's view has applied them. */
+  append(...events: readonly ShoalEvent[]): Promise<void>;
+  /** Runs the docker CLI against the API: over the socket, or over TCP with `token`. */
+  docker(args: readonly string[], options?: { readonly token?: string }): Promise<DockerResult>;
+  /** An HTTP request over TCP (with the token given) or over the socket (token omitted and socket: true). */
+  request(method: string, path: string, options?: { readonly token?: string; readonly body?: unknown; readonly rawBody?: string; readonly socket?: boolean }): Promise<{ status: number; body: unknown; headers: Record<string, string | string[] | undefined> }>;
+  close(): Promise<void>;
+}
+
+export const startApi = async (options: { readonly initialized?: boolean; readonly cluster?: string } = {}): Promise<ApiHarness> => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shoal-api-'));
+  const cluster = options.cluster ?? 'c-test';
+  const events = new EventBuilder(cluster);
+  const log = await EmbeddedEventLog.open({ dir: join(dataDir, 'log'), sync: false });
+  if (options.initialized ?? true) {
+    await log.append([
+      {
+        key: cluster,
+        value: encode(
+          events.event('ClusterInitialized', {
+            spec: DEFAULT_CLUSTER_SPEC,
+            tokens: {
+              worker: `SWMTKN-1-${'a'.repeat(50)}-${'w'.repeat(25)}`,
+              manager: `SWMTKN-1-${'a'.repeat(50)}-${'m'.repeat(25)}`,
+            },
+          }),
+        ),
+      },
+    ]);
+  }
+  const app = await createApiApp({ log, dataDir, port: 0, cluster });
+  const view = app.get<LiveView>(API_VIEW);
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const socketPath = join(dataDir, 'shoal.sock');
+  const adminToken = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
+  const dockerHome = join(dataDir, 'docker-home');
+  mkdirSync(dockerHome, { recursive: true });
+
+  const dockerConfig = (token?: string): string => {
+    const dir = join(dockerHome, token ? `config-${token.slice(0, 8)}` : 'config');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(token ? { HttpHeaders: { Authorization: `Bearer ${token}` } } : {}));
+    return dir;
+  };
+
+  return {
+    app,
+    log,
+    view,
+    dataDir,
+    socketPath,
+    port,
+    adminToken,
+    cluster,
+    events,
+    async append(...list) {
+      const { last } = await log.append(list.map((event) => ({ key: cluster, value: encode(event) })));
+      await view.waitFor(last + 1);
+    },
+    docker(args, dockerOptions = {}) {
+      const env = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: dockerHome,
+        DOCKER_CONFIG: dockerConfig(dockerOptions.token),
+        DOCKER_HOST: dockerOptions.token ? `tcp://127.0.0.1:${port}` : `unix://${socketPath}`,
+        DOCKER_CLI_HINTS: 'false',
+      };
+      return new Promise((resolve) => {
+        execFile('docker', [...args], { env, timeout: 30_000 }, (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+          resolve({ code, stdout: stdout.toString(), stderr: stderr.toString() });
+        });
+      });
+    },
+    async request(method, path, requestOptions = {}) {
+      const { request } = await import('node:http');
+      return new Promise((resolve, reject) => {
+        const body = requestOptions.rawBody ?? (requestOptions.body === undefined ? undefined : JSON.stringify(requestOptions.body));
+        const req = request(
+          {
+            method,
+            path,
+            ...(requestOptions.socket ? { socketPath } : { host: '127.0.0.1', port }),
+            headers: {
+              ...(requestOptions.token ? { Authorization: `Bearer ${requestOptions.token}` } : {}),
+              ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}),
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              let parsed: unknown = text;
+              try {
+                parsed = text ? JSON.parse(text) : undefined;
+              } catch {
+                parsed = text;
+              }
+              resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
+            });
+          },
+        );
+        req.on('error', reject);
+        if (body !== undefined) req.write(body);
+        req.end();
+      });
+    },
+    async close() {
+      await app.close();
+      await log.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};
