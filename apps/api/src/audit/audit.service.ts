@@ -1,0 +1,233 @@
+/**
+ * The audit surface's answers: the log paged with verdicts, the state at any point, a
+ * task's history, a verification replay and a task's explanation. Reads come from the
+ * audit trail and from replays of the log, never from a component's view.
+ */
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { decode, taskStateName } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import { toStateData } from '@shoal/domain';
+import type { StateData, Tally, Verdict } from '@shoal/domain';
+import { EVENT_LOG } from '@shoal/eventlog';
+import type { EventLog, LogRecord } from '@shoal/eventlog';
+import { replayLog, verifyLog } from '@shoal/runtime';
+import type { LiveView, VerifyReport } from '@shoal/runtime';
+import { API_VIEW } from '../api.tokens';
+import type { AuditTrail } from './audit-trail';
+import { DEFAULT_PAGE } from './audit-query.dto';
+import type { AuditEventsQuery, StatePoint } from './audit-query.dto';
+import { badRequest } from './docker-validation';
+import { entitiesOf, taskItemOf } from './entities';
+import type { EntityRef } from './entities';
+import { explainTask } from './task-explain';
+import type { TaskExplanation } from './task-explain';
+
+export const AUDIT_TRAIL = Symbol('AUDIT_TRAIL');
+
+export interface AuditVerdict {
+  readonly status: Verdict['status'];
+  readonly reasons: readonly string[];
+}
+
+export interface AuditRecord {
+  readonly offset: number;
+  readonly verdict: AuditVerdict;
+  readonly id?: string;
+  readonly type?: string;
+  readonly v?: number;
+  readonly at?: string;
+  /** component/instance@term */
+  readonly by?: string;
+  readonly seq?: number;
+  readonly correlation?: string;
+  readonly causation?: string;
+  readonly entities?: readonly EntityRef[];
+  readonly data?: unknown;
+  /** A poison record's bytes as stored (cut at 4 KiB). */
+  readonly raw?: string;
+}
+
+export interface AuditPage {
+  readonly from: number;
+  /** Where the next page starts; null once the end of the log was reached. */
+  readonly next: number | null;
+  readonly highWaterMark: number;
+  readonly records: readonly AuditRecord[];
+}
+
+export interface AuditState {
+  /** Every record before this offset is in the state. */
+  readonly position: number;
+  readonly highWaterMark: number;
+  readonly at?: string;
+  readonly hash: string;
+  readonly tally: Tally;
+  readonly state: StateData;
+}
+
+export interface TaskHistoryEntry extends AuditRecord {
+  /** What happened to this task in the record: its own verdict within a batch. */
+  readonly outcome: 'applied' | 'refused';
+  readonly item: unknown;
+}
+
+export interface TaskHistory {
+  readonly task: string;
+  /** The scheduler's reason for the task's placement (its last applied assignment). */
+  readonly placement: string | null;
+  /** The scheduler's last explanation why it could not place the task. */
+  readonly unschedulable: string | null;
+  readonly records: readonly TaskHistoryEntry[];
+}
+
+const RAW_LIMIT = 4_096;
+const by = (event: ShoalEvent): string => `${event.by.component}/${event.by.instance}@${event.by.term}`;
+const exposeVerdict = (verdict: Verdict): AuditVerdict => ({ status: verdict.status, reasons: verdict.reasons });
+
+@Injectable()
+export class AuditService {
+  constructor(
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+    @Inject(AUDIT_TRAIL) private readonly trail: AuditTrail,
+    @Inject(API_VIEW) private readonly view: LiveView,
+  ) {}
+
+  async events(query: AuditEventsQuery): Promise<AuditPage> {
+    const end = await this.trail.catchUp();
+    const from = query.from ?? 0;
+    const limit = query.limit ?? DEFAULT_PAGE;
+    const records: AuditRecord[] = [];
+    const keep = (record: AuditRecord): boolean => query.type === undefined || record.type === query.type;
+
+    if (query.entity !== undefined) {
+      const offsets = this.trail.offsetsTouching(query.entity).filter((offset) => offset >= from && offset < end);
+      let next: number | null = null;
+      for (const offset of offsets) {
+        if (records.length === limit) {
+          next = offset;
+          break;
+        }
+        const [record] = await this.log.read(offset, { to: offset + 1 });
+        if (record) {
+          const described = this.describe(record);
+          if (keep(described)) records.push(described);
+        }
+      }
+      return { from, next, highWaterMark: end, records };
+    }
+
+    let position = from;
+    while (position < end && records.length < limit) {
+      const batch = await this.log.read(position, { to: end, max: 1_000 });
+      if (batch.length === 0) break;
+      for (const record of batch) {
+        position = record.offset + 1;
+        const described = this.describe(record);
+        if (keep(described)) records.push(described);
+        if (records.length === limit) break;
+      }
+    }
+    return { from, next: position < end ? position : null, highWaterMark: end, records };
+  }
+
+  async stateAt(point: StatePoint, at?: string): Promise<AuditState> {
+    const end = await this.trail.catchUp();
+    let position: number;
+    if ('offset' in point) {
+      if (point.offset > end) throw badRequest(`at: offset ${point.offset} is past the end of the log (${end} records)`);
+      position = point.offset;
+    } else if ('time' in point) {
+      position = this.trail.positionAt(point.time);
+    } else {
+      position = end;
+    }
+    const projection = await replayLog(this.log, { to: position, keepRefusals: 0 });
+    return {
+      position: projection.position,
+      highWaterMark: end,
+      ...(at !== undefined ? { at } : {}),
+      hash: projection.hash(),
+      tally: projection.tally,
+      state: toStateData(projection.state),
+    };
+  }
+
+  async taskHistory(taskId: string): Promise<TaskHistory> {
+    await this.trail.catchUp();
+    const offsets = this.trail.offsetsTouching(taskId);
+    if (offsets.length === 0) throw new NotFoundException({ message: `no record touched task ${taskId}` });
+    const records: TaskHistoryEntry[] = [];
+    let placement: string | null = null;
+    let unschedulable: string | null = null;
+    for (const offset of offsets) {
+      const [record] = await this.log.read(offset, { to: offset + 1 });
+      if (!record) continue;
+      const decoded = decode(record.value);
+      if (!decoded.ok) continue;
+      const event = decoded.event;
+      const verdict = this.trail.verdictAt(offset);
+      const refusedHere =
+        verdict.status === 'rejected' || (verdict.status === 'partial' && verdict.reasons.some((reason) => reason.includes(taskId)));
+      const item = taskItemOf(event, taskId);
+      if (!refusedHere && event.type === 'TasksAssigned') placement = (item as { why: string }).why;
+      if (!refusedHere && event.type === 'TasksUnschedulable') unschedulable = (item as { explain: string }).explain;
+      records.push({
+        ...this.describe(record, event),
+        outcome: refusedHere ? 'refused' : 'applied',
+        item: this.readableItem(event, item),
+      });
+    }
+    return { task: taskId, placement, unschedulable, records };
+  }
+
+  async verify(): Promise<VerifyReport> {
+    return verifyLog(this.log);
+  }
+
+  explain(taskId: string, now: Date): TaskExplanation {
+    const task = this.view.state.tasks.get(taskId);
+    if (!task) throw new NotFoundException({ message: `task ${taskId} not found` });
+    return explainTask(this.view.state, task, now);
+  }
+
+  private describe(record: LogRecord, event?: ShoalEvent): AuditRecord {
+    const decoded = event ? { ok: true as const, event } : decode(record.value);
+    const verdict = exposeVerdict(this.trail.verdictAt(record.offset));
+    if (!decoded.ok) {
+      const envelope = decoded.envelope ?? {};
+      return {
+        offset: record.offset,
+        verdict,
+        ...(typeof envelope.id === 'string' ? { id: envelope.id } : {}),
+        ...(typeof envelope.type === 'string' ? { type: envelope.type } : {}),
+        raw: record.value.length > RAW_LIMIT ? `${record.value.slice(0, RAW_LIMIT)}…` : record.value,
+      };
+    }
+    const e = decoded.event;
+    return {
+      offset: record.offset,
+      verdict,
+      id: e.id,
+      type: e.type,
+      v: e.v,
+      at: e.at,
+      by: by(e),
+      seq: e.seq,
+      ...(e.correlation ? { correlation: e.correlation } : {}),
+      ...(e.causation ? { causation: e.causation } : {}),
+      entities: entitiesOf(e),
+      data: e.data,
+    };
+  }
+
+  /** Task states as their names, so a person reads RUNNING rather than 512. */
+  private readableItem(event: ShoalEvent, item: unknown): unknown {
+    if (item === undefined || item === null || typeof item !== 'object') return item;
+    const copy: Record<string, unknown> = { ...(item as Record<string, unknown>) };
+    for (const key of ['state', 'desiredState']) {
+      if (typeof copy[key] === 'number') copy[key] = taskStateName(copy[key] as never);
+    }
+    if (event.type === 'TasksCreated') delete copy.spec;
+    return copy;
+  }
+}
