@@ -10,6 +10,7 @@ import type { EventLog } from '@shoal/eventlog';
 import type { ApiConfig } from './api.config';
 import { ApiCoreModule } from './api-core.module';
 import { DockerModule } from './docker/docker.module';
+import { AuditModule } from './audit/audit.module';
 
 export interface ApiModuleOptions {
   readonly config: ApiConfig;
@@ -26,7 +27,7 @@ class BorrowedLogModule {
 }
 
 @Module({
-  imports: [DockerModule],
+  imports: [DockerModule, AuditModule],
 })
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {
