@@ -10,6 +10,9 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
   switch (event.type) {
     case 'NetworkCreated': {
       const { id, spec } = event.data;
+      if (event.by.component === 'allocator' && !spec.ingress) {
+        return rejected(event.type, `the allocator may only create the ingress network, not ${spec.name}`);
+      }
       if (state.networks.has(id)) return rejected(event.type, `network ${id} already exists`);
       for (const network of state.networks.values()) {
         if (network.spec.name === spec.name) return rejected(event.type, `network with name ${spec.name} already exists`);

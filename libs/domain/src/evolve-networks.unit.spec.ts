@@ -18,6 +18,16 @@ describe('evolve: networks', () => {
     given(created('i1', 'ingress', true)).when(created('i2', 'ingress2', true)).thenRejected(/an ingress network already exists/);
   });
 
+  it('the allocator may create the ingress network, and no other', () => {
+    const ingress = { name: 'ingress', driver: 'overlay' as const, ingress: true };
+    given()
+      .when(b.event('NetworkCreated', { id: 'i1', spec: ingress }, { by: 'allocator' }))
+      .thenApplied((state) => expect(state.networks.get('i1')?.spec.ingress).toBe(true));
+    given()
+      .when(b.event('NetworkCreated', { id: 'n1', spec: { name: 'backend', driver: 'overlay' } }, { by: 'allocator' }))
+      .thenRejected(/the allocator may only create the ingress network, not backend/);
+  });
+
   it('NetworkAllocated gives the network its subnet once', () => {
     given(created())
       .when(b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' }))

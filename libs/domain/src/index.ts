@@ -18,3 +18,4 @@ export * from './dispatcher/assignments';
 export * from './dispatcher/status-batch';
 export * from './dispatcher/orphans';
 export * from './dispatcher/dispatcher-core';
+export * from './allocator/allocator-core';
