@@ -36,10 +36,7 @@ export interface ServiceCreated {
 export interface ServiceUpdated {
   readonly id: string;
   readonly spec: ServiceSpec;
-  /**
-   * A rollback: spec is the previous spec. Written by the API (`docker service rollback`)
-   * or by the orchestrator when a failed update rolls back on its own.
-   */
+  /** A manual rollback (`docker service rollback`): spec is the previous spec. */
   readonly rollback?: boolean;
 }
 export interface ServiceRemoved {
@@ -186,8 +183,7 @@ export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; rea
   JoinTokensRotated: { v: 1, writers: ['api'] },
   OwnershipTaken: { v: 1, writers: MANAGERS },
   ServiceCreated: { v: 1, writers: ['api'] },
-  // The orchestrator writes only automatic rollbacks (rollback: true, back to the previous spec).
-  ServiceUpdated: { v: 1, writers: ['api', 'orchestrator'] },
+  ServiceUpdated: { v: 1, writers: ['api'] },
   ServiceRemoved: { v: 1, writers: ['api'] },
   ServiceEndpointsAllocated: { v: 1, writers: ['allocator'] },
   ServiceUpdateStatusChanged: { v: 1, writers: ['orchestrator', 'api'] },
