@@ -1,0 +1,245 @@
+/**
+ * One node's session with a dispatcher (SwarmKit's agent/session.go): Session registers
+ * with the join token and the node's description and answers the node id (kept across
+ * reconnects) and the heartbeat period; heartbeats keep it alive at the period the
+ * dispatcher asks for; the Assignments stream drives the worker; task statuses go out in
+ * batches. Any of these breaking ends the session and a new one starts after a backoff.
+ * A refused join token is final: the session stops with a JoinRefusedError.
+ */
+import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
+import { DISPATCHER_REDIRECT_KEY } from '@shoal/protocol';
+import type { AssignmentsMessage, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
+import type { DispatcherApi, DispatcherChannels } from './dispatcher-channels';
+import type { Executor } from './executor';
+import { StatusBatcher } from './status-batcher';
+import type { BatchOptions } from './status-batcher';
+import type { Cancel, Timers } from './timers';
+import { Worker } from './worker';
+
+/** The dispatcher refused the join token (wrong, or rotated out). */
+export class JoinRefusedError extends Error {
+  constructor(
+    readonly dispatcher: string,
+    detail: string,
+  ) {
+    super(`the dispatcher at ${dispatcher} refused the join token: ${detail}`);
+    this.name = 'JoinRefusedError';
+  }
+}
+
+export interface AgentSessionOptions {
+  /** host:port of a dispatcher; one that does not own the cluster names the one that does. */
+  readonly dispatcher: string;
+  readonly joinToken: string;
+  readonly executor: Executor;
+  readonly channels: DispatcherChannels;
+  /** This session's number among those sharing `channels` (it picks the channel). */
+  readonly index?: number;
+  readonly timers: Timers;
+  /** The node id from an earlier run, if any. */
+  readonly nodeId?: string;
+  readonly backoff?: { readonly initialMs?: number; readonly maxMs?: number };
+  readonly batch?: BatchOptions;
+  /** Heartbeat period until the dispatcher says otherwise. */
+  readonly defaultHeartbeatMs?: number;
+  /** Lines worth telling an operator (connection lost, retrying, redirected). */
+  readonly log?: (line: string) => void;
+  /** Called when the session comes up or goes down. */
+  readonly onConnectionChange?: (connected: boolean) => void;
+  readonly random?: () => number;
+}
+
+const describeError = (error: unknown): string => {
+  const grpcError = error as Partial<ServiceError>;
+  if (typeof grpcError.code === 'number') return `${GrpcStatus[grpcError.code] ?? grpcError.code}: ${grpcError.details || grpcError.message}`;
+  return error instanceof Error ? error.message : String(error);
+};
+
+const redirectOf = (error: unknown): string | undefined => {
+  const metadata = (error as Partial<ServiceError>).metadata;
+  if (!(metadata instanceof Metadata)) return undefined;
+  const value = metadata.get(DISPATCHER_REDIRECT_KEY)[0];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+};
+
+export class AgentSession {
+  readonly worker: Worker;
+  private readonly batcher: StatusBatcher;
+  private readonly description: NodeDescriptionMessage;
+  private address: string;
+  private id: string | undefined;
+  private session: string | undefined;
+  private periodMs: number;
+  private generation = 0;
+  private attempts = 0;
+  private up = false;
+  private stopped = false;
+  private calls: ClientReadableStream<unknown>[] = [];
+  private cancelTimer: Cancel | undefined;
+  private started: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  private failure: Error | undefined;
+
+  constructor(private readonly options: AgentSessionOptions) {
+    this.address = options.dispatcher;
+    this.id = options.nodeId;
+    this.periodMs = options.defaultHeartbeatMs ?? 5_000;
+    this.description = options.executor.describe();
+    this.batcher = new StatusBatcher(options.timers, options.batch);
+    this.worker = new Worker(options.executor, (status) => this.batcher.push(status));
+  }
+
+  /** The node id the dispatcher gave (kept for every later session). */
+  get nodeId(): string | undefined {
+    return this.id;
+  }
+
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  get connected(): boolean {
+    return this.up;
+  }
+
+  get heartbeatPeriodMs(): number {
+    return this.periodMs;
+  }
+
+  /** The dispatcher this session talks to (it changes when one redirects to another). */
+  get dispatcher(): string {
+    return this.address;
+  }
+
+  /** Why the session stopped for good, if it did. */
+  get error(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Opens the session; resolves once the node has joined, rejects if the join token is refused. */
+  start(): Promise<void> {
+    const joined = new Promise<void>((resolve, reject) => (this.started = { resolve, reject }));
+    this.connect();
+    return joined;
+  }
+
+  /** Ends the session. With `stopTasks`, stops the node's tasks first and reports how they ended. */
+  async stop(options: { stopTasks?: boolean } = {}): Promise<void> {
+    if (options.stopTasks) {
+      await this.worker.stopAll();
+      await Promise.race([this.batcher.flush(), new Promise((resolve) => this.options.timers.after(2_000, () => resolve(undefined)))]);
+    }
+    this.stopped = true;
+    this.teardown();
+    this.started?.reject(new Error('the agent stopped before it joined'));
+    this.started = undefined;
+  }
+
+  private client(): DispatcherApi {
+    return this.options.channels.client(this.address, this.options.index ?? 0);
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const generation = ++this.generation;
+    const call = this.client().session({ joinToken: this.options.joinToken, nodeId: this.id ?? '', description: this.description });
+    this.calls.push(call);
+    call.on('data', (message: SessionMessage) => {
+      if (generation !== this.generation) return;
+      if (!this.up) this.established(message, generation);
+      else if (message.heartbeatPeriodMs > 0) this.periodMs = message.heartbeatPeriodMs;
+    });
+    call.on('error', (error: Error) => this.broken(generation, error));
+    call.on('end', () => this.broken(generation, new Error('the dispatcher ended the session')));
+  }
+
+  private established(message: SessionMessage, generation: number): void {
+    this.id = message.nodeId || this.id;
+    this.session = message.sessionId;
+    if (message.heartbeatPeriodMs > 0) this.periodMs = message.heartbeatPeriodMs;
+    this.up = true;
+    this.attempts = 0;
+    this.scheduleHeartbeat(generation);
+    this.openAssignments(generation);
+    this.batcher.connect((updates) => this.sendStatuses(updates));
+    this.options.onConnectionChange?.(true);
+    this.started?.resolve();
+    this.started = undefined;
+  }
+
+  private openAssignments(generation: number): void {
+    const call = this.client().assignments({ nodeId: this.id ?? '', sessionId: this.session ?? '' });
+    this.calls.push(call);
+    call.on('data', (message: AssignmentsMessage) => {
+      if (generation === this.generation) this.worker.apply(message);
+    });
+    call.on('error', (error: Error) => this.broken(generation, error));
+    call.on('end', () => this.broken(generation, new Error('the dispatcher ended the assignments stream')));
+  }
+
+  private scheduleHeartbeat(generation: number): void {
+    this.cancelTimer = this.options.timers.after(this.periodMs, () => {
+      this.cancelTimer = undefined;
+      if (generation !== this.generation) return;
+      const deadline = Date.now() + Math.max(this.periodMs, 1_000);
+      this.client().heartbeat({ nodeId: this.id ?? '', sessionId: this.session ?? '' }, { deadline }, (error, response) => {
+        if (generation !== this.generation) return;
+        if (error) return this.broken(generation, error);
+        if (response && response.periodMs > 0) this.periodMs = response.periodMs;
+        this.scheduleHeartbeat(generation);
+      });
+    });
+  }
+
+  private sendStatuses(updates: TaskStatusMessage[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.client().updateTaskStatus({ nodeId: this.id ?? '', sessionId: this.session ?? '', updates }, {}, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /** Ends the current session's calls and timers; nothing from them counts any more. */
+  private teardown(): void {
+    this.generation += 1;
+    const calls = this.calls;
+    this.calls = [];
+    for (const call of calls) call.cancel();
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.batcher.disconnect();
+    if (this.up) {
+      this.up = false;
+      this.options.onConnectionChange?.(false);
+    }
+  }
+
+  private broken(generation: number, error: unknown): void {
+    if (generation !== this.generation || this.stopped) return;
+    this.teardown();
+    const code = (error as Partial<ServiceError>).code;
+    if (code === GrpcStatus.UNAUTHENTICATED || code === GrpcStatus.PERMISSION_DENIED) {
+      this.stopped = true;
+      this.failure = new JoinRefusedError(this.address, (error as ServiceError).details || (error as Error).message);
+      this.options.log?.(this.failure.message);
+      this.started?.reject(this.failure);
+      this.started = undefined;
+      return;
+    }
+    const redirect = code === GrpcStatus.FAILED_PRECONDITION ? redirectOf(error) : undefined;
+    if (redirect && redirect !== this.address) {
+      this.options.log?.(`the dispatcher at ${this.address} sends this node to ${redirect}`);
+      this.address = redirect;
+      this.attempts = 0;
+      this.cancelTimer = this.options.timers.after(0, () => this.connect());
+      return;
+    }
+    const { initialMs = 200, maxMs = 10_000 } = this.options.backoff ?? {};
+    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempts, 20));
+    const delay = Math.round(base / 2 + (this.options.random ?? Math.random)() * (base / 2));
+    this.attempts += 1;
+    this.options.log?.(`session with the dispatcher at ${this.address} lost (${describeError(error)}); reconnecting in ${delay} ms`);
+    this.cancelTimer = this.options.timers.after(delay, () => {
+      this.cancelTimer = undefined;
+      this.connect();
+    });
+  }
+}

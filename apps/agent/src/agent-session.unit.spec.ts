@@ -1,0 +1,157 @@
+import { TaskState } from '@shoal/contracts';
+import { AgentSession, JoinRefusedError } from './agent-session';
+import { DispatcherChannels } from './dispatcher-channels';
+import { nodeDescription } from './node-description';
+import { SimulatedExecutor } from './simulated-executor';
+import { assignment, complete, incremental, remove, update } from './testing/assignments';
+import { FakeDispatcher } from './testing/fake-dispatcher';
+import { TimerWheel } from './timers';
+
+const eventually = async (check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('the agent session', () => {
+  const timers = new TimerWheel(5);
+  let dispatcher: FakeDispatcher;
+  let channels: DispatcherChannels;
+  const sessions: AgentSession[] = [];
+  const executor = new SimulatedExecutor(
+    nodeDescription({ hostname: 'sim-7', nanoCpus: 2e9, memoryBytes: 2 ** 30, labels: { zone: 'b' }, engineVersion: 'shoal-agent simulated' }),
+    timers,
+  );
+  const open = (overrides: Partial<ConstructorParameters<typeof AgentSession>[0]> = {}): AgentSession => {
+    const session = new AgentSession({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', executor, channels, timers, backoff: { initialMs: 20, maxMs: 100 }, ...overrides });
+    sessions.push(session);
+    return session;
+  };
+  const statesOf = (taskId: string): number[] => dispatcher.statuses.filter((status) => status.taskId === taskId).map((status) => status.state);
+
+  beforeEach(async () => {
+    dispatcher = await FakeDispatcher.start();
+    dispatcher.heartbeatPeriodMs = 40;
+    channels = new DispatcherChannels();
+  });
+  afterEach(async () => {
+    await Promise.all(sessions.splice(0).map((session) => session.stop()));
+    channels.close();
+    await dispatcher.stop();
+  });
+
+  it('registers with the join token and its description, keeps the node id it is given, and heartbeats at the period it is told', async () => {
+    const session = open();
+    await session.start();
+    expect(session.connected).toBe(true);
+    expect(dispatcher.sessionRequests[0]).toMatchObject({
+      joinToken: 'SWMTKN-1-good',
+      nodeId: '',
+      description: { hostname: 'sim-7', nanoCpus: 2e9, memoryBytes: 2 ** 30, engineLabels: { zone: 'b' }, platform: { os: 'linux', architecture: 'x86_64' } },
+    });
+    expect(session.nodeId).toBe('node-1');
+    expect(session.heartbeatPeriodMs).toBe(40);
+    await eventually(() => dispatcher.heartbeats.length >= 3, 'three heartbeats');
+    expect(dispatcher.heartbeats[0]).toEqual({ nodeId: 'node-1', sessionId: dispatcher.sessionIdOf('node-1') });
+  });
+
+  it('runs the COMPLETE set, then follows INCREMENTAL changes: new tasks, desired SHUTDOWN, removal', async () => {
+    dispatcher.initialAssignments.set('node-1', complete(update(assignment('a')), update(assignment('b'))));
+    const session = open();
+    await session.start();
+    await eventually(() => statesOf('a').includes(TaskState.RUNNING) && statesOf('b').includes(TaskState.RUNNING), 'a and b running');
+    expect(statesOf('a')).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING]);
+
+    dispatcher.push('node-1', incremental(update(assignment('a', [], { desiredState: TaskState.SHUTDOWN })), update(assignment('c', ['SIM_RUN_FOR=30ms', 'SIM_EXIT_CODE=2']))));
+    await eventually(() => statesOf('a').includes(TaskState.SHUTDOWN), 'a shut down');
+    await eventually(() => statesOf('c').includes(TaskState.FAILED), 'c failed');
+    expect(dispatcher.statuses.find((status) => status.taskId === 'c' && status.state === TaskState.FAILED)).toMatchObject({ hasExitCode: true, exitCode: 2 });
+
+    dispatcher.push('node-1', incremental(remove('b')));
+    await eventually(() => session.worker.size === 2, 'b forgotten');
+    expect(session.worker.statuses().map((status) => status.taskId).sort()).toEqual(['a', 'c']);
+
+    // A new COMPLETE set replaces the whole set: what is not in it goes.
+    dispatcher.push('node-1', complete(update(assignment('c', [], { observedState: TaskState.FAILED }))));
+    await eventually(() => session.worker.size === 1, 'only c left');
+  });
+
+  it('batches status updates: many statuses in few calls, none larger than the batch limit', async () => {
+    dispatcher.initialAssignments.set('node-1', complete(...Array.from({ length: 30 }, (_, i) => update(assignment(`t${i}`)))));
+    const session = open({ batch: { maxDelayMs: 50, maxItems: 40 } });
+    await session.start();
+    await eventually(() => dispatcher.statuses.filter((status) => status.state === TaskState.RUNNING).length === 30, 'thirty running');
+    const sizes = dispatcher.statusCalls.map((call) => call.updates.length);
+    expect(dispatcher.statuses).toHaveLength(150);
+    expect(sizes.length).toBeLessThan(150 / 10);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(40);
+    for (const call of dispatcher.statusCalls) expect(call).toMatchObject({ nodeId: 'node-1', sessionId: dispatcher.sessionIdOf('node-1') });
+  });
+
+  it('reconnects after the session breaks, as the same node, and keeps its tasks', async () => {
+    dispatcher.initialAssignments.set('node-1', complete(update(assignment('a'))));
+    const changes: boolean[] = [];
+    const session = open({ onConnectionChange: (connected) => changes.push(connected) });
+    await session.start();
+    await eventually(() => statesOf('a').includes(TaskState.RUNNING), 'a running');
+    const firstSession = session.sessionId;
+
+    dispatcher.breakSessions();
+    await eventually(() => dispatcher.sessionRequests.length === 2 && session.connected, 'a second session');
+    expect(dispatcher.sessionRequests[1]?.nodeId).toBe('node-1');
+    expect(session.sessionId).not.toBe(firstSession);
+    expect(changes).toEqual([true, false, true]);
+    // The same task, not a second run of it.
+    expect(statesOf('a').filter((state) => state === TaskState.ACCEPTED)).toHaveLength(1);
+
+    dispatcher.push('node-1', incremental(update(assignment('a', [], { desiredState: TaskState.SHUTDOWN }))));
+    await eventually(() => statesOf('a').includes(TaskState.SHUTDOWN), 'a shut down over the new session');
+  });
+
+  it('reconnects to a dispatcher that comes back on the same address', async () => {
+    const session = open();
+    await session.start();
+    const port = Number(dispatcher.address.split(':')[1]);
+    await dispatcher.stop();
+    await eventually(() => !session.connected, 'the session to drop');
+    dispatcher = await FakeDispatcher.start(port);
+    await eventually(() => session.connected, 'the session to come back');
+    expect(dispatcher.sessionRequests[0]?.nodeId).toBe('node-1');
+  });
+
+  it('says again a status the log lost: the COMPLETE set shows an older state than the agent saw', async () => {
+    dispatcher.initialAssignments.set('node-1', complete(update(assignment('a'))));
+    const session = open();
+    await session.start();
+    await eventually(() => statesOf('a').includes(TaskState.RUNNING), 'a running');
+    const before = dispatcher.statuses.length;
+    dispatcher.push('node-1', complete(update(assignment('a', [], { observedState: TaskState.STARTING }))));
+    await eventually(() => dispatcher.statuses.length > before, 'a status re-sent');
+    expect(dispatcher.statuses.slice(before)).toEqual([expect.objectContaining({ taskId: 'a', state: TaskState.RUNNING })]);
+  });
+
+  it('follows a redirect to the dispatcher that owns the cluster', async () => {
+    const owner = await FakeDispatcher.start();
+    try {
+      dispatcher.redirectTo = owner.address;
+      const session = open();
+      await session.start();
+      expect(session.dispatcher).toBe(owner.address);
+      expect(owner.connectedNodes).toEqual(['node-1']);
+    } finally {
+      await Promise.all(sessions.splice(0).map((session) => session.stop()));
+      await owner.stop();
+    }
+  });
+
+  it('fails clearly, and for good, when the join token is refused', async () => {
+    const session = open({ joinToken: 'SWMTKN-1-wrong' });
+    await expect(session.start()).rejects.toThrow(JoinRefusedError);
+    expect(session.error?.message).toBe(`the dispatcher at ${dispatcher.address} refused the join token: invalid join token`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(dispatcher.sessionRequests).toHaveLength(1);
+    expect(session.connected).toBe(false);
+  });
+});

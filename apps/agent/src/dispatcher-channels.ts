@@ -1,0 +1,63 @@
+/**
+ * gRPC clients to dispatchers, shared by sessions: one channel (one HTTP/2 connection)
+ * carries the calls of up to `sessionsPerChannel` nodes, so a fleet of thousands opens a
+ * handful of connections, not thousands.
+ */
+import { credentials } from '@grpc/grpc-js';
+import type { CallOptions, Client, ClientReadableStream, ClientUnaryCall, ServiceError } from '@grpc/grpc-js';
+import { DispatcherClient } from '@shoal/protocol';
+import type {
+  AssignmentsMessage,
+  AssignmentsRequest,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  SessionMessage,
+  SessionRequest,
+  UpdateTaskStatusRequest,
+} from '@shoal/protocol';
+
+type Callback<T> = (error: ServiceError | null, response?: T) => void;
+
+/** The Dispatcher service as an agent calls it. */
+export interface DispatcherApi {
+  session(request: SessionRequest, options?: CallOptions): ClientReadableStream<SessionMessage>;
+  heartbeat(request: HeartbeatRequest, options: CallOptions, callback: Callback<HeartbeatResponse>): ClientUnaryCall;
+  updateTaskStatus(request: UpdateTaskStatusRequest, options: CallOptions, callback: Callback<object>): ClientUnaryCall;
+  assignments(request: AssignmentsRequest, options?: CallOptions): ClientReadableStream<AssignmentsMessage>;
+}
+
+export class DispatcherChannels {
+  private readonly pools = new Map<string, Client[]>();
+
+  constructor(private readonly sessionsPerChannel = 500) {}
+
+  /** The client the session numbered `index` uses to reach `address` (host:port). */
+  client(address: string, index = 0): DispatcherApi {
+    let pool = this.pools.get(address);
+    if (!pool) this.pools.set(address, (pool = []));
+    const slot = Math.floor(index / this.sessionsPerChannel);
+    let client = pool[slot];
+    if (!client) {
+      // Its own subchannel pool: each client is its own connection, not one shared by all.
+      client = new DispatcherClient(address, credentials.createInsecure(), {
+        'grpc.use_local_subchannel_pool': 1,
+        'grpc.keepalive_time_ms': 30_000,
+        'grpc.keepalive_timeout_ms': 10_000,
+        'grpc.initial_reconnect_backoff_ms': 200,
+        'grpc.max_reconnect_backoff_ms': 5_000,
+      });
+      pool[slot] = client;
+    }
+    return client as unknown as DispatcherApi;
+  }
+
+  /** Channels open now. */
+  get size(): number {
+    return [...this.pools.values()].reduce((count, pool) => count + pool.filter(Boolean).length, 0);
+  }
+
+  close(): void {
+    for (const pool of this.pools.values()) for (const client of pool) client?.close();
+    this.pools.clear();
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * A stand-in dispatcher for the agent's specs: a real gRPC server on 127.0.0.1 serving
+ * DISPATCHER_SERVICE that records what agents send and lets a spec push assignments,
+ * break sessions, refuse tokens and redirect.
+ */
+import { Metadata, Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
+import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
+import { DISPATCHER_REDIRECT_KEY, DISPATCHER_SERVICE } from '@shoal/protocol';
+import type {
+  AssignmentsMessage,
+  AssignmentsRequest,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  SessionMessage,
+  SessionRequest,
+  TaskStatusMessage,
+  UpdateTaskStatusRequest,
+} from '@shoal/protocol';
+
+/** Ends a server stream with a gRPC status (code, details, trailers) taken from `error`. */
+const fail = (stream: ServerWritableStream<unknown, unknown>, error: Error & { code: number; details?: string; metadata?: Metadata }): void => {
+  stream.emit('error', error);
+};
+
+export class FakeDispatcher {
+  readonly sessionRequests: SessionRequest[] = [];
+  readonly heartbeats: HeartbeatRequest[] = [];
+  readonly statusCalls: UpdateTaskStatusRequest[] = [];
+  /** Accepted join tokens. */
+  readonly tokens = new Set<string>(['SWMTKN-1-good']);
+  heartbeatPeriodMs = 100;
+  /** When set, every Session is answered FAILED_PRECONDITION naming this address. */
+  redirectTo: string | undefined;
+  /** The COMPLETE set each node gets when its assignments stream opens. */
+  readonly initialAssignments = new Map<string, AssignmentsMessage>();
+  private readonly sessions = new Map<string, { sessionId: string; stream: ServerWritableStream<SessionRequest, SessionMessage> }>();
+  private readonly assignmentStreams = new Map<string, ServerWritableStream<AssignmentsRequest, AssignmentsMessage>>();
+  private nextNode = 0;
+  private nextSession = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly address: string,
+  ) {}
+
+  static async start(port = 0): Promise<FakeDispatcher> {
+    const server = new Server();
+    const ref: { dispatcher?: FakeDispatcher } = {};
+    server.addService(DISPATCHER_SERVICE, {
+      session: (call: ServerWritableStream<SessionRequest, SessionMessage>) => ref.dispatcher?.session(call),
+      heartbeat: (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>) => ref.dispatcher?.heartbeat(call, callback),
+      updateTaskStatus: (call: ServerUnaryCall<UpdateTaskStatusRequest, object>, callback: sendUnaryData<object>) => {
+        ref.dispatcher?.statusCalls.push(call.request);
+        callback(null, {});
+      },
+      assignments: (call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>) => ref.dispatcher?.assignments(call),
+    });
+    const bound = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
+    );
+    const dispatcher = new FakeDispatcher(server, `127.0.0.1:${bound}`);
+    ref.dispatcher = dispatcher;
+    return dispatcher;
+  }
+
+  /** Every status update received, in order. */
+  get statuses(): TaskStatusMessage[] {
+    return this.statusCalls.flatMap((call) => call.updates);
+  }
+
+  /** Node ids with an open session. */
+  get connectedNodes(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  sessionIdOf(nodeId: string): string | undefined {
+    return this.sessions.get(nodeId)?.sessionId;
+  }
+
+  /** Sends a message on the node's assignments stream; false if it has none. */
+  push(nodeId: string, message: AssignmentsMessage): boolean {
+    const stream = this.assignmentStreams.get(nodeId);
+    if (!stream) return false;
+    stream.write(message);
+    return true;
+  }
+
+  /** Breaks every session, as a dispatcher restart would. */
+  breakSessions(): void {
+    for (const { stream } of this.sessions.values()) fail(stream, Object.assign(new Error('dispatcher going away'), { code: GrpcStatus.UNAVAILABLE }));
+    for (const stream of this.assignmentStreams.values()) fail(stream, Object.assign(new Error('dispatcher going away'), { code: GrpcStatus.UNAVAILABLE }));
+    this.sessions.clear();
+    this.assignmentStreams.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.breakSessions();
+    this.server.forceShutdown();
+  }
+
+  private session(call: ServerWritableStream<SessionRequest, SessionMessage>): void {
+    const request = call.request;
+    this.sessionRequests.push(request);
+    if (this.redirectTo) {
+      const trailer = new Metadata();
+      trailer.set(DISPATCHER_REDIRECT_KEY, this.redirectTo);
+      fail(call, Object.assign(new Error('not the owner'), { code: GrpcStatus.FAILED_PRECONDITION, details: 'this dispatcher does not own the cluster', metadata: trailer }));
+      return;
+    }
+    if (!this.tokens.has(request.joinToken)) {
+      fail(call, Object.assign(new Error('invalid join token'), { code: GrpcStatus.UNAUTHENTICATED, details: 'invalid join token' }));
+      return;
+    }
+    const nodeId = request.nodeId || `node-${++this.nextNode}`;
+    const sessionId = `session-${++this.nextSession}`;
+    this.sessions.set(nodeId, { sessionId, stream: call });
+    call.on('cancelled', () => {
+      if (this.sessions.get(nodeId)?.stream === call) this.sessions.delete(nodeId);
+    });
+    call.write({ nodeId, sessionId, heartbeatPeriodMs: this.heartbeatPeriodMs });
+  }
+
+  private heartbeat(call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>): void {
+    if (this.sessions.get(call.request.nodeId)?.sessionId !== call.request.sessionId) {
+      callback({ code: GrpcStatus.NOT_FOUND, details: 'no such session' });
+      return;
+    }
+    this.heartbeats.push(call.request);
+    callback(null, { periodMs: this.heartbeatPeriodMs });
+  }
+
+  private assignments(call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>): void {
+    const { nodeId } = call.request;
+    this.assignmentStreams.set(nodeId, call);
+    call.on('cancelled', () => {
+      if (this.assignmentStreams.get(nodeId) === call) this.assignmentStreams.delete(nodeId);
+    });
+    call.write(this.initialAssignments.get(nodeId) ?? { type: 'COMPLETE', changes: [] });
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * A node's tasks, kept in step with its assignments (SwarmKit's agent/worker.go). A
+ * COMPLETE message is the whole set: tasks not in it are stopped and forgotten. An
+ * INCREMENTAL message carries only changes: UPDATE starts a task or changes its desired
+ * state, REMOVE stops and forgets it. Each task's states go to the status sink.
+ */
+import { TaskState, isTerminal } from '@shoal/contracts';
+import type { TaskSpec } from '@shoal/contracts';
+import type { AssignmentMessage, AssignmentsMessage } from '@shoal/protocol';
+import type { AssignedTask, Executor } from './executor';
+import { TaskRunner, wantsStop } from './task-runner';
+import type { StatusSink, TaskStatusReport } from './task-runner';
+
+/** What the worker holds for a task: its runner, or the outcome of one it cannot run. */
+interface HeldTask {
+  readonly status: TaskStatusReport;
+  setDesired(desired: TaskState): void;
+  stop(): Promise<void>;
+}
+
+/** A task the worker will not run: its spec is unreadable, or it was started before this agent did. */
+class SettledTask implements HeldTask {
+  constructor(readonly status: TaskStatusReport) {}
+  setDesired(): void {}
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+export const decodeAssignment = (assignment: AssignmentMessage): AssignedTask => {
+  let spec: unknown;
+  try {
+    spec = JSON.parse(assignment.specJson);
+  } catch (error) {
+    throw new Error(`the task's spec is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const container = (spec as { container?: unknown } | null)?.container;
+  if (typeof container !== 'object' || container === null) throw new Error("the task's spec has no container");
+  return { id: assignment.taskId, serviceId: assignment.serviceId, serviceName: assignment.serviceName, slot: assignment.slot, spec: spec as TaskSpec };
+};
+
+export class Worker {
+  private readonly tasks = new Map<string, HeldTask>();
+
+  constructor(
+    private readonly executor: Executor,
+    private readonly report: StatusSink,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Applies one message of the assignments stream. */
+  apply(message: AssignmentsMessage): void {
+    if (message.type === 'COMPLETE') {
+      const wanted = new Set(message.changes.filter((change) => change.action === 'UPDATE').map((change) => change.assignment.taskId));
+      for (const taskId of [...this.tasks.keys()]) if (!wanted.has(taskId)) this.remove(taskId);
+    }
+    for (const change of message.changes) {
+      if (change.action === 'REMOVE') this.remove(change.assignment.taskId);
+      else this.update(change.assignment);
+    }
+  }
+
+  /** The last status of each task the worker holds. */
+  statuses(): TaskStatusReport[] {
+    return [...this.tasks.values()].map((task) => task.status);
+  }
+
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  /** Stops every task the worker holds (the agent is going away). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.tasks.values()].map((task) => task.stop()));
+  }
+
+  private update(assignment: AssignmentMessage): void {
+    const held = this.tasks.get(assignment.taskId);
+    if (held) {
+      held.setDesired(assignment.desiredState as TaskState);
+      // The log is behind what this agent saw (a status lost with a broken session): say it again.
+      if (held.status.state > assignment.observedState && held.status.state >= TaskState.ACCEPTED) this.report(held.status);
+      return;
+    }
+    this.tasks.set(assignment.taskId, this.begin(assignment));
+  }
+
+  private begin(assignment: AssignmentMessage): HeldTask {
+    const observed = assignment.observedState as TaskState;
+    const desired = assignment.desiredState as TaskState;
+    if (isTerminal(observed)) return new SettledTask({ taskId: assignment.taskId, state: observed, at: this.now().toISOString() });
+    if (observed >= TaskState.ACCEPTED) {
+      // Started before this agent was: whatever ran it is gone with the agent that started it.
+      return this.settle(
+        wantsStop(desired)
+          ? { taskId: assignment.taskId, state: TaskState.SHUTDOWN, at: this.now().toISOString(), message: 'shutdown' }
+          : { taskId: assignment.taskId, state: TaskState.FAILED, at: this.now().toISOString(), message: 'failed', err: 'the agent restarted and the task did not survive it' },
+      );
+    }
+    let task: AssignedTask;
+    try {
+      task = decodeAssignment(assignment);
+    } catch (error) {
+      return this.settle({ taskId: assignment.taskId, state: TaskState.REJECTED, at: this.now().toISOString(), message: 'rejected', err: (error as Error).message });
+    }
+    let controller;
+    try {
+      controller = this.executor.controller(task);
+    } catch (error) {
+      return this.settle({ taskId: task.id, state: TaskState.REJECTED, at: this.now().toISOString(), message: 'rejected', err: error instanceof Error ? error.message : String(error) });
+    }
+    return new TaskRunner(task, desired, controller, this.report, this.now);
+  }
+
+  private settle(status: TaskStatusReport): SettledTask {
+    this.report(status);
+    return new SettledTask(status);
+  }
+
+  private remove(taskId: string): void {
+    const held = this.tasks.get(taskId);
+    if (!held) return;
+    this.tasks.delete(taskId);
+    held.setDesired(TaskState.SHUTDOWN);
+    void held.stop();
+  }
+}
