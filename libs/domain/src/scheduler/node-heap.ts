@@ -1,0 +1,114 @@
+/**
+ * Heaps of candidate nodes. While a tree is built each leaf keeps a max-heap bounded by
+ * the batch size — no batch of n tasks needs more than n nodes, so a better node displaces
+ * the worst one kept. It is then sorted best first, and a sorted array is already a
+ * min-heap: placing takes the best node, and the node sinks as its count grows.
+ */
+
+/** Negative when `a` is the better place for the next task. */
+export type Compare<T> = (a: T, b: T) => number;
+
+const swap = <T>(items: T[], i: number, j: number): void => {
+  const x = items[i] as T;
+  items[i] = items[j] as T;
+  items[j] = x;
+};
+
+/** Restores the heap below `i`, where `before(a, b)` says a belongs above b. */
+const siftDown = <T>(items: T[], i: number, before: (a: T, b: T) => boolean): void => {
+  const n = items.length;
+  for (;;) {
+    const left = 2 * i + 1;
+    if (left >= n) return;
+    const right = left + 1;
+    const child = right < n && before(items[right] as T, items[left] as T) ? right : left;
+    if (!before(items[child] as T, items[i] as T)) return;
+    swap(items, i, child);
+    i = child;
+  }
+};
+
+const siftUp = <T>(items: T[], i: number, before: (a: T, b: T) => boolean): void => {
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!before(items[i] as T, items[parent] as T)) return;
+    swap(items, i, parent);
+    i = parent;
+  }
+};
+
+/** At most `limit` items, the worst on top so that it can be displaced. */
+export class BoundedMaxHeap<T> {
+  private readonly items: T[] = [];
+  private readonly before: (a: T, b: T) => boolean;
+
+  constructor(
+    private readonly compare: Compare<T>,
+    private readonly limit: number,
+  ) {
+    this.before = (a, b) => compare(a, b) > 0;
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** Keeps `item` if there is room or it is better than the worst kept. */
+  offer(item: T): void {
+    if (this.limit <= 0) return;
+    if (this.items.length < this.limit) {
+      this.items.push(item);
+      siftUp(this.items, this.items.length - 1, this.before);
+    } else if (this.compare(item, this.items[0] as T) < 0) {
+      this.items[0] = item;
+      siftDown(this.items, 0, this.before);
+    }
+  }
+
+  /** The items kept, best first. */
+  sorted(): T[] {
+    return [...this.items].sort(this.compare);
+  }
+}
+
+/** The best item on top; the top's key may grow (it sinks) or it may leave. */
+export class MinHeap<T> {
+  private readonly before: (a: T, b: T) => boolean;
+
+  /** `items` sorted best first (any min-heap will do). */
+  constructor(
+    private readonly items: T[],
+    compare: Compare<T>,
+  ) {
+    this.before = (a, b) => compare(a, b) < 0;
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  get top(): T | undefined {
+    return this.items[0];
+  }
+
+  /** The top got worse: let it sink to its place. */
+  topChanged(): void {
+    siftDown(this.items, 0, this.before);
+  }
+
+  /** The top leaves the heap. */
+  popTop(): void {
+    const last = this.items.pop() as T;
+    if (this.items.length === 0) return;
+    this.items[0] = last;
+    siftDown(this.items, 0, this.before);
+  }
+
+  /** Drops the items that no longer qualify and restores the heap. */
+  retain(keep: (item: T) => boolean): void {
+    const kept = this.items.filter(keep);
+    this.items.length = 0;
+    this.items.push(...kept);
+    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) siftDown(this.items, i, this.before);
+  }
+}

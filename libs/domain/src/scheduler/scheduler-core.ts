@@ -1,0 +1,192 @@
+/**
+ * The scheduler as a component: it keeps its own view from the events it observes, and
+ * on each decision places the queued PENDING tasks — tasks whose node was chosen at
+ * creation (global services) are checked against the filters on that node; the others
+ * are batched by service and spec version, and each batch is spread over one decision
+ * tree. It proposes TasksAssigned, each item with why it landed there, and
+ * TasksUnschedulable for tasks no node would take, which wait for a node or capacity to
+ * change before they are tried again.
+ */
+import type { ShoalEvent } from '@shoal/contracts';
+import type { ComponentCore, Proposal } from '../component-core';
+import type { ClusterState } from '../state';
+import type { Verdict } from '../verdict';
+import { buildTree } from './decision-tree';
+import type { DecisionTree } from './decision-tree';
+import type { Compare } from './node-heap';
+import { MAX_FAILURES } from './node-info';
+import type { NodeInfo } from './node-info';
+import { Pipeline, noSuitableNode } from './pipeline';
+import { spreadOver } from './spread';
+import { SchedulerView } from './scheduler-view';
+import type { Tracked } from './scheduler-view';
+
+/** Most items in one record. */
+const MAX_BATCH = 5_000;
+
+type Assignment = { readonly id: string; readonly nodeId: string; readonly why: string };
+type Refusal = { readonly id: string; readonly explain: string };
+
+interface Decision {
+  readonly assigned: Assignment[];
+  readonly unschedulable: Refusal[];
+}
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** Best node first for a batch of `serviceId`@`specVersion`: not faulty, fewest of the service, fewest in all. */
+export const nodeOrder = (serviceId: string, specVersion: number, now: number): Compare<NodeInfo> => (a, b) => {
+  const fa = a.recentFailures(serviceId, specVersion, now);
+  const fb = b.recentFailures(serviceId, specVersion, now);
+  if ((fa >= MAX_FAILURES || fb >= MAX_FAILURES) && fa !== fb) return fa - fb;
+  return a.tasksOf(serviceId) - b.tasksOf(serviceId) || a.activeTasks - b.activeTasks || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+};
+
+export class SchedulerCore implements ComponentCore {
+  readonly component = 'scheduler' as const;
+  readonly view = new SchedulerView();
+  private readonly pipeline = new Pipeline();
+
+  observe(event: ShoalEvent, _verdict: Verdict, state: ClusterState): void {
+    // Every verdict is looked at: the state says what became of each item, and a refused
+    // assignment of ours must give its node back.
+    switch (event.type) {
+      case 'NodeRegistered':
+      case 'NodeSpecUpdated':
+      case 'NodeRemoved':
+        this.view.syncNode(state, event.data.id);
+        break;
+      case 'NodeStatusChanged':
+        for (const item of event.data.nodes) this.view.syncNode(state, item.id);
+        break;
+      case 'TasksCreated':
+      case 'TasksAllocated':
+      case 'TasksAssigned':
+      case 'TasksUnschedulable':
+      case 'TaskDesiredStatesChanged':
+      case 'TasksRemoved':
+        for (const item of event.data.tasks) this.view.syncTask(state, item.id);
+        break;
+      case 'TaskStatusesReported': {
+        const at = Date.parse(event.at);
+        for (const item of event.data.statuses) this.view.syncTask(state, item.id, Number.isNaN(at) ? undefined : at);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  reconcileAll(state: ClusterState): void {
+    this.view.rebuild(state);
+  }
+
+  decide(state: ClusterState, now: Date): readonly Proposal[] {
+    this.settleUnobserved(state);
+    if (this.view.capacityChanged) this.view.retryWaiting();
+    if (this.view.queue.size === 0) return [];
+    const decision: Decision = { assigned: [], unschedulable: [] };
+    const groups = new Map<string, Tracked[]>();
+    const preassigned: Tracked[] = [];
+    for (const id of this.view.queue) {
+      const tracked = this.view.tasks.get(id);
+      if (!tracked || tracked.phase !== 'queued') continue;
+      if (tracked.st.task.nodeId !== undefined) preassigned.push(tracked);
+      else {
+        const key = `${tracked.st.serviceId}@${tracked.st.specVersion}`;
+        const group = groups.get(key);
+        if (group) group.push(tracked);
+        else groups.set(key, [tracked]);
+      }
+    }
+    this.view.queue.clear();
+    for (const tracked of preassigned) this.checkPreassigned(tracked, decision);
+    for (const group of groups.values()) this.scheduleGroup(state, group, now.getTime(), decision);
+    return this.proposals(state, decision);
+  }
+
+  /** Proposals whose verdict never arrived (an append that failed): back to the queue. */
+  private settleUnobserved(state: ClusterState): void {
+    if (this.view.placed.size === 0) return;
+    for (const id of [...this.view.placed]) this.view.syncTask(state, id);
+    this.view.capacityChanged = true;
+  }
+
+  /** A task whose node was chosen at creation: that node must pass every filter. */
+  private checkPreassigned(tracked: Tracked, decision: Decision): void {
+    const nodeId = tracked.st.task.nodeId as string;
+    const node = this.view.nodes.get(nodeId);
+    this.pipeline.setTask(tracked.st);
+    if (node && this.pipeline.process(node)) {
+      this.view.place(tracked, nodeId);
+      decision.assigned.push({ id: tracked.st.id, nodeId, why: `global: its node ${nodeId} was chosen at creation and passed every filter` });
+      return;
+    }
+    this.view.park(tracked);
+    decision.unschedulable.push({
+      id: tracked.st.id,
+      explain: node ? noSuitableNode(this.pipeline.explain()) : `no suitable node (node ${nodeId} is gone)`,
+    });
+  }
+
+  /** One batch of identical tasks over one decision tree. */
+  private scheduleGroup(state: ClusterState, group: readonly Tracked[], now: number, decision: Decision): void {
+    const first = (group[0] as Tracked).st;
+    const serviceName = state.services.get(first.serviceId)?.spec.name ?? first.serviceId;
+    this.pipeline.setTask(first);
+    const compare = nodeOrder(first.serviceId, first.specVersion, now);
+    const { tree, passed, seen } = buildTree(this.view.nodes.values(), {
+      serviceId: first.serviceId,
+      preferences: first.task.spec.placement?.preferences ?? [],
+      maxAssignments: group.length,
+      passes: (node) => this.pipeline.process(node),
+      compare,
+    });
+    let next = 0;
+    spreadOver(tree, group.length, {
+      compare,
+      assign: (node, path) => {
+        const tracked = group[next++] as Tracked;
+        this.view.place(tracked, node.id);
+        decision.assigned.push({ id: tracked.st.id, nodeId: node.id, why: why(node, path, first.serviceId, serviceName, passed, seen) });
+        return this.pipeline.process(node);
+      },
+    });
+    if (next === group.length) return;
+    // What stops the rest, as things stand after this batch's placements.
+    this.pipeline.resetCounts();
+    for (const node of this.view.nodes.values()) this.pipeline.process(node);
+    const explain = noSuitableNode(this.pipeline.explain());
+    for (const tracked of group.slice(next)) {
+      this.view.park(tracked);
+      decision.unschedulable.push({ id: tracked.st.id, explain });
+    }
+  }
+
+  private proposals(state: ClusterState, decision: Decision): Proposal[] {
+    const out: Proposal[] = [];
+    for (let i = 0; i < decision.assigned.length; i += MAX_BATCH) {
+      out.push({ type: 'TasksAssigned', data: { tasks: decision.assigned.slice(i, i + MAX_BATCH) } });
+    }
+    // Say so only when the explanation is news: a task already saying it is left alone.
+    const news = decision.unschedulable.filter((r) => state.tasks.get(r.id)?.status.err !== r.explain);
+    for (let i = 0; i < news.length; i += MAX_BATCH) {
+      out.push({ type: 'TasksUnschedulable', data: { tasks: news.slice(i, i + MAX_BATCH) } });
+    }
+    return out;
+  }
+}
+
+/** "spread: node.labels.zone=east has 3 of 9; node has 1 task of web (4 in all); 2 of 5 nodes passed" */
+const why = (node: NodeInfo, path: readonly DecisionTree[], serviceId: string, name: string, passed: number, seen: number): string => {
+  const parts: string[] = [];
+  const levels: string[] = [];
+  for (let i = 1; i < path.length; i++) {
+    const level = path[i] as DecisionTree;
+    levels.push(`${level.label} has ${level.serviceTasks} of ${(path[i - 1] as DecisionTree).serviceTasks}`);
+  }
+  if (levels.length > 0) parts.push(`spread: ${levels.join(', ')}`);
+  parts.push(`node has ${plural(node.tasksOf(serviceId), 'task')} of ${name} (${node.activeTasks} in all)`);
+  parts.push(`${passed} of ${plural(seen, 'node')} passed`);
+  return parts.join('; ');
+};
