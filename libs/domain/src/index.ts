@@ -10,6 +10,7 @@ export * from './component-core';
 export * from './reaper/slots';
 export * from './reaper/reaper';
 export * from './reaper/reaper-core';
+export * from './orchestrator';
 export * from './dispatcher/join-token';
 export * from './dispatcher/session-table';
 export * from './dispatcher/heartbeat';

@@ -1,0 +1,6 @@
+/** The orchestrator core's public names (the simulation and the reconcilers stay inside). */
+export { OrchestratorCore } from './orchestrator-core';
+export type { OrchestratorOptions } from './orchestrator-core';
+export { noUpdates, UPDATE_IN_PROGRESS } from './update-seam';
+export type { UpdateSupervisor } from './update-seam';
+export { RESTARTED, OLD_TASK_TIMEOUT_MS } from './restart-supervisor';

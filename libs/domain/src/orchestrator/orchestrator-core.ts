@@ -1,0 +1,276 @@
+/**
+ * The orchestrator as a component. It watches the log and, when asked, decides:
+ *
+ * - service created or updated → reconcile that service (replicated by slot, global by
+ *   node, jobs to completion); service removed → its tasks get desired REMOVE;
+ * - task ended → the restart supervisor, for that task only (no whole-service reconcile);
+ * - node changed or removed → its tasks are restarted elsewhere (replicated) and the
+ *   global services are reconciled;
+ * - restart delays that ran out → the waiting replacements start;
+ * - services with an update under way, or whose tasks moved → the update supervisor.
+ *
+ * One decision is one plan: at most one TaskDesiredStatesChanged and one TasksCreated
+ * (then the update supervisor's own proposals). Ids come from `newId`; time from `now`.
+ */
+import { TaskState, isGlobal } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import type { ComponentCore, Proposal } from '../component-core';
+import type { ClusterState, Service } from '../state';
+import type { Verdict } from '../verdict';
+import type { Decision } from './decision';
+import { reconcileGlobal } from './global';
+import { reconcileGlobalJob, reconcileReplicatedJob } from './jobs';
+import { Plan } from './plan';
+import { reconcileReplicated } from './replicated';
+import { RestartSupervisor } from './restart-supervisor';
+import { superviseTask } from './task-events';
+import { TaskIndex } from './task-index';
+import { UPDATE_IN_PROGRESS, noUpdates } from './update-seam';
+import type { UpdateSupervisor } from './update-seam';
+
+export interface OrchestratorOptions {
+  /** Makes task ids (the shell passes a random UUID maker; tests a counter). */
+  readonly newId: () => string;
+  /** The rolling-update supervisor; without one (`noUpdates`), out-of-date tasks are left as they are. */
+  readonly superviseUpdate?: UpdateSupervisor;
+  /** Past this many task changes, a decision leaves the remaining services for the next one. */
+  readonly maxPlanSize?: number;
+}
+
+const DEFAULT_MAX_PLAN_SIZE = 5_000;
+
+export class OrchestratorCore implements ComponentCore {
+  readonly component = 'orchestrator' as const;
+  readonly restarts = new RestartSupervisor();
+  private readonly index = new TaskIndex();
+  private readonly newId: () => string;
+  private readonly superviseUpdate: UpdateSupervisor;
+  private readonly maxPlanSize: number;
+
+  private readonly dirtyServices = new Set<string>();
+  private readonly removedServices = new Set<string>();
+  private readonly dirtyNodes = new Set<string>();
+  private readonly taskCandidates = new Set<string>();
+  private readonly updateCandidates = new Set<string>();
+  private readonly updateWake = new Map<string, number>();
+  private lastNow?: number;
+
+  constructor(options: OrchestratorOptions) {
+    this.newId = options.newId;
+    this.superviseUpdate = options.superviseUpdate ?? noUpdates;
+    this.maxPlanSize = options.maxPlanSize ?? DEFAULT_MAX_PLAN_SIZE;
+  }
+
+  /** What the orchestrator is watching, for tests and metrics. */
+  get watching(): { readonly services: number; readonly nodes: number; readonly tasks: number; readonly delayed: number } {
+    return {
+      services: this.dirtyServices.size + this.removedServices.size,
+      nodes: this.dirtyNodes.size,
+      tasks: this.taskCandidates.size,
+      delayed: this.restarts.waiting.length,
+    };
+  }
+
+  observe(event: ShoalEvent, verdict: Verdict, state: ClusterState): void {
+    if (verdict.status === 'rejected' || verdict.status === 'poison') return;
+    switch (event.type) {
+      case 'ServiceCreated':
+      case 'ServiceUpdated':
+      case 'ServiceUpdateStatusChanged':
+        this.dirtyServices.add(event.data.id);
+        this.updateCandidates.add(event.data.id);
+        return;
+      case 'ServiceRemoved':
+        this.removedServices.add(event.data.id);
+        this.dirtyServices.delete(event.data.id);
+        this.updateCandidates.delete(event.data.id);
+        this.updateWake.delete(event.data.id);
+        this.restarts.forgetService(event.data.id);
+        return;
+      case 'NodeRegistered':
+      case 'NodeSpecUpdated':
+      case 'NodeRemoved':
+        this.dirtyNodes.add(event.data.id);
+        return;
+      case 'NodeStatusChanged':
+        for (const item of event.data.nodes) this.dirtyNodes.add(item.id);
+        return;
+      case 'TasksCreated':
+        for (const item of event.data.tasks) {
+          const task = state.tasks.get(item.id);
+          if (!task || task.createdAt !== event.at) continue;
+          this.index.add(task);
+          this.updateCandidates.add(task.serviceId);
+        }
+        this.restarts.created(event.data.tasks, event.at, state);
+        return;
+      case 'TasksAssigned':
+        for (const item of event.data.tasks) if (state.tasks.get(item.id)?.nodeId === item.nodeId) this.index.assign(item.id, item.nodeId);
+        return;
+      case 'TaskStatusesReported':
+        for (const item of event.data.statuses) {
+          const task = state.tasks.get(item.id);
+          if (!task || task.status.state !== item.state) continue;
+          if (item.state > TaskState.RUNNING) this.taskCandidates.add(item.id);
+          this.updateCandidates.add(task.serviceId);
+        }
+        return;
+      case 'TaskDesiredStatesChanged': {
+        const applied = event.data.tasks.filter((item) => state.tasks.get(item.id)?.desiredState === item.desiredState);
+        this.restarts.desiredChanged(applied);
+        for (const item of applied) {
+          this.index.setDesired(item.id, item.desiredState);
+          if (item.desiredState <= TaskState.RUNNING) this.taskCandidates.add(item.id);
+          const task = state.tasks.get(item.id);
+          if (task) this.updateCandidates.add(task.serviceId);
+        }
+        return;
+      }
+      case 'TasksRemoved':
+        for (const item of event.data.tasks) {
+          if (state.tasks.has(item.id)) continue;
+          const ref = this.index.remove(item.id);
+          this.restarts.removed(item.id);
+          // A task removed while still meant to run leaves its slot to be filled again.
+          if (ref && ref.desiredState <= TaskState.RUNNING && state.services.has(ref.serviceId)) this.dirtyServices.add(ref.serviceId);
+        }
+        return;
+      case 'ClusterInitialized':
+      case 'ClusterSpecUpdated':
+      case 'JoinTokensRotated':
+      case 'OwnershipTaken':
+      case 'ServiceEndpointsAllocated':
+      case 'NetworkCreated':
+      case 'NetworkAllocated':
+      case 'NetworkRemoved':
+      case 'TasksAllocated':
+      case 'TasksAllocationFailed':
+      case 'TasksUnschedulable':
+        return;
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  }
+
+  /**
+   * Start-up (SwarmKit's CheckTasks): every service is reconciled, every task looked at
+   * once — those of deleted services are removed, those on deleted, down or drained nodes
+   * and those that ended are handed to the restart supervisor — and the replacements
+   * waiting out a restart delay (known from the log) start when it has passed.
+   */
+  reconcileAll(state: ClusterState): void {
+    this.index.rebuild(state);
+    this.dirtyNodes.clear();
+    for (const id of state.services.keys()) {
+      this.dirtyServices.add(id);
+      this.updateCandidates.add(id);
+    }
+    for (const id of this.index.serviceIds()) if (!state.services.has(id)) this.removedServices.add(id);
+    for (const id of state.tasks.keys()) this.taskCandidates.add(id);
+  }
+
+  decide(state: ClusterState, now: Date): readonly Proposal[] {
+    const plan = new Plan();
+    this.lastNow = now.getTime();
+    const d: Decision = {
+      state,
+      now: this.lastNow,
+      newId: this.newId,
+      plan,
+      restarts: this.restarts,
+      tasksOf: (serviceId) => this.index.tasksOf(serviceId, state),
+    };
+
+    for (const id of this.removedServices) {
+      if (state.services.has(id)) continue;
+      for (const task of d.tasksOf(id)) plan.setDesired(task, TaskState.REMOVE, `service ${id} was removed`);
+    }
+    this.removedServices.clear();
+
+    this.restarts.startDue(d);
+
+    for (const id of this.taskCandidates) {
+      const task = state.tasks.get(id);
+      if (task) superviseTask(d, task);
+    }
+    this.taskCandidates.clear();
+
+    if (this.dirtyNodes.size > 0) {
+      for (const nodeId of this.dirtyNodes) {
+        for (const id of this.index.taskIdsOnNode(nodeId)) {
+          const task = state.tasks.get(id);
+          if (task) superviseTask(d, task);
+        }
+      }
+      this.dirtyNodes.clear();
+      for (const service of state.services.values()) if (isGlobal(service.spec.mode)) this.dirtyServices.add(service.id);
+    }
+
+    for (const id of [...this.dirtyServices]) {
+      if (plan.size >= this.maxPlanSize) break;
+      this.dirtyServices.delete(id);
+      const service = state.services.get(id);
+      if (service) reconcileService(d, service);
+    }
+
+    return [...plan.proposals(), ...this.updates(state, now, plan)];
+  }
+
+  wakeAt(_state: ClusterState): number | undefined {
+    let next = this.restarts.wakeAt(this.lastNow);
+    for (const at of this.updateWake.values()) if (next === undefined || at < next) next = at;
+    return next;
+  }
+
+  /**
+   * The update supervisor, for each service whose tasks moved, whose update is under way
+   * or whose update asked to be woken now — once this decision's own changes to the
+   * service have applied (it runs on a settled service, on the next decision).
+   */
+  private updates(state: ClusterState, now: Date, plan: Plan): Proposal[] {
+    const due = new Set(this.updateCandidates);
+    for (const service of state.services.values()) if (service.updateStatus && UPDATE_IN_PROGRESS.has(service.updateStatus.state)) due.add(service.id);
+    for (const [id, at] of this.updateWake) if (at <= now.getTime()) due.add(id);
+    const proposals: Proposal[] = [];
+    for (const id of due) {
+      if (plan.services.has(id)) {
+        this.updateCandidates.add(id);
+        continue;
+      }
+      this.updateCandidates.delete(id);
+      if (!state.services.has(id)) {
+        this.updateWake.delete(id);
+        continue;
+      }
+      const decision = this.superviseUpdate(state, id, now, this.newId);
+      proposals.push(...decision.proposals);
+      if (decision.wakeAt === undefined) this.updateWake.delete(id);
+      else this.updateWake.set(id, decision.wakeAt);
+    }
+    return proposals;
+  }
+}
+
+const reconcileService = (d: Decision, service: Service): void => {
+  const mode = service.spec.mode;
+  switch (mode.kind) {
+    case 'replicated':
+      reconcileReplicated(d, service, mode.replicas);
+      return;
+    case 'global':
+      reconcileGlobal(d, service);
+      return;
+    case 'replicated-job':
+      reconcileReplicatedJob(d, service, mode.maxConcurrent, mode.totalCompletions);
+      return;
+    case 'global-job':
+      reconcileGlobalJob(d, service);
+      return;
+    default: {
+      const _exhaustive: never = mode;
+      return _exhaustive;
+    }
+  }
+};

@@ -1,0 +1,77 @@
+/**
+ * Reconciling a replicated service by slot: fewer held slots than replicas → new tasks
+ * in slot numbers no held slot uses; more → the surplus slots' tasks get desired REMOVE,
+ * taken from the nodes with the most of the service's tasks, tasks not running first.
+ * Replacing tasks whose spec is out of date is the update supervisor's work, not this.
+ */
+import { TaskState } from '@shoal/contracts';
+import type { Task } from '@shoal/contracts';
+import type { Service } from '../state';
+import type { Decision } from './decision';
+import { newTaskFor } from './restart-supervisor';
+import { groupBy, holders } from './slots';
+
+export interface HeldSlot {
+  readonly slot: number;
+  readonly tasks: readonly Task[];
+  /** This decision already creates a task in it. */
+  readonly planned: boolean;
+}
+
+export const reconcileReplicated = (d: Decision, service: Service, replicas: number): void => {
+  const held = heldSlots(d, service);
+  if (replicas > held.length) {
+    const used = new Set(held.map((h) => h.slot));
+    let slot = 0;
+    for (let i = held.length; i < replicas; i++) {
+      do slot++;
+      while (used.has(slot));
+      d.plan.create(newTaskFor(d.newId(), service, { slot }));
+    }
+  } else if (replicas < held.length) {
+    for (const surplus of scaleDownOrder(held).slice(replicas)) {
+      for (const task of surplus.tasks) d.plan.setDesired(task, TaskState.REMOVE, `scaled down to ${replicas}`);
+    }
+  }
+};
+
+/** The slots of a service that are held (counting those this decision fills). */
+export const heldSlots = (d: Decision, service: Service): HeldSlot[] => {
+  const bySlot = groupBy(d, d.tasksOf(service.id), (task) => task.slot);
+  const planned = new Set<number>();
+  for (const task of d.plan.createdFor(service.id)) if (task.slot !== undefined) planned.add(task.slot);
+  const held: HeldSlot[] = [];
+  for (const [slot, tasks] of bySlot) {
+    const holding = holders(d, tasks, service);
+    if (holding.length > 0 || planned.has(slot)) held.push({ slot, tasks: holding, planned: planned.has(slot) });
+  }
+  for (const slot of planned) if (!bySlot.has(slot)) held.push({ slot, tasks: [], planned: true });
+  return held;
+};
+
+const isRunning = (slot: HeldSlot): boolean => slot.tasks.some((task) => task.status.state === TaskState.RUNNING);
+
+/**
+ * The order in which slots are kept on scale-down (the first `replicas` stay): running
+ * slots before the others, then by how many of the service's slots their node already
+ * had before them — so the last ones come from the busiest nodes. Slots with several
+ * tasks, or none on a node, are given up first; slots this decision is filling are kept.
+ */
+export const scaleDownOrder = (held: readonly HeldSlot[]): HeldSlot[] => {
+  const byState = [...held].sort((a, b) => {
+    if (a.planned !== b.planned) return a.planned ? -1 : 1;
+    const ra = isRunning(a);
+    if (ra !== isRunning(b)) return ra ? -1 : 1;
+    return a.slot - b.slot;
+  });
+  const perNode = new Map<string, number>();
+  const indexed = byState.map((slot) => {
+    const only = slot.tasks.length === 1 ? slot.tasks[0] : undefined;
+    if (slot.planned) return { slot, index: 0 };
+    if (!only || only.nodeId === undefined) return { slot, index: Number.MAX_SAFE_INTEGER };
+    const count = (perNode.get(only.nodeId) ?? 0) + 1;
+    perNode.set(only.nodeId, count);
+    return { slot, index: count };
+  });
+  return indexed.sort((a, b) => a.index - b.index).map((entry) => entry.slot);
+};

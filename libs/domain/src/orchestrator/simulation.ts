@@ -1,0 +1,204 @@
+/**
+ * A small cluster in memory for testing the orchestrator: the core decides, its
+ * proposals go through evolve, and the other components are played in the simplest way
+ * — the allocator allocates every new task, the scheduler spreads pending tasks over the
+ * ready, active nodes, and each node's agent runs what is meant to run and stops what is
+ * meant to stop. Time is a counter the test moves. Pure: no clock, no randomness.
+ */
+import { EVENT_TYPES, TaskState, isJob } from '@shoal/contracts';
+import type { Component, EventDataMap, EventOf, EventType, NodeDescription, ShoalEvent, Task, TaskStatusReport } from '@shoal/contracts';
+import type { ComponentCore, Proposal } from '../component-core';
+import { evolve } from '../evolve';
+import { emptyState } from '../state';
+import type { ClusterState } from '../state';
+import type { Verdict } from '../verdict';
+
+const WRITER: { readonly [K in EventType]?: Component } = {
+  TasksCreated: 'orchestrator',
+  TaskDesiredStatesChanged: 'orchestrator',
+  ServiceUpdateStatusChanged: 'orchestrator',
+  TasksAllocated: 'allocator',
+  TasksAssigned: 'scheduler',
+  TaskStatusesReported: 'dispatcher',
+  NodeRegistered: 'dispatcher',
+  NodeStatusChanged: 'dispatcher',
+  TasksRemoved: 'reaper',
+};
+
+export const simNode = (hostname: string): NodeDescription => ({
+  hostname,
+  platform: { os: 'linux', architecture: 'x86_64' },
+  resources: { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 },
+  engine: { version: '28.2.2' },
+});
+
+export interface SimulationOptions {
+  /** Agents report job tasks COMPLETE one step after RUNNING (default true). */
+  readonly completeJobs?: boolean;
+  /** Starting time, ms since the epoch. */
+  readonly start?: number;
+}
+
+export class Simulation {
+  readonly state: ClusterState = emptyState();
+  /** Every event appended, with its verdict, in order. */
+  readonly log: { readonly event: ShoalEvent; readonly verdict: Verdict }[] = [];
+  private clock: number;
+  private readonly seqs = new Map<Component, number>();
+  private ids = 0;
+  private readonly completeJobs: boolean;
+
+  constructor(
+    readonly core: ComponentCore,
+    options: SimulationOptions = {},
+  ) {
+    this.clock = options.start ?? Date.parse('2026-01-01T00:00:00.000Z');
+    this.completeJobs = options.completeJobs ?? true;
+  }
+
+  now(): Date {
+    return new Date(this.clock);
+  }
+
+  advance(ms: number): void {
+    this.clock += ms;
+  }
+
+  /** Appends an event as its usual writer would, and tells the core. */
+  append<K extends EventType>(type: K, data: EventDataMap[K], by: Component = WRITER[type] ?? 'api'): Verdict {
+    const seq = (this.seqs.get(by) ?? 0) + 1;
+    this.seqs.set(by, seq);
+    const event = {
+      id: `sim-${++this.ids}`,
+      type,
+      v: EVENT_TYPES[type].v,
+      cluster: 'c1',
+      at: new Date(this.clock).toISOString(),
+      by: { component: by, instance: `${by}-sim`, term: 0 },
+      seq,
+      data,
+    } as unknown as EventOf<K>;
+    const verdict = evolve(this.state, event);
+    this.log.push({ event, verdict });
+    this.core.observe(event, verdict, this.state);
+    return verdict;
+  }
+
+  /** The orchestrator decides once; its proposals are appended. */
+  decide(): readonly Proposal[] {
+    const proposals = this.core.decide(this.state, this.now());
+    for (const p of proposals) this.append(p.type, p.data as never, 'orchestrator');
+    return proposals;
+  }
+
+  addNode(id: string): void {
+    this.append('NodeRegistered', { id, role: 'worker', description: simNode(id) });
+  }
+
+  /** The allocator: every NEW task still meant to run becomes PENDING. */
+  allocate(): number {
+    const tasks = [...this.state.tasks.values()]
+      .filter((t) => t.status.state === TaskState.NEW && t.desiredState <= TaskState.RUNNING)
+      .map((t) => ({ id: t.id, attachments: [] }));
+    if (tasks.length > 0) this.append('TasksAllocated', { tasks });
+    return tasks.length;
+  }
+
+  /** The scheduler: pending tasks to their node (global) or the ready, active node with fewest of the service's tasks. */
+  schedule(): number {
+    const ready = [...this.state.nodes.values()].filter((n) => n.status.state === 'ready' && n.spec.availability === 'active');
+    const load = new Map<string, number>();
+    for (const t of this.state.tasks.values()) {
+      if (t.nodeId !== undefined && t.desiredState <= TaskState.RUNNING) load.set(`${t.serviceId}@${t.nodeId}`, (load.get(`${t.serviceId}@${t.nodeId}`) ?? 0) + 1);
+    }
+    const assigned: { id: string; nodeId: string; why: string }[] = [];
+    for (const t of this.state.tasks.values()) {
+      if (t.status.state !== TaskState.PENDING || t.desiredState > TaskState.RUNNING) continue;
+      let node = t.nodeId;
+      if (node === undefined) {
+        let best: string | undefined;
+        for (const n of ready) {
+          const l = load.get(`${t.serviceId}@${n.id}`) ?? 0;
+          if (best === undefined || l < (load.get(`${t.serviceId}@${best}`) ?? 0)) best = n.id;
+        }
+        node = best;
+      } else if (!ready.some((n) => n.id === node)) node = undefined;
+      if (node === undefined) continue;
+      load.set(`${t.serviceId}@${node}`, (load.get(`${t.serviceId}@${node}`) ?? 0) + 1);
+      assigned.push({ id: t.id, nodeId: node, why: 'simulated' });
+    }
+    if (assigned.length > 0) this.append('TasksAssigned', { tasks: assigned });
+    return assigned.length;
+  }
+
+  /** The agents of the ready nodes: run what is meant to run, stop what is meant to stop, finish jobs. */
+  runAgents(): number {
+    const byNode = new Map<string, TaskStatusReport[]>();
+    const at = new Date(this.clock).toISOString();
+    for (const t of this.state.tasks.values()) {
+      if (t.nodeId === undefined || t.status.state < TaskState.ASSIGNED || t.status.state > TaskState.RUNNING) continue;
+      const node = this.state.nodes.get(t.nodeId);
+      if (!node || node.status.state !== 'ready') continue;
+      const report = this.agentStep(t);
+      if (report === undefined) continue;
+      const list = byNode.get(t.nodeId) ?? [];
+      list.push({ id: t.id, state: report, at });
+      byNode.set(t.nodeId, list);
+    }
+    let count = 0;
+    for (const [nodeId, statuses] of byNode) {
+      this.append('TaskStatusesReported', { nodeId, statuses });
+      count += statuses.length;
+    }
+    return count;
+  }
+
+  private agentStep(t: Task): TaskState | undefined {
+    if (t.desiredState > TaskState.RUNNING) return TaskState.SHUTDOWN;
+    if (t.desiredState < TaskState.RUNNING) return t.status.state < TaskState.READY ? TaskState.READY : undefined;
+    if (t.status.state < TaskState.RUNNING) return TaskState.RUNNING;
+    const service = this.state.services.get(t.serviceId);
+    if (this.completeJobs && service && isJob(service.spec.mode)) return TaskState.COMPLETE;
+    return undefined;
+  }
+
+  /** An agent reports a task's end. */
+  report(id: string, state: TaskState, extra: Partial<TaskStatusReport> = {}): Verdict {
+    const task = this.state.tasks.get(id);
+    if (!task?.nodeId) throw new Error(`task ${id} is not on a node`);
+    return this.append('TaskStatusesReported', { nodeId: task.nodeId, statuses: [{ id, state, at: new Date(this.clock).toISOString(), ...extra }] });
+  }
+
+  /** One round: the orchestrator decides, then allocator, scheduler and agents act once; how much happened. */
+  step(): number {
+    return this.decide().length + this.allocate() + this.schedule() + this.runAgents();
+  }
+
+  /** Steps until nothing more happens (at most `rounds`), moving time by `tickMs` each round. */
+  settle(rounds = 50, tickMs = 1_000): number {
+    for (let i = 0; i < rounds; i++) {
+      if (this.step() === 0) return i;
+      this.advance(tickMs);
+    }
+    return rounds;
+  }
+
+  // ── looking at the result ──────────────────────────────────────────────────
+  tasksOf(serviceId: string): Task[] {
+    return [...this.state.tasks.values()].filter((t) => t.serviceId === serviceId);
+  }
+
+  /** Tasks meant to run (desired RUNNING or before). */
+  runnable(serviceId: string): Task[] {
+    return this.tasksOf(serviceId).filter((t) => t.desiredState <= TaskState.RUNNING);
+  }
+
+  running(serviceId: string): Task[] {
+    return this.tasksOf(serviceId).filter((t) => t.status.state === TaskState.RUNNING && t.desiredState <= TaskState.RUNNING);
+  }
+
+  /** The events the orchestrator wrote, of a type. */
+  written<K extends EventType>(type: K): EventOf<K>[] {
+    return this.log.filter((e) => e.event.type === type && e.event.by.component === 'orchestrator').map((e) => e.event as EventOf<K>);
+  }
+}
