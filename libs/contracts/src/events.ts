@@ -36,7 +36,10 @@ export interface ServiceCreated {
 export interface ServiceUpdated {
   readonly id: string;
   readonly spec: ServiceSpec;
-  /** A manual rollback (`docker service rollback`): spec is the previous spec. */
+  /**
+   * A rollback: spec is the previous spec. Written by the API (`docker service rollback`)
+   * or by the orchestrator when a failed update rolls back on its own.
+   */
   readonly rollback?: boolean;
 }
 export interface ServiceRemoved {
@@ -183,7 +186,8 @@ export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; rea
   JoinTokensRotated: { v: 1, writers: ['api'] },
   OwnershipTaken: { v: 1, writers: MANAGERS },
   ServiceCreated: { v: 1, writers: ['api'] },
-  ServiceUpdated: { v: 1, writers: ['api'] },
+  // The orchestrator writes only automatic rollbacks (rollback: true, back to the previous spec).
+  ServiceUpdated: { v: 1, writers: ['api', 'orchestrator'] },
   ServiceRemoved: { v: 1, writers: ['api'] },
   ServiceEndpointsAllocated: { v: 1, writers: ['allocator'] },
   ServiceUpdateStatusChanged: { v: 1, writers: ['orchestrator', 'api'] },

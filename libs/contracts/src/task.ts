@@ -36,6 +36,8 @@ export interface NewTask {
 export interface Task extends NewTask {
   readonly createdAt: string;
   readonly status: TaskStatus;
+  /** When it was first reported RUNNING (agent's clock); kept once it stops. Absent: it never ran. */
+  readonly startedAt?: string;
   readonly attachments?: readonly NetworkAttachment[];
   readonly ports?: readonly PortConfig[];
   /** Why the scheduler put it where it is. */

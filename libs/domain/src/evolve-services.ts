@@ -1,6 +1,7 @@
 /** Services: the user's intents, their endpoints and their rolling-update status. */
 import { isJob } from '@shoal/contracts';
-import type { EventOf } from '@shoal/contracts';
+import type { EventOf, ServiceSpec } from '@shoal/contracts';
+import { canonicalJson } from './hash/canonical';
 import type { ClusterState, Service } from './state';
 import { applied, batchVerdict, rejected } from './verdict';
 import type { Verdict } from './verdict';
@@ -11,6 +12,15 @@ type ServiceEvent = EventOf<
 
 const serviceNamed = (state: ClusterState, name: string): Service | undefined => {
   for (const service of state.services.values()) if (service.spec.name === name) return service;
+  return undefined;
+};
+
+/** The orchestrator may only roll a service back to its previous spec, and never roll back a rollback. */
+const automaticRollbackRefusal = (service: Service, spec: ServiceSpec, rollback: boolean | undefined): string | undefined => {
+  if (!rollback) return 'the orchestrator may only roll a service back, not update it';
+  if (canonicalJson(spec) !== canonicalJson(service.previousSpec)) return `a rollback of ${service.id} must restore its previous spec`;
+  const state = service.updateStatus?.state;
+  if (state === 'rollback_started' || state === 'rollback_paused') return `service ${service.id} is already rolling back: a rollback is never rolled back`;
   return undefined;
 };
 
@@ -40,12 +50,27 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
         return rejected(event.type, `service mode change is not allowed (${service.spec.mode.kind} → ${spec.mode.kind})`);
       }
       if (rollback && !service.previousSpec) return rejected(event.type, `service ${id} has no previous spec to roll back to`);
+      if (event.by.component === 'orchestrator') {
+        const refusal = automaticRollbackRefusal(service, spec, rollback);
+        if (refusal) return rejected(event.type, refusal);
+      }
+      // A new update starts afresh (a paused one is unpaused); a rollback starts rolling back.
+      const { updateStatus: _previousStatus, ...rest } = service;
       state.services.set(id, {
-        ...service,
+        ...rest,
         spec,
         previousSpec: service.spec,
         version: service.version + 1,
         updatedAt: event.at,
+        ...(rollback
+          ? {
+              updateStatus: {
+                state: 'rollback_started' as const,
+                message: event.by.component === 'api' ? 'manually requested rollback' : 'rollback started',
+                startedAt: event.at,
+              },
+            }
+          : {}),
         ...(service.jobIteration !== undefined ? { jobIteration: service.jobIteration + 1 } : {}),
       });
       return applied(event.type);

@@ -71,6 +71,54 @@ describe('evolve: services', () => {
       });
   });
 
+  it('ServiceUpdated starts afresh: a paused update status is cleared', () => {
+    given(created(), b.event('ServiceUpdateStatusChanged', { id: 's1', status: { state: 'paused', message: 'update paused' } }))
+      .when(b.event('ServiceUpdated', { id: 's1', spec: serviceSpec('web', { kind: 'replicated', replicas: 2 }) }))
+      .thenApplied((state) => expect(state.services.get('s1')?.updateStatus).toBeUndefined());
+  });
+
+  it('a manual rollback starts rolling back: rollback_started, "manually requested rollback"', () => {
+    const history = [created(), b.event('ServiceUpdated', { id: 's1', spec: serviceSpec('web', { kind: 'replicated', replicas: 3 }) })];
+    const rollback = b.event('ServiceUpdated', { id: 's1', spec: serviceSpec(), rollback: true });
+    given(...history)
+      .when(rollback)
+      .thenApplied((state) =>
+        expect(state.services.get('s1')?.updateStatus).toEqual({ state: 'rollback_started', message: 'manually requested rollback', startedAt: rollback.at }),
+      );
+  });
+
+  describe('the orchestrator rolling a failed update back', () => {
+    const v2 = serviceSpec('web', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'nginx:2' } } });
+    const updated = () => b.event('ServiceUpdated', { id: 's1', spec: v2 });
+
+    it('may restore the previous spec', () => {
+      given(created(), updated())
+        .when(b.event('ServiceUpdated', { id: 's1', spec: serviceSpec(), rollback: true }, { by: 'orchestrator' }))
+        .thenApplied((state) => {
+          expect(state.services.get('s1')?.spec).toEqual(serviceSpec());
+          expect(state.services.get('s1')?.updateStatus?.state).toBe('rollback_started');
+        });
+    });
+
+    it('may not update a service otherwise', () => {
+      given(created(), updated())
+        .when(b.event('ServiceUpdated', { id: 's1', spec: serviceSpec() }, { by: 'orchestrator' }))
+        .thenRejected(/the orchestrator may only roll a service back/);
+    });
+
+    it('may not roll back to anything but the previous spec', () => {
+      given(created(), updated())
+        .when(b.event('ServiceUpdated', { id: 's1', spec: serviceSpec('web', { kind: 'replicated', replicas: 9 }), rollback: true }, { by: 'orchestrator' }))
+        .thenRejected(/must restore its previous spec/);
+    });
+
+    it('never rolls back a rollback', () => {
+      given(created(), updated(), b.event('ServiceUpdated', { id: 's1', spec: serviceSpec(), rollback: true }))
+        .when(b.event('ServiceUpdated', { id: 's1', spec: v2, rollback: true }, { by: 'orchestrator' }))
+        .thenRejected(/a rollback is never rolled back/);
+    });
+  });
+
   it('ServiceRemoved deletes the service', () => {
     given(created()).when(b.event('ServiceRemoved', { id: 's1' })).thenApplied((state) => expect(state.services.has('s1')).toBe(false));
   });

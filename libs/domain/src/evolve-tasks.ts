@@ -121,6 +121,7 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
         const { state: reported, at, message, err, exitCode } = report;
         return {
           ...task,
+          ...(reported === TaskState.RUNNING && task.startedAt === undefined ? { startedAt: at } : {}),
           status: {
             state: reported,
             at,

@@ -155,6 +155,17 @@ describe('evolve: tasks', () => {
         .thenApplied((state) => expect(state.tasks.get('t1')?.status).toMatchObject({ state: FAILED, err: 'exit 1', exitCode: 1 }));
     });
 
+    it('remembers when the task first ran, and keeps it once it stops; a task that never ran has none', () => {
+      const up = reported('t1', RUNNING);
+      const at = up.type === 'TaskStatusesReported' ? up.data.statuses[0]!.at : '';
+      given(...running(), up)
+        .when(reported('t1', FAILED))
+        .thenApplied((state) => expect(state.tasks.get('t1')?.startedAt).toBe(at));
+      given(...running())
+        .when(reported('t1', FAILED))
+        .thenApplied((state) => expect(state.tasks.get('t1')?.startedAt).toBeUndefined());
+    });
+
     it('never moves the state backwards', () => {
       given(...running(), reported('t1', RUNNING)).when(reported('t1', STARTING)).thenRejected(/state may not move backwards \(RUNNING → STARTING\)/);
     });

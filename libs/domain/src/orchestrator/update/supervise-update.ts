@@ -1,0 +1,195 @@
+/**
+ * The update supervisor: one rolling update (or rollback) of one service, as a pure
+ * decision. Called with the state and the time, it proposes the next step — start the
+ * update, replace the next batch of dirty slots, finish a start-first slot, act on
+ * failures, complete — and says when it next wants to look. Its progress is read back
+ * from the state every time (see update-progress.ts), so nothing is lost on a restart.
+ *
+ * - by slot (replicated) or node (global), only slots whose tasks are dirty or doubled;
+ * - parallelism slots at once (0 = all), each waits for its new task to start, then the delay;
+ * - stop-first: the old task is shut down as the new one is created; start-first: the old
+ *   one is shut down once the new one is RUNNING;
+ * - failures of the update's own tasks within the monitor period, over the max failure
+ *   ratio: pause, or roll back (a rollback is never rolled back: it pauses), or continue;
+ * - after the last slot, the monitor period, then completed (or rollback completed);
+ * - a paused update stays paused until the service is updated again.
+ */
+import { DEFAULT_UPDATE_CONFIG, TaskState, isJob } from '@shoal/contracts';
+import type { NewTask, Task, UpdateConfig } from '@shoal/contracts';
+import type { Proposal } from '../../component-core';
+import type { ClusterState, Service } from '../../state';
+import { isTaskDirty } from './task-dirty';
+import { isSlotDirty, liveSlots, slotKeyOf, tasksOf } from './update-slots';
+import type { UpdateSlot } from './update-slots';
+import { busySlots, failedWhileMonitored, tasksOfUpdate } from './update-progress';
+import { UPDATE_MESSAGES, isPaused, isRollback, isRunning, statusChange } from './update-status';
+
+export interface UpdateDecision {
+  readonly proposals: readonly Proposal[];
+  /** When it next needs to look even if the log does not move (delay or monitor period ends), ms since epoch. */
+  readonly wakeAt?: number;
+}
+
+const NOTHING: UpdateDecision = { proposals: [] };
+
+/** The configuration the current run uses: the rollback config while rolling back. */
+export const updateConfigOf = (service: Service): UpdateConfig =>
+  isRollback(service.updateStatus)
+    ? (service.spec.rollback ?? DEFAULT_UPDATE_CONFIG)
+    : (service.spec.update ?? DEFAULT_UPDATE_CONFIG);
+
+/** The rolling update (or rollback) of one service: pure; empty proposals when there is nothing to do. */
+export const superviseUpdate = (
+  state: ClusterState,
+  serviceId: string,
+  now: Date,
+  newId: () => string,
+): UpdateDecision => {
+  const service = state.services.get(serviceId);
+  if (!service || isJob(service.spec.mode)) return NOTHING;
+  const status = service.updateStatus;
+  if (isPaused(status)) return NOTHING;
+
+  const tasks = tasksOf(state, serviceId);
+  const dirty = liveSlots(service, tasks).filter((slot) => isSlotDirty(service, slot));
+  const running = isRunning(status);
+  if (!running && dirty.length === 0) return NOTHING;
+
+  const config = updateConfigOf(service);
+  const nowMs = now.getTime();
+  const proposals: Proposal[] = [];
+  if (status === undefined) {
+    proposals.push(statusChange(service, { state: 'updating', message: UPDATE_MESSAGES.started, startedAt: now.toISOString() }));
+  }
+  const startedAt = status?.startedAt !== undefined ? Date.parse(status.startedAt) : nowMs;
+  const mine = tasksOfUpdate(service, tasks, startedAt);
+
+  if (running && config.failureAction !== 'continue') {
+    const failure = failureAction(service, dirty, mine, config, now);
+    if (failure) return { proposals: failure };
+  }
+
+  const busy = busySlots(service, mine, config, nowMs);
+  const attempted = new Set(mine.map((task) => slotKeyOf(service, task)));
+  let free = config.parallelism === 0 ? Number.POSITIVE_INFINITY : config.parallelism - busy.slots.size;
+  const shutDown: Task[] = [];
+  const created: NewTask[] = [];
+  let waitingForWorker = false;
+
+  for (const slot of dirty) {
+    const keeper = keeperOf(service, slot);
+    if (keeper) {
+      // Start-first: the old tasks go once the new one runs. Otherwise at once.
+      if (config.order === 'start-first' && keeper.status.state < TaskState.RUNNING) continue;
+      shutDown.push(...slot.tasks.filter((task) => task !== keeper));
+      continue;
+    }
+    // This update already replaced the slot's task; the restart supervisor looks after that one.
+    if (attempted.has(slot.key)) continue;
+    if (free <= 0) {
+      waitingForWorker = true;
+      continue;
+    }
+    free--;
+    const old = slot.tasks[slot.tasks.length - 1]!;
+    created.push(replacement(service, slot, old, newId()));
+    if (config.order === 'stop-first') shutDown.push(...slot.tasks);
+  }
+
+  if (shutDown.length > 0) {
+    const reason = isRollback(status) ? `rolled back to service version ${service.version}` : `updated to service version ${service.version}`;
+    proposals.push({
+      type: 'TaskDesiredStatesChanged',
+      data: { tasks: shutDown.map((task) => ({ id: task.id, desiredState: TaskState.SHUTDOWN, reason })) },
+    });
+  }
+  if (created.length > 0) proposals.push({ type: 'TasksCreated', data: { tasks: created } });
+
+  const remaining = dirty.length > 0;
+  if (remaining) {
+    return { proposals, ...(waitingForWorker && busy.freeAt !== undefined ? { wakeAt: busy.freeAt } : {}) };
+  }
+  if (!running || busy.waiting) return { proposals };
+  // Every slot is done: watch the last tasks for one monitor period, then complete.
+  const completeAt = mine.length === 0 ? nowMs : (busy.lastSettledAt ?? nowMs) + config.monitorMs;
+  if (nowMs < completeAt) return { proposals, wakeAt: completeAt };
+  const done = isRollback(status)
+    ? { state: 'rollback_completed' as const, message: UPDATE_MESSAGES.rollbackCompleted }
+    : { state: 'completed' as const, message: UPDATE_MESSAGES.completed };
+  proposals.push(
+    statusChange(service, { ...done, ...(status?.startedAt ? { startedAt: status.startedAt } : {}), completedAt: now.toISOString() }),
+  );
+  return { proposals };
+};
+
+/** The clean task a dirty slot keeps: meant to run before waiting, further along, then newest. */
+const keeperOf = (service: Service, slot: UpdateSlot): Task | undefined => {
+  let best: Task | undefined;
+  for (const task of slot.tasks) {
+    if (isTaskDirty(service, task)) continue;
+    if (
+      !best ||
+      task.desiredState > best.desiredState ||
+      (task.desiredState === best.desiredState && task.status.state > best.status.state) ||
+      (task.desiredState === best.desiredState && task.status.state === best.status.state && task.createdAt > best.createdAt)
+    ) {
+      best = task;
+    }
+  }
+  return best;
+};
+
+const replacement = (service: Service, slot: UpdateSlot, old: Task, id: string): NewTask => ({
+  id,
+  serviceId: service.id,
+  ...(slot.nodeId !== undefined ? { nodeId: slot.nodeId } : { slot: slot.slot ?? old.slot ?? 0 }),
+  specVersion: service.version,
+  spec: service.spec.task,
+  desiredState: TaskState.RUNNING,
+  replaces: old.id,
+});
+
+/**
+ * Too many of the update's tasks failed while monitored: pause, or roll back to the
+ * previous spec (a rollback that fails pauses instead). The ratio is over the slots the
+ * update has to replace: those it replaced and those still dirty.
+ */
+const failureAction = (
+  service: Service,
+  dirty: readonly UpdateSlot[],
+  mine: readonly Task[],
+  config: UpdateConfig,
+  now: Date,
+): Proposal[] | undefined => {
+  const failures = mine
+    .filter((task) => failedWhileMonitored(task, config.monitorMs))
+    .sort((a, b) => Date.parse(a.status.at) - Date.parse(b.status.at) || (a.id < b.id ? -1 : 1));
+  if (failures.length === 0) return undefined;
+  const total = new Set([...mine.map((task) => slotKeyOf(service, task)), ...dirty.map((slot) => slot.key)]).size;
+  if (failures.length / Math.max(total, 1) <= config.maxFailureRatio) return undefined;
+
+  const first = failures[0]!.id;
+  const status = service.updateStatus;
+  const kept = status?.startedAt ? { startedAt: status.startedAt } : {};
+  if (isRollback(status)) {
+    return [statusChange(service, { state: 'rollback_paused', message: UPDATE_MESSAGES.rollbackPaused(first), ...kept })];
+  }
+  if (config.failureAction === 'pause') {
+    return [statusChange(service, { state: 'paused', message: UPDATE_MESSAGES.paused(first), ...kept })];
+  }
+  if (!service.previousSpec) {
+    return [statusChange(service, { state: 'paused', message: UPDATE_MESSAGES.noPreviousSpec(first), ...kept })];
+  }
+  return [
+    {
+      type: 'ServiceUpdated',
+      data: { id: service.id, spec: service.previousSpec, rollback: true },
+      expect: { serviceVersions: { [service.id]: service.version } },
+    },
+    statusChange(
+      service,
+      { state: 'rollback_started', message: UPDATE_MESSAGES.rolledBack(first), startedAt: now.toISOString() },
+      service.version + 1,
+    ),
+  ];
+};

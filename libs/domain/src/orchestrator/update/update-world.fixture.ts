@@ -1,0 +1,206 @@
+/**
+ * A small simulated cluster for the update supervisor's specs: the log is applied with
+ * evolve, the clock is ours, agents are played by hand (start, fail, stop tasks), and the
+ * supervisor's proposals are appended as the orchestrator would append them.
+ */
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import type { EventDataMap, EventType, NewTask, ServiceSpec, Task, TaskState as State, UpdateConfig } from '@shoal/contracts';
+import { EventBuilder, nodeDescription, serviceSpec } from '@shoal/testing';
+import type { Proposal } from '../../component-core';
+import { evolve } from '../../evolve';
+import { emptyState } from '../../state';
+import type { ClusterState, Service } from '../../state';
+import type { Verdict } from '../../verdict';
+import { superviseUpdate } from './supervise-update';
+import type { UpdateDecision } from './supervise-update';
+
+export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+
+export const config = (overrides: Partial<UpdateConfig> = {}): UpdateConfig => ({
+  parallelism: 1,
+  delayMs: 0,
+  failureAction: 'pause',
+  monitorMs: 5_000,
+  maxFailureRatio: 0,
+  order: 'stop-first',
+  ...overrides,
+});
+
+export const image = (tag: string, base: ServiceSpec): ServiceSpec => ({
+  ...base,
+  task: { ...base.task, container: { ...base.task.container, image: `nginx:${tag}` } },
+});
+
+export class UpdateWorld {
+  readonly b = new EventBuilder();
+  readonly state: ClusterState = emptyState();
+  /** Every supervisor record's verdict, in order. */
+  readonly verdicts: Verdict[] = [];
+  private clock = T0;
+  private ids = 0;
+  private updateIds = 0;
+  private nodes: string[] = [];
+
+  constructor(nodes = 3) {
+    this.append('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } });
+    for (let i = 1; i <= nodes; i++) this.addNode(`n${i}`);
+  }
+
+  get now(): Date {
+    return new Date(this.clock);
+  }
+
+  /** Lets `ms` pass. */
+  wait(ms: number): this {
+    this.clock += ms;
+    return this;
+  }
+
+  addNode(id: string): void {
+    this.append('NodeRegistered', { id, role: 'worker', description: nodeDescription(id) });
+    this.append('NodeStatusChanged', { nodes: [{ id, state: 'ready' }] });
+    this.nodes.push(id);
+  }
+
+  /** A service whose tasks are all up and RUNNING at version 1. */
+  service(id: string, spec: ServiceSpec): this {
+    this.append('ServiceCreated', { id, spec });
+    const tasks: NewTask[] =
+      spec.mode.kind === 'global'
+        ? this.nodes.map((nodeId) => this.newTask(id, { nodeId }))
+        : Array.from({ length: spec.mode.kind === 'replicated' ? spec.mode.replicas : 0 }, (_, i) => this.newTask(id, { slot: i + 1 }));
+    this.append('TasksCreated', { tasks });
+    this.startAll();
+    return this;
+  }
+
+  /** The user updates the service (docker service update). */
+  update(id: string, spec: ServiceSpec): this {
+    this.append('ServiceUpdated', { id, spec });
+    return this;
+  }
+
+  /** The user rolls the service back (docker service rollback). */
+  rollback(id: string): this {
+    const previous = this.service$(id).previousSpec;
+    if (!previous) throw new Error(`service ${id} has no previous spec`);
+    this.append('ServiceUpdated', { id, spec: previous, rollback: true });
+    return this;
+  }
+
+  service$(id: string): Service {
+    const service = this.state.services.get(id);
+    if (!service) throw new Error(`no service ${id}`);
+    return service;
+  }
+
+  task(id: string): Task {
+    const task = this.state.tasks.get(id);
+    if (!task) throw new Error(`no task ${id}`);
+    return task;
+  }
+
+  tasksOf(serviceId: string): Task[] {
+    return [...this.state.tasks.values()].filter((task) => task.serviceId === serviceId);
+  }
+
+  /** Tasks meant to run (desired RUNNING or READY). */
+  desiredRunning(serviceId: string): Task[] {
+    return this.tasksOf(serviceId).filter((task) => task.desiredState <= TaskState.RUNNING);
+  }
+
+  /** What the supervisor decides now. */
+  decide(serviceId: string): UpdateDecision {
+    return superviseUpdate(this.state, serviceId, this.now, () => `u${++this.updateIds}`);
+  }
+
+  /** Decides and appends what it proposes, as the orchestrator; returns the decision. */
+  step(serviceId: string): UpdateDecision {
+    const decision = this.decide(serviceId);
+    for (const proposal of decision.proposals) this.propose(proposal);
+    return decision;
+  }
+
+  propose(proposal: Proposal): Verdict {
+    const event = this.b.event(proposal.type, proposal.data as never, {
+      by: 'orchestrator',
+      at: this.tick(),
+      ...(proposal.expect ? { expect: proposal.expect } : {}),
+    });
+    const verdict = evolve(this.state, event);
+    this.verdicts.push(verdict);
+    return verdict;
+  }
+
+  /** Allocates, places and starts every task that is meant to run and has not started. */
+  startAll(): this {
+    for (const task of [...this.state.tasks.values()]) {
+      if (task.desiredState === TaskState.RUNNING && task.status.state < TaskState.RUNNING) this.start(task.id);
+    }
+    return this;
+  }
+
+  /** Takes a task through allocation, scheduling and the agent to RUNNING. */
+  start(id: string): this {
+    this.place(id);
+    this.report(id, TaskState.RUNNING);
+    return this;
+  }
+
+  /** Allocates and assigns a task (to its node, or round robin by slot). */
+  place(id: string): this {
+    const task = this.task(id);
+    if (task.status.state === TaskState.NEW) this.append('TasksAllocated', { tasks: [{ id, attachments: [] }] });
+    if (this.task(id).status.state === TaskState.PENDING) {
+      const nodeId = task.nodeId ?? this.nodes[((task.slot ?? 1) - 1) % this.nodes.length]!;
+      this.append('TasksAssigned', { tasks: [{ id, nodeId, why: 'test' }] });
+    }
+    return this;
+  }
+
+  /** The task's agent reports `state`. */
+  report(id: string, state: State): this {
+    const task = this.task(id);
+    if (task.nodeId === undefined) throw new Error(`task ${id} is not on a node`);
+    this.append('TaskStatusesReported', { nodeId: task.nodeId, statuses: [{ id, state, at: this.tick() }] });
+    return this;
+  }
+
+  /** Agents stop every task told to stop. */
+  stopAll(): this {
+    for (const task of [...this.state.tasks.values()]) {
+      if (task.desiredState > TaskState.RUNNING && task.status.state <= TaskState.RUNNING && task.status.state >= TaskState.ASSIGNED) {
+        this.report(task.id, TaskState.SHUTDOWN);
+      }
+    }
+    return this;
+  }
+
+  private newTask(serviceId: string, where: { slot?: number; nodeId?: string }): NewTask {
+    const service = this.service$(serviceId);
+    return {
+      id: `t${++this.ids}`,
+      serviceId,
+      ...where,
+      specVersion: service.version,
+      spec: service.spec.task,
+      desiredState: TaskState.RUNNING,
+    };
+  }
+
+  private tick(): string {
+    this.clock += 10;
+    return new Date(this.clock).toISOString();
+  }
+
+  private append<K extends EventType>(type: K, data: EventDataMap[K]): void {
+    const verdict = evolve(this.state, this.b.event(type, data, { at: this.tick() }));
+    if (verdict.status !== 'applied') throw new Error(`${type}: ${verdict.status}: ${verdict.reasons.join('; ')}`);
+  }
+}
+
+export const replicated = (replicas: number, update?: Partial<UpdateConfig>, rollback?: Partial<UpdateConfig>): ServiceSpec =>
+  serviceSpec('web', { kind: 'replicated', replicas }, {
+    ...(update ? { update: config(update) } : {}),
+    ...(rollback ? { rollback: config(rollback) } : {}),
+  });
