@@ -44,7 +44,6 @@ export class ClusterGiven {
   readonly state: ClusterState = emptyState();
   readonly core = new SchedulerCore();
   private taskIds = 0;
-  now = new Date('2026-01-01T12:00:00.000Z');
 
   apply(event: ShoalEvent): Verdict {
     const verdict = evolve(this.state, event);
@@ -126,8 +125,8 @@ export class ClusterGiven {
   }
 
   /** Runs the scheduler once and applies what it proposes. */
-  whenScheduled(): Outcome {
-    const proposals = this.core.decide(this.state, this.now);
+  whenScheduled(now: Date = new Date(this.b.now())): Outcome {
+    const proposals = this.core.decide(this.state, now);
     const assigned = new Map<string, string>();
     const why = new Map<string, string>();
     const unschedulable = new Map<string, string>();
