@@ -3,7 +3,8 @@
  *
  * - service created or updated → reconcile that service (replicated by slot, global by
  *   node, jobs to completion); service removed → its tasks get desired REMOVE;
- * - task ended → the restart supervisor, for that task only (no whole-service reconcile);
+ * - task ended → the restart supervisor, for that task only (no whole-service reconcile;
+ *   a replicated job, which counts its completions, is the exception);
  * - node changed or removed → its tasks are restarted elsewhere (replicated) and the
  *   global services are reconciled;
  * - restart delays that ran out → the waiting replacements start;
@@ -111,7 +112,11 @@ export class OrchestratorCore implements ComponentCore {
         for (const item of event.data.statuses) {
           const task = state.tasks.get(item.id);
           if (!task || task.status.state !== item.state) continue;
-          if (item.state > TaskState.RUNNING) this.taskCandidates.add(item.id);
+          if (item.state > TaskState.RUNNING) {
+            this.taskCandidates.add(item.id);
+            // A replicated job counts its completions: one ending may let the next task start.
+            if (state.services.get(task.serviceId)?.spec.mode.kind === 'replicated-job') this.dirtyServices.add(task.serviceId);
+          }
           this.updateCandidates.add(task.serviceId);
         }
         return;
