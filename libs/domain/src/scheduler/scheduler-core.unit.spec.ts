@@ -1,5 +1,5 @@
 import { TaskState } from '@shoal/contracts';
-import type { ShoalEvent } from '@shoal/contracts';
+import type { ServiceSpec } from '@shoal/contracts';
 import { given } from './scheduler-given.fixture';
 
 const { RUNNING, FAILED, REJECTED, COMPLETE, SHUTDOWN } = TaskState;
@@ -48,7 +48,7 @@ describe('the scheduler core', () => {
       const c = given().nodes('n', 2).service('web');
       c.pending('web', 1);
       const service = c.state.services.get('web');
-      c.apply(c.b.event('ServiceUpdated', { id: 'web', spec: { ...(service?.spec as never), labels: { v: '2' } } }));
+      c.apply(c.b.event('ServiceUpdated', { id: 'web', spec: { ...(service?.spec as ServiceSpec), labels: { v: '2' } } }));
       c.pending('web', 1);
       const out = c.whenScheduled();
       expect(new Set(out.assigned.values())).toEqual(new Set(['n1', 'n2']));
@@ -111,7 +111,7 @@ describe('the scheduler core', () => {
     it('counts failures per spec version: a new version starts afresh', () => {
       const c = failLoop(5);
       const service = c.state.services.get('web');
-      c.apply(c.b.event('ServiceUpdated', { id: 'web', spec: { ...(service?.spec as never), labels: { v: '2' } } }));
+      c.apply(c.b.event('ServiceUpdated', { id: 'web', spec: { ...(service?.spec as ServiceSpec), labels: { v: '2' } } }));
       c.pending('web', 1);
       expect([...c.whenScheduled().assigned.values()]).toEqual(['n1']);
     });
@@ -186,7 +186,9 @@ describe('the scheduler core', () => {
     const target = proposals[0]?.type === 'TasksAssigned' ? proposals[0].data.tasks[0]?.nodeId : undefined;
     expect(target).toBe('n1');
     c.apply(c.b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }));
-    const verdict = c.apply(c.b.event('TasksAssigned', (proposals[0] as { data: never }).data) as ShoalEvent);
+    const proposal = proposals[0];
+    if (proposal?.type !== 'TasksAssigned') throw new Error('expected an assignment');
+    const verdict = c.apply(c.b.event('TasksAssigned', proposal.data));
     expect(verdict.status).toBe('rejected');
     expect(c.core.view.nodes.get('n1')?.has(id)).toBe(false);
     expect([...c.whenScheduled().assigned.entries()]).toEqual([[id, 'n2']]);
