@@ -3,6 +3,7 @@ import { Catch, HttpException, Logger } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { sendDockerError } from './docker-error';
+import { BadInputError } from './bad-input';
 
 export const dockerMessage = (error: HttpException): string => {
   const response = error.getResponse();
@@ -20,6 +21,7 @@ export class DockerExceptionFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<ServerResponse>();
     if (error instanceof HttpException) return sendDockerError(res, error.getStatus(), dockerMessage(error));
+    if (error instanceof BadInputError) return sendDockerError(res, 400, error.message);
     this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     sendDockerError(res, 500, error instanceof Error ? error.message : String(error));
   }

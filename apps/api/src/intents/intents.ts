@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { HttpException, Inject, Injectable } from '@nestjs/common';
-import type { EventDataMap, EventType, Expectations } from '@shoal/contracts';
+import type { EventDataMap, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
 import type { Cluster, ClusterState } from '@shoal/domain';
 import type { LiveView } from '@shoal/runtime';
 import { API_VIEW, API_WRITER } from '../api.tokens';
@@ -37,11 +37,27 @@ export class Intents {
     return cluster;
   }
 
+  /** The cluster id this API writes for (the one `docker swarm init` creates, on a log with none). */
+  get clusterId(): string {
+    return this.writer.cluster;
+  }
+
   /** Appends one intent and waits for evolve's verdict; a refusal throws Docker's error. */
   async submit<K extends EventType>(type: K, data: EventDataMap[K], expect?: Expectations): Promise<void> {
-    const event = this.writer.propose(type, data, expect ? { expect } : {});
-    const [verdict] = await this.writer.appendAndWait(this.view, [event]);
-    const answer = verdictAnswer(verdict);
-    if (!answer.ok) throw new HttpException(answer.message, answer.status);
+    await this.submitAll([this.writer.propose(type, data, expect ? { expect } : {})]);
+  }
+
+  /** Proposes intents as one batch (the first carries `expect`); the first refusal throws Docker's error. */
+  propose<K extends EventType>(type: K, data: EventDataMap[K], expect?: Expectations): ShoalEvent {
+    return this.writer.propose(type, data, expect ? { expect } : {}) as ShoalEvent;
+  }
+
+  async submitAll(events: readonly ShoalEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const verdicts = await this.writer.appendAndWait(this.view, events);
+    for (const verdict of verdicts) {
+      const answer = verdictAnswer(verdict);
+      if (!answer.ok) throw new HttpException(answer.message, answer.status);
+    }
   }
 }

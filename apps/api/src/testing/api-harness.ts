@@ -15,6 +15,8 @@ import type { LiveView } from '@shoal/runtime';
 import { EventBuilder } from '@shoal/testing';
 import { createApiApp } from '../create-api-app';
 import { API_VIEW } from '../api.tokens';
+import { TOKENS_FILE } from '../access/tokens';
+import type { TokenEntry } from '../access/tokens';
 
 export interface DockerResult {
   readonly code: number;
@@ -42,8 +44,17 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-export const startApi = async (options: { readonly initialized?: boolean; readonly cluster?: string } = {}): Promise<ApiHarness> => {
+export interface StartApiOptions {
+  /** Append ClusterInitialized before the API starts (default true). */
+  readonly initialized?: boolean;
+  readonly cluster?: string;
+  /** Written to tokens.json before the API starts. */
+  readonly tokens?: readonly TokenEntry[];
+}
+
+export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarness> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'shoal-api-'));
+  if (options.tokens) writeFileSync(join(dataDir, TOKENS_FILE), JSON.stringify(options.tokens));
   const cluster = options.cluster ?? 'c-test';
   const events = new EventBuilder(cluster);
   const log = await EmbeddedEventLog.open({ dir: join(dataDir, 'log'), sync: false });

@@ -1,0 +1,107 @@
+/**
+ * Docker's list filters: the `filters` query parameter, JSON, either
+ * `{"name":{"web":true}}` (current) or `{"name":["web"]}` (old), and the predicates each
+ * list applies. An unknown filter key is Docker's 400 "invalid filter".
+ */
+import { parseTaskState } from '@shoal/contracts';
+import type { Task } from '@shoal/contracts';
+import type { ClusterState, Node, Service } from '@shoal/domain';
+import { BadInputError } from '../http/bad-input';
+import { taskName } from './task-mapper';
+
+export type Filters = ReadonlyMap<string, readonly string[]>;
+
+export class FilterError extends BadInputError {}
+
+export const parseFilters = (raw: string | undefined, allowed: readonly string[]): Filters => {
+  const filters = new Map<string, string[]>();
+  if (raw === undefined || raw.trim() === '') return filters;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new FilterError(`invalid filters: not JSON: ${raw}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new FilterError('invalid filters: expected an object of filter names');
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!allowed.includes(key)) throw new FilterError(`invalid filter '${key}'`);
+    const values = Array.isArray(value)
+      ? value.map(String)
+      : typeof value === 'object' && value !== null
+        ? Object.entries(value as Record<string, unknown>).filter(([, on]) => on === true).map(([name]) => name)
+        : undefined;
+    if (!values) throw new FilterError(`invalid filter '${key}': expected a list or a map of values`);
+    filters.set(key, values);
+  }
+  return filters;
+};
+
+/** No values for the key: everything passes; else at least one value must match. */
+const any = (filters: Filters, key: string, matches: (value: string) => boolean): boolean => {
+  const values = filters.get(key);
+  return !values || values.length === 0 || values.some(matches);
+};
+
+/** `key` or `key=value` against a label map. */
+export const labelMatches = (labels: Readonly<Record<string, string>> | undefined, filter: string): boolean => {
+  const at = filter.indexOf('=');
+  const key = at < 0 ? filter : filter.slice(0, at);
+  if (!labels || !(key in labels)) return false;
+  return at < 0 || labels[key] === filter.slice(at + 1);
+};
+
+/** Every label filter must match (Docker ANDs labels). */
+const allLabels = (filters: Filters, key: string, labels: Readonly<Record<string, string>> | undefined): boolean =>
+  (filters.get(key) ?? []).every((filter) => labelMatches(labels, filter));
+
+// ── services: id, name, label, mode ────────────────────────────────────────
+export const SERVICE_FILTERS = ['id', 'name', 'label', 'mode'] as const;
+
+export const serviceMatches = (filters: Filters, service: Service): boolean =>
+  any(filters, 'id', (id) => service.id.startsWith(id)) &&
+  any(filters, 'name', (name) => service.spec.name.startsWith(name)) &&
+  allLabels(filters, 'label', service.spec.labels) &&
+  any(filters, 'mode', (mode) => mode === service.spec.mode.kind);
+
+// ── nodes: id, name, label, node.label, role, membership ───────────────────
+export const NODE_FILTERS = ['id', 'name', 'label', 'node.label', 'role', 'membership'] as const;
+
+export const nodeMatches = (filters: Filters, node: Node): boolean =>
+  any(filters, 'id', (id) => node.id.startsWith(id)) &&
+  any(filters, 'name', (name) => node.description.hostname.startsWith(name) || (node.spec.name ?? '').startsWith(name)) &&
+  allLabels(filters, 'label', node.description.engine.labels) &&
+  allLabels(filters, 'node.label', node.spec.labels) &&
+  any(filters, 'role', (role) => role === node.spec.role) &&
+  any(filters, 'membership', (membership) => membership === 'accepted');
+
+// ── tasks: id, name, service, node, desired-state, label ──────────────────
+export const TASK_FILTERS = ['id', 'name', 'service', 'node', 'desired-state', 'label'] as const;
+
+/** A service filter value names a service by id, id prefix or name. */
+const serviceFilterMatches = (state: ClusterState, value: string, serviceId: string): boolean => {
+  if (serviceId.startsWith(value)) return true;
+  return state.services.get(serviceId)?.spec.name === value;
+};
+
+/** A node filter value names a node by id, id prefix or hostname. */
+const nodeFilterMatches = (state: ClusterState, value: string, nodeId: string | undefined): boolean => {
+  if (!nodeId) return false;
+  if (nodeId.startsWith(value)) return true;
+  const node = state.nodes.get(nodeId);
+  return node !== undefined && (node.description.hostname === value || node.spec.name === value);
+};
+
+/** Checks desired-state values up front: running, shutdown, accepted (Docker's), or any task state. */
+export const checkDesiredStates = (filters: Filters): void => {
+  for (const value of filters.get('desired-state') ?? []) {
+    if (parseTaskState(value) === undefined) throw new FilterError(`invalid filter 'desired-state=${value}'`);
+  }
+};
+
+export const taskMatches = (state: ClusterState, filters: Filters, task: Task): boolean =>
+  any(filters, 'id', (id) => task.id.startsWith(id)) &&
+  any(filters, 'name', (name) => taskName(state, task).startsWith(name)) &&
+  any(filters, 'service', (value) => serviceFilterMatches(state, value, task.serviceId)) &&
+  any(filters, 'node', (value) => nodeFilterMatches(state, value, task.nodeId)) &&
+  any(filters, 'desired-state', (value) => parseTaskState(value) === task.desiredState) &&
+  allLabels(filters, 'label', task.spec.container.labels);

@@ -1,0 +1,92 @@
+import { TaskState } from '@shoal/contracts';
+import { emptyState } from '@shoal/domain';
+import type { Node, Service } from '@shoal/domain';
+import { newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { FilterError, NODE_FILTERS, SERVICE_FILTERS, TASK_FILTERS, checkDesiredStates, labelMatches, nodeMatches, parseFilters, serviceMatches, taskMatches } from './filters';
+
+describe("Docker's filters parameter", () => {
+  it('reads the map form and the old list form', () => {
+    expect(parseFilters('{"name":{"web":true,"db":false}}', SERVICE_FILTERS)).toEqual(new Map([['name', ['web']]]));
+    expect(parseFilters('{"name":["web","db"]}', SERVICE_FILTERS)).toEqual(new Map([['name', ['web', 'db']]]));
+    expect(parseFilters(undefined, SERVICE_FILTERS).size).toBe(0);
+  });
+
+  it("answers Docker's invalid filter for an unknown key or bad JSON", () => {
+    expect(() => parseFilters('{"colour":{"red":true}}', SERVICE_FILTERS)).toThrow(new FilterError("invalid filter 'colour'"));
+    expect(() => parseFilters('{', SERVICE_FILTERS)).toThrow(FilterError);
+    expect(() => parseFilters('{"name":"web"}', SERVICE_FILTERS)).toThrow(/expected a list or a map/);
+  });
+
+  it('matches labels by key or key=value', () => {
+    expect(labelMatches({ a: '1' }, 'a')).toBe(true);
+    expect(labelMatches({ a: '1' }, 'a=1')).toBe(true);
+    expect(labelMatches({ a: '1' }, 'a=2')).toBe(false);
+    expect(labelMatches(undefined, 'a')).toBe(false);
+  });
+});
+
+describe('service filters', () => {
+  const web: Service = { id: 'abc123', spec: serviceSpec('web', { kind: 'replicated', replicas: 1 }, { labels: { tier: 'front' } }), version: 1, createdAt: 't', updatedAt: 't' };
+  const agent: Service = { id: 'def456', spec: serviceSpec('agent', { kind: 'global' }), version: 1, createdAt: 't', updatedAt: 't' };
+  const pick = (raw: string) => [web, agent].filter((s) => serviceMatches(parseFilters(raw, SERVICE_FILTERS), s)).map((s) => s.spec.name);
+
+  it('by id prefix, name prefix, label and mode', () => {
+    expect(pick('{"id":{"abc":true}}')).toEqual(['web']);
+    expect(pick('{"name":{"ag":true}}')).toEqual(['agent']);
+    expect(pick('{"label":{"tier=front":true}}')).toEqual(['web']);
+    expect(pick('{"mode":{"global":true}}')).toEqual(['agent']);
+    expect(pick('{"mode":{"global":true},"name":{"web":true}}')).toEqual([]);
+    expect(pick('{}')).toEqual(['web', 'agent']);
+  });
+});
+
+describe('node filters', () => {
+  const node = (id: string, hostname: string, role: 'worker' | 'manager', labels: Record<string, string>): Node => ({
+    id,
+    description: nodeDescription(hostname),
+    spec: { labels, role, availability: 'active' },
+    version: 1,
+    status: { state: 'ready', at: 't' },
+    createdAt: 't',
+    updatedAt: 't',
+  });
+  const nodes = [node('n1', 'alpha', 'worker', { zone: 'east' }), node('n2', 'beta', 'manager', {})];
+  const pick = (raw: string) => nodes.filter((n) => nodeMatches(parseFilters(raw, NODE_FILTERS), n)).map((n) => n.id);
+
+  it('by id, name, role and node label', () => {
+    expect(pick('{"id":{"n2":true}}')).toEqual(['n2']);
+    expect(pick('{"name":{"alp":true}}')).toEqual(['n1']);
+    expect(pick('{"role":{"manager":true}}')).toEqual(['n2']);
+    expect(pick('{"node.label":{"zone=east":true}}')).toEqual(['n1']);
+  });
+});
+
+describe('task filters', () => {
+  const state = emptyState();
+  const spec = serviceSpec('web');
+  state.services.set('s1', { id: 's1', spec, version: 1, createdAt: 't', updatedAt: 't' });
+  state.nodes.set('n1', { id: 'n1', description: nodeDescription('alpha'), spec: { labels: {}, role: 'worker', availability: 'active' }, version: 1, status: { state: 'ready', at: 't' }, createdAt: 't', updatedAt: 't' });
+  const running = { ...newTask('t1', 's1', spec, { slot: 1 }), nodeId: 'n1', createdAt: 't', status: { state: TaskState.RUNNING, at: 't' } };
+  const old = { ...newTask('t2', 's1', spec, { slot: 1, desiredState: TaskState.SHUTDOWN }), createdAt: 't', status: { state: TaskState.SHUTDOWN, at: 't' } };
+  const pick = (raw: string) => {
+    const filters = parseFilters(raw, TASK_FILTERS);
+    checkDesiredStates(filters);
+    return [running, old].filter((task) => taskMatches(state, filters, task)).map((task) => task.id);
+  };
+
+  it('by service name or id, node hostname or id, desired state, name and id', () => {
+    expect(pick('{"service":{"web":true}}')).toEqual(['t1', 't2']);
+    expect(pick('{"service":{"s1":true}}')).toEqual(['t1', 't2']);
+    expect(pick('{"service":{"db":true}}')).toEqual([]);
+    expect(pick('{"node":{"alpha":true}}')).toEqual(['t1']);
+    expect(pick('{"node":{"n1":true}}')).toEqual(['t1']);
+    expect(pick('{"desired-state":{"running":true}}')).toEqual(['t1']);
+    expect(pick('{"desired-state":{"shutdown":true}}')).toEqual(['t2']);
+    expect(pick('{"name":{"web.1":true}}')).toEqual(['t1', 't2']);
+    expect(pick('{"id":{"t2":true}}')).toEqual(['t2']);
+  });
+
+  it('refuses a desired state that is not a task state', () => {
+    expect(() => pick('{"desired-state":{"sleeping":true}}')).toThrow(/invalid filter 'desired-state=sleeping'/);
+  });
+});

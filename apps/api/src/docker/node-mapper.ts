@@ -1,0 +1,48 @@
+/** Nodes: Shoal's node → Docker's Node object, and Docker's NodeSpec (node update) → Shoal's. */
+import { NODE_AVAILABILITIES, NODE_ROLES } from '@shoal/contracts';
+import type { NodeAvailability, NodeRole, NodeSpec } from '@shoal/contracts';
+import type { Node } from '@shoal/domain';
+import type { DockerNode, DockerNodeSpec } from './docker-types';
+import { toDockerResources } from './service-mapper';
+import { SpecError } from './spec-error';
+
+export const toDockerNode = (node: Node): DockerNode => {
+  const { description, spec, status } = node;
+  return {
+    ID: node.id,
+    Version: { Index: node.version },
+    CreatedAt: node.createdAt,
+    UpdatedAt: node.updatedAt,
+    Spec: { ...(spec.name ? { Name: spec.name } : {}), Labels: { ...spec.labels }, Role: spec.role, Availability: spec.availability },
+    Description: {
+      Hostname: description.hostname,
+      Platform: { Architecture: description.platform.architecture, OS: description.platform.os },
+      Resources: toDockerResources(description.resources),
+      Engine: {
+        EngineVersion: description.engine.version,
+        ...(description.engine.labels ? { Labels: { ...description.engine.labels } } : {}),
+        ...(description.engine.plugins ? { Plugins: description.engine.plugins.map((p) => ({ Type: p.type, Name: p.name })) } : {}),
+      },
+      TLSInfo: { TrustRoot: '', CertIssuerSubject: '', CertIssuerPublicKey: '' },
+    },
+    Status: { State: status.state, ...(status.message ? { Message: status.message } : {}), Addr: status.addr ?? '' },
+    ...(spec.role === 'manager' ? { ManagerStatus: { Leader: false, Reachability: status.state === 'ready' ? 'reachable' : 'unreachable', Addr: status.addr ?? '' } } : {}),
+  };
+};
+
+/** `docker node update` sends the whole NodeSpec back; what it leaves out keeps its value. */
+export const fromDockerNodeSpec = (spec: DockerNodeSpec, current: NodeSpec): NodeSpec => {
+  const role = spec.Role || current.role;
+  if (!NODE_ROLES.includes(role as NodeRole)) throw new SpecError('Role', `"${role}" is not one of ${NODE_ROLES.join(', ')}`);
+  const availability = spec.Availability || current.availability;
+  if (!NODE_AVAILABILITIES.includes(availability as NodeAvailability)) {
+    throw new SpecError('Availability', `"${availability}" is not one of ${NODE_AVAILABILITIES.join(', ')}`);
+  }
+  const name = spec.Name ?? current.name;
+  return {
+    ...(name ? { name } : {}),
+    labels: { ...(spec.Labels ?? current.labels) },
+    role: role as NodeRole,
+    availability: availability as NodeAvailability,
+  };
+};

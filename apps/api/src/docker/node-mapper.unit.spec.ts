@@ -1,0 +1,55 @@
+import type { Node } from '@shoal/domain';
+import { nodeDescription } from '@shoal/testing';
+import { fromDockerNodeSpec, toDockerNode } from './node-mapper';
+import { SpecError } from './spec-error';
+
+const node: Node = {
+  id: 'n1',
+  description: nodeDescription('node-1', { engine: { version: '28.2.2', labels: { disk: 'ssd' } } }),
+  spec: { labels: { zone: 'east' }, role: 'worker', availability: 'active' },
+  version: 3,
+  status: { state: 'ready', addr: '10.0.0.5', at: 't1' },
+  createdAt: 't0',
+  updatedAt: 't1',
+};
+
+describe("Docker's Node object", () => {
+  it('carries spec, description and status', () => {
+    expect(toDockerNode(node)).toMatchObject({
+      ID: 'n1',
+      Version: { Index: 3 },
+      Spec: { Labels: { zone: 'east' }, Role: 'worker', Availability: 'active' },
+      Description: {
+        Hostname: 'node-1',
+        Platform: { Architecture: 'x86_64', OS: 'linux' },
+        Resources: { NanoCPUs: 4e9, MemoryBytes: 8 * 2 ** 30 },
+        Engine: { EngineVersion: '28.2.2', Labels: { disk: 'ssd' } },
+      },
+      Status: { State: 'ready', Addr: '10.0.0.5' },
+    });
+    expect(toDockerNode(node).ManagerStatus).toBeUndefined();
+  });
+
+  it('gives managers a ManagerStatus', () => {
+    expect(toDockerNode({ ...node, spec: { ...node.spec, role: 'manager' } }).ManagerStatus).toEqual({ Leader: false, Reachability: 'reachable', Addr: '10.0.0.5' });
+  });
+});
+
+describe("Docker's NodeSpec → Shoal's", () => {
+  it('takes what `docker node update` sends', () => {
+    expect(fromDockerNodeSpec({ Labels: { zone: 'west' }, Role: 'worker', Availability: 'drain' }, node.spec)).toEqual({
+      labels: { zone: 'west' },
+      role: 'worker',
+      availability: 'drain',
+    });
+  });
+
+  it('keeps what is left out', () => {
+    expect(fromDockerNodeSpec({}, node.spec)).toEqual(node.spec);
+  });
+
+  it('refuses an unknown availability or role', () => {
+    expect(() => fromDockerNodeSpec({ Availability: 'gone' }, node.spec)).toThrow(SpecError);
+    expect(() => fromDockerNodeSpec({ Role: 'king' }, node.spec)).toThrow(/Role: "king"/);
+  });
+});

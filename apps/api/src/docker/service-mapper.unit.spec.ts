@@ -1,0 +1,130 @@
+import { DEFAULT_UPDATE_CONFIG, TaskState } from '@shoal/contracts';
+import type { ServiceSpec } from '@shoal/contracts';
+import { emptyState } from '@shoal/domain';
+import type { Service } from '@shoal/domain';
+import { newTask, serviceSpec } from '@shoal/testing';
+import type { DockerServiceSpec } from './docker-types';
+import { fromDockerServiceSpec, serviceStatus, toDockerService, toDockerServiceSpec } from './service-mapper';
+import { SpecError } from './spec-error';
+
+/** What `docker service create` sends for a service with most flags set. */
+const dockerSpec: DockerServiceSpec = {
+  Name: 'web',
+  Labels: { team: 'a' },
+  TaskTemplate: {
+    ContainerSpec: { Image: 'nginx:1.27', Args: ['-g', 'daemon off;'], Env: ['A=1'], StopGracePeriod: 10_000_000_000 },
+    Resources: { Limits: { MemoryBytes: 128 * 2 ** 20 }, Reservations: { NanoCPUs: 500_000_000, MemoryBytes: 64 * 2 ** 20 } },
+    RestartPolicy: { Condition: 'on-failure', Delay: 3_000_000_000, MaxAttempts: 4 },
+    Placement: {
+      Constraints: ['node.labels.zone==east', 'node.role != manager'],
+      Preferences: [{ Spread: { SpreadDescriptor: 'node.labels.rack' } }],
+      MaxReplicas: 2,
+    },
+    Networks: [{ Target: 'backend', Aliases: ['api'] }],
+    ForceUpdate: 0,
+  },
+  Mode: { Replicated: { Replicas: 3 } },
+  UpdateConfig: { Parallelism: 2, Delay: 10_000_000_000, FailureAction: 'rollback', Monitor: 20_000_000_000, MaxFailureRatio: 0.2, Order: 'start-first' },
+  RollbackConfig: { Parallelism: 1, FailureAction: 'pause', Order: 'stop-first' },
+  EndpointSpec: { Mode: 'vip', Ports: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: 8080, PublishMode: 'ingress' }, { TargetPort: 443 }] },
+};
+
+describe("Docker's ServiceSpec → Shoal's", () => {
+  const spec = fromDockerServiceSpec(dockerSpec);
+
+  it('carries the container, the resources and the placement', () => {
+    expect(spec.name).toBe('web');
+    expect(spec.labels).toEqual({ team: 'a' });
+    expect(spec.task.container).toEqual({ image: 'nginx:1.27', args: ['-g', 'daemon off;'], env: ['A=1'], stopGracePeriodMs: 10_000 });
+    expect(spec.task.resources).toEqual({ limits: { memoryBytes: 128 * 2 ** 20 }, reservations: { nanoCpus: 500_000_000, memoryBytes: 64 * 2 ** 20 } });
+    expect(spec.task.placement).toEqual({
+      constraints: ['node.labels.zone==east', 'node.role != manager'],
+      preferences: [{ spread: 'node.labels.rack' }],
+      maxReplicas: 2,
+    });
+    expect(spec.task.networks).toEqual([{ target: 'backend', aliases: ['api'] }]);
+  });
+
+  it('turns nanoseconds into milliseconds and fills what Docker left out with the defaults', () => {
+    expect(spec.task.restartPolicy).toEqual({ condition: 'on-failure', delayMs: 3_000, maxAttempts: 4, windowMs: 0 });
+    expect(spec.update).toEqual({ parallelism: 2, delayMs: 10_000, failureAction: 'rollback', monitorMs: 20_000, maxFailureRatio: 0.2, order: 'start-first' });
+    expect(spec.rollback).toEqual({ ...DEFAULT_UPDATE_CONFIG, parallelism: 1 });
+  });
+
+  it('maps the modes', () => {
+    expect(spec.mode).toEqual({ kind: 'replicated', replicas: 3 });
+    expect(fromDockerServiceSpec({ ...dockerSpec, Mode: { Global: {} } }).mode).toEqual({ kind: 'global' });
+    expect(fromDockerServiceSpec({ ...dockerSpec, Mode: {} }).mode).toEqual({ kind: 'replicated', replicas: 1 });
+    expect(fromDockerServiceSpec({ ...dockerSpec, Mode: { ReplicatedJob: { MaxConcurrent: 2 } } }).mode).toEqual({
+      kind: 'replicated-job',
+      maxConcurrent: 2,
+      totalCompletions: 2,
+    });
+  });
+
+  it('defaults ports to tcp in ingress mode, the published port left to the allocator', () => {
+    expect(spec.endpoint).toEqual({
+      mode: 'vip',
+      ports: [
+        { protocol: 'tcp', targetPort: 80, publishedPort: 8080, publishMode: 'ingress' },
+        { protocol: 'tcp', targetPort: 443, publishMode: 'ingress' },
+      ],
+    });
+  });
+
+  it.each<[string, DockerServiceSpec, RegExp]>([
+    ['no image', { Name: 'web', TaskTemplate: { ContainerSpec: {} } }, /TaskTemplate\.ContainerSpec\.Image/],
+    ['no name', { TaskTemplate: { ContainerSpec: { Image: 'x' } } }, /Name: a service name is required/],
+    ['two modes', { ...dockerSpec, Mode: { Replicated: { Replicas: 1 }, Global: {} } }, /Mode: exactly one/],
+    ['an unknown mode', { ...dockerSpec, Mode: { Daemon: {} } as never }, /unknown mode "Daemon"/],
+    ['negative replicas', { ...dockerSpec, Mode: { Replicated: { Replicas: -1 } } }, /Mode\.Replicated\.Replicas/],
+    ['a bad constraint', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x' }, Placement: { Constraints: ['zone=east'] } } }, /Constraints\[0\]/],
+    ['an unknown constraint key', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x' }, Placement: { Constraints: ['zone==east'] } } }, /not a constraint key/],
+    ['an unknown restart condition', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x' }, RestartPolicy: { Condition: 'always' } } }, /RestartPolicy\.Condition/],
+    ['a ratio above 1', { ...dockerSpec, UpdateConfig: { MaxFailureRatio: 2 } }, /UpdateConfig\.MaxFailureRatio/],
+    ['a port out of range', { ...dockerSpec, EndpointSpec: { Ports: [{ TargetPort: 70000 }] } }, /EndpointSpec\.Ports\[0\]\.TargetPort/],
+  ])('refuses %s, naming the field', (_case, input, message) => {
+    expect(() => fromDockerServiceSpec(input)).toThrow(SpecError);
+    expect(() => fromDockerServiceSpec(input)).toThrow(message);
+  });
+});
+
+describe("Shoal's ServiceSpec → Docker's", () => {
+  it('comes back to the same Shoal spec (what `docker service update` sends back)', () => {
+    const spec = fromDockerServiceSpec(dockerSpec);
+    expect(fromDockerServiceSpec(toDockerServiceSpec(spec))).toEqual(spec);
+  });
+
+  it('with insertDefaults, shows the update, rollback and restart defaults', () => {
+    const spec: ServiceSpec = serviceSpec('web');
+    expect(toDockerServiceSpec(spec).UpdateConfig).toBeUndefined();
+    const filled = toDockerServiceSpec(spec, { insertDefaults: true });
+    expect(filled.UpdateConfig).toEqual({ Parallelism: 1, Delay: 0, FailureAction: 'pause', Monitor: 5_000_000_000, MaxFailureRatio: 0, Order: 'stop-first' });
+    expect(filled.TaskTemplate?.RestartPolicy).toEqual({ Condition: 'any', Delay: 5_000_000_000, MaxAttempts: 0, Window: 0 });
+    expect(filled.EndpointSpec).toEqual({ Mode: 'vip' });
+  });
+});
+
+describe("Docker's Service object", () => {
+  const state = emptyState();
+  const spec = serviceSpec('web', { kind: 'replicated', replicas: 3 });
+  const service: Service = { id: 's1', spec, previousSpec: serviceSpec('web'), version: 4, createdAt: 't0', updatedAt: 't1', updateStatus: { state: 'updating', startedAt: 't1' } };
+  state.services.set('s1', service);
+  const task = (id: string, observed: number, desired: number) => ({ ...newTask(id, 's1', spec, { desiredState: desired as never }), createdAt: 't0', status: { state: observed as never, at: 't1' } });
+  state.tasks.set('t1', task('t1', TaskState.RUNNING, TaskState.RUNNING));
+  state.tasks.set('t2', task('t2', TaskState.PENDING, TaskState.RUNNING));
+  state.tasks.set('t3', task('t3', TaskState.SHUTDOWN, TaskState.SHUTDOWN));
+
+  it('carries the version, the previous spec and the update status', () => {
+    const docker = toDockerService(state, service);
+    expect(docker).toMatchObject({ ID: 's1', Version: { Index: 4 }, CreatedAt: 't0', UpdatedAt: 't1', UpdateStatus: { State: 'updating', StartedAt: 't1' } });
+    expect(docker.PreviousSpec?.Mode).toEqual({ Replicated: { Replicas: 1 } });
+    expect(docker.ServiceStatus).toBeUndefined();
+  });
+
+  it('counts running and desired tasks for `docker service ls`', () => {
+    expect(serviceStatus(state, service)).toEqual({ RunningTasks: 1, DesiredTasks: 3, CompletedTasks: 0 });
+    const global = { ...service, spec: serviceSpec('web', { kind: 'global' }) };
+    expect(serviceStatus(state, global)).toEqual({ RunningTasks: 1, DesiredTasks: 2, CompletedTasks: 0 });
+  });
+});

@@ -1,0 +1,106 @@
+/** Docker's /services: list (filters, status), create, inspect, update (rollback, scale), remove; logs are not supported. */
+import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { ServiceSpec } from '@shoal/contracts';
+import type { ClusterState } from '@shoal/domain';
+import { Intents, newObjectId } from '../intents/intents';
+import type { DockerService, DockerServiceSpec } from './docker-types';
+import { ServiceSpecDto } from './dto/service-spec.dto';
+import { SERVICE_FILTERS, parseFilters, serviceMatches } from './filters';
+import { findService } from './lookup';
+import { queryFlag, queryVersion } from './query';
+import { fromDockerServiceSpec, toDockerService } from './service-mapper';
+
+export const LOGS_NOT_SUPPORTED =
+  "logs are not supported by Shoal: tasks run under the nodes' agents, which do not ship their output to the control plane";
+
+/** Every network a spec attaches to must exist (by id or name), as Docker checks. */
+const checkNetworks = (state: ClusterState, spec: ServiceSpec): void => {
+  for (const { target } of spec.task.networks ?? []) {
+    const known = state.networks.has(target) || [...state.networks.values()].some((network) => network.spec.name === target);
+    if (!known) throw new HttpException(`network ${target} not found`, 404);
+  }
+};
+
+@ApiTags('docker: services')
+@Controller('services')
+export class ServicesController {
+  constructor(@Inject(Intents) private readonly intents: Intents) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List services' })
+  @ApiQuery({ name: 'filters', required: false, description: 'JSON: id, name, label, mode' })
+  @ApiQuery({ name: 'status', required: false, description: 'true: include ServiceStatus (running and desired tasks)' })
+  list(@Query('filters') raw?: string, @Query('status') status?: string): DockerService[] {
+    this.intents.cluster();
+    const filters = parseFilters(raw, SERVICE_FILTERS);
+    const state = this.intents.state;
+    return [...state.services.values()]
+      .filter((service) => serviceMatches(filters, service))
+      .map((service) => toDockerService(state, service, { status: queryFlag(status) }));
+  }
+
+  @Post('create')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a service' })
+  @ApiBody({ type: ServiceSpecDto })
+  async create(@Body() body: ServiceSpecDto): Promise<{ ID: string; Warnings: string[] }> {
+    this.intents.cluster();
+    const spec = fromDockerServiceSpec(body as DockerServiceSpec);
+    checkNetworks(this.intents.state, spec);
+    const id = newObjectId();
+    await this.intents.submit('ServiceCreated', { id, spec });
+    return { ID: id, Warnings: [] };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Inspect a service (by id, name or id prefix)' })
+  @ApiQuery({ name: 'insertDefaults', required: false })
+  inspect(@Param('id') id: string, @Query('insertDefaults') insertDefaults?: string): DockerService {
+    this.intents.cluster();
+    const state = this.intents.state;
+    return toDockerService(state, findService(state, id), { insertDefaults: queryFlag(insertDefaults) });
+  }
+
+  @Post(':id/update')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Update a service's spec, or roll it back (rollback=previous); `version` must be its Version.Index" })
+  @ApiBody({ type: ServiceSpecDto })
+  @ApiQuery({ name: 'version', required: true })
+  @ApiQuery({ name: 'rollback', required: false, description: '"previous": return to the spec before the last update' })
+  async update(
+    @Param('id') id: string,
+    @Body() body: ServiceSpecDto,
+    @Query('version') rawVersion?: string,
+    @Query('rollback') rollback?: string,
+  ): Promise<{ Warnings: string[] }> {
+    this.intents.cluster();
+    const version = queryVersion(rawVersion);
+    const service = findService(this.intents.state, id);
+    const expect = { serviceVersions: { [service.id]: version } };
+    if (rollback === 'previous') {
+      if (!service.previousSpec) throw new HttpException(`service ${service.id} does not have a previous spec`, 400);
+      await this.intents.submit('ServiceUpdated', { id: service.id, spec: service.previousSpec, rollback: true }, expect);
+      return { Warnings: [] };
+    }
+    if (rollback !== undefined && rollback !== '') throw new HttpException(`unrecognized rollback option ${rollback}`, 400);
+    const spec = fromDockerServiceSpec(body as DockerServiceSpec);
+    checkNetworks(this.intents.state, spec);
+    await this.intents.submit('ServiceUpdated', { id: service.id, spec }, expect);
+    return { Warnings: [] };
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Remove a service' })
+  async remove(@Param('id') id: string): Promise<void> {
+    this.intents.cluster();
+    const service = findService(this.intents.state, id);
+    await this.intents.submit('ServiceRemoved', { id: service.id });
+  }
+
+  @Get(':id/logs')
+  @ApiOperation({ summary: 'Not supported: answers 501' })
+  logs(): never {
+    throw new HttpException(LOGS_NOT_SUPPORTED, 501);
+  }
+}

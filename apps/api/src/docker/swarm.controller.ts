@@ -1,0 +1,67 @@
+/** Docker's /swarm: inspect, init (the cluster object, once) and update (spec, join tokens). */
+import { Body, Controller, Get, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import { newJoinTokens, joinToken } from '@shoal/runtime';
+import { Intents } from '../intents/intents';
+import { controlPlaneNodeId } from './control-plane-node';
+import type { DockerSwarm, DockerSwarmSpec } from './docker-types';
+import { SwarmInitDto, SwarmSpecDto } from './dto/swarm-spec.dto';
+import { queryFlag, queryVersion } from './query';
+import { fromDockerSwarmSpec, toDockerSwarm } from './swarm-mapper';
+
+const ALREADY_A_SWARM = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
+
+const sameSpec = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+@ApiTags('docker: swarm')
+@Controller('swarm')
+export class SwarmController {
+  constructor(@Inject(Intents) private readonly intents: Intents) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The swarm: its spec and join tokens' })
+  inspect(): DockerSwarm {
+    return toDockerSwarm(this.intents.cluster());
+  }
+
+  @Post('init')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create the cluster object (once); answers the manager node id' })
+  @ApiBody({ type: SwarmInitDto })
+  async init(@Body() body: SwarmInitDto): Promise<string> {
+    if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
+    const spec = fromDockerSwarmSpec((body?.Spec ?? {}) as DockerSwarmSpec, DEFAULT_CLUSTER_SPEC);
+    const cluster = this.intents.clusterId;
+    await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster) });
+    return controlPlaneNodeId(cluster);
+  }
+
+  @Post('update')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Update the spec (task history limit, heartbeat period) and rotate join tokens' })
+  @ApiBody({ type: SwarmSpecDto })
+  @ApiQuery({ name: 'version', required: true })
+  @ApiQuery({ name: 'rotateWorkerToken', required: false })
+  @ApiQuery({ name: 'rotateManagerToken', required: false })
+  async update(
+    @Body() body: SwarmSpecDto,
+    @Query('version') rawVersion?: string,
+    @Query('rotateWorkerToken') rotateWorker?: string,
+    @Query('rotateManagerToken') rotateManager?: string,
+  ): Promise<void> {
+    const cluster = this.intents.cluster();
+    const version = queryVersion(rawVersion);
+    const spec = fromDockerSwarmSpec((body ?? {}) as DockerSwarmSpec, cluster.spec);
+    const events: ShoalEvent[] = [];
+    const expect = { clusterVersion: version };
+    if (!sameSpec(spec, cluster.spec)) events.push(this.intents.propose('ClusterSpecUpdated', { spec }, expect));
+    const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id) } : {}) };
+    if (Object.keys(rotate).length > 0) events.push(this.intents.propose('JoinTokensRotated', rotate, events.length === 0 ? expect : undefined));
+    if (events.length === 0 && version !== cluster.version) {
+      throw new HttpException(`update out of sequence: cluster is at version ${cluster.version}, not ${version}`, 409);
+    }
+    await this.intents.submitAll(events);
+  }
+}

@@ -1,0 +1,36 @@
+import { TaskState } from '@shoal/contracts';
+import type { Task } from '@shoal/contracts';
+import { emptyState } from '@shoal/domain';
+import { newTask, serviceSpec } from '@shoal/testing';
+import { toDockerTask } from './task-mapper';
+
+const spec = serviceSpec('web');
+const state = emptyState();
+state.services.set('s1', { id: 's1', spec, version: 1, createdAt: 't0', updatedAt: 't0' });
+const task: Task = {
+  ...newTask('t1', 's1', spec, { slot: 2 }),
+  nodeId: 'n1',
+  createdAt: 't0',
+  status: { state: TaskState.FAILED, at: 't2', message: 'started', err: 'exit status 1', exitCode: 1 },
+  attachments: [{ network: 'net1', addresses: ['10.0.1.5/24'] }],
+};
+
+describe("Docker's Task object", () => {
+  it('names states in lower case and the task after its service and slot', () => {
+    expect(toDockerTask(state, task)).toMatchObject({
+      ID: 't1',
+      Name: 'web.2',
+      ServiceID: 's1',
+      Slot: 2,
+      NodeID: 'n1',
+      DesiredState: 'running',
+      Status: { State: 'failed', Timestamp: 't2', Message: 'started', Err: 'exit status 1', ContainerStatus: { ExitCode: 1 } },
+      Spec: { ContainerSpec: { Image: 'nginx:1.27' } },
+      NetworksAttachments: [{ Network: { ID: 'net1' }, Addresses: ['10.0.1.5/24'] }],
+    });
+  });
+
+  it('names a global task after its node', () => {
+    expect(toDockerTask(state, { ...task, slot: undefined, nodeId: 'n9' }).Name).toBe('web.n9');
+  });
+});
