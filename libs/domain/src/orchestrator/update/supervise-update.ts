@@ -84,16 +84,20 @@ export const superviseUpdate = (
       shutDown.push(...slot.tasks.filter((task) => task !== keeper));
       continue;
     }
-    // This update already replaced the slot's task; the restart supervisor looks after that one.
-    if (attempted.has(slot.key)) continue;
-    if (free <= 0) {
-      waitingForWorker = true;
+    // Beyond the one task serving, a slot's stale tasks (left by an interrupted update) go at once.
+    const serving = [...slot.tasks].reverse().find((task) => task.status.state === TaskState.RUNNING);
+    const extras = serving ? slot.tasks.filter((task) => task !== serving) : [];
+    // A slot this update already replaced is the restart supervisor's if its new task ended.
+    const replaced = attempted.has(slot.key);
+    if (replaced || free <= 0) {
+      if (!replaced) waitingForWorker = true;
+      shutDown.push(...extras);
       continue;
     }
     free--;
-    const old = slot.tasks[slot.tasks.length - 1]!;
-    created.push(replacement(service, slot, old, newId()));
-    if (config.order === 'stop-first') shutDown.push(...slot.tasks);
+    created.push(replacement(service, slot, serving ?? slot.tasks[slot.tasks.length - 1]!, newId()));
+    // Stop-first: the old task stops as the new one is created. Start-first: one keeps serving until the new one runs.
+    shutDown.push(...(config.order === 'stop-first' || !serving ? slot.tasks : extras));
   }
 
   if (shutDown.length > 0) {

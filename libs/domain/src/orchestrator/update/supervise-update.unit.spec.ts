@@ -143,6 +143,25 @@ describe('update supervisor: order', () => {
   });
 });
 
+describe('update supervisor: a newer start-first update over an interrupted one', () => {
+  it('given a slot with the old task running and a stale new one not yet started, then the stale one stops at once and one task keeps serving', () => {
+    const spec = replicated(2, { order: 'start-first' });
+    const world = new UpdateWorld().service('s', spec);
+    const [t1, t2] = world.tasksOf('s');
+    world.update('s', image('2', spec));
+    world.step('s');
+    world.start('u1');
+    world.step('s');
+    // u2 (nginx:2) is created for slot 2 and has not started when nginx:3 comes.
+    world.update('s', image('3', spec));
+    world.step('s');
+    const slot2 = world.desiredRunning('s').filter((t) => t.slot === 2);
+    expect(slot2.map((t) => t.id)).toEqual([t2!.id]);
+    expect(world.task('u2').desiredState).toBe(SHUTDOWN);
+    expect(world.task(t1!.id).desiredState).toBe(SHUTDOWN);
+  });
+});
+
 describe('update supervisor: monitor and completion', () => {
   it('given the last slot is updated, then it watches for the monitor period, then marks the update completed', () => {
     const world = new UpdateWorld().service('s', replicated(1, { monitorMs: 5_000 }));
