@@ -20,3 +20,4 @@ export * from './dispatcher/status-batch';
 export * from './dispatcher/orphans';
 export * from './dispatcher/dispatcher-core';
 export * from './allocator/allocator-core';
+export * from './scheduler';
