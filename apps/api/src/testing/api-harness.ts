@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { DEFAULT_CLUSTER_SPEC, encode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
-import { EmbeddedEventLog } from '@shoal/eventlog';
+import { EmbeddedEventLog, KafkaEventLog } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
 import type { LiveView } from '@shoal/runtime';
 import { EventBuilder } from '@shoal/testing';
 import { createApiApp } from '../create-api-app';
@@ -26,7 +27,7 @@ export interface DockerResult {
 
 export interface ApiHarness {
   readonly app: INestApplication;
-  readonly log: EmbeddedEventLog;
+  readonly log: EventLog;
   readonly view: LiveView;
   readonly dataDir: string;
   readonly socketPath: string;
@@ -50,6 +51,8 @@ export interface StartApiOptions {
   readonly cluster?: string;
   /** Written to tokens.json before the API starts. */
   readonly tokens?: readonly TokenEntry[];
+  /** A real broker and a topic of the test's own, instead of the embedded log. */
+  readonly kafka?: { readonly brokers: readonly string[]; readonly topic: string };
 }
 
 export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarness> => {
@@ -57,7 +60,9 @@ export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarnes
   if (options.tokens) writeFileSync(join(dataDir, TOKENS_FILE), JSON.stringify(options.tokens));
   const cluster = options.cluster ?? 'c-test';
   const events = new EventBuilder(cluster);
-  const log = await EmbeddedEventLog.open({ dir: join(dataDir, 'log'), sync: false });
+  const log: EventLog = options.kafka
+    ? await KafkaEventLog.open({ brokers: [...options.kafka.brokers], topic: options.kafka.topic, clientId: 'shoal-api-test' })
+    : await EmbeddedEventLog.open({ dir: join(dataDir, 'log'), sync: false });
   if (options.initialized ?? true) {
     await log.append([
       {
