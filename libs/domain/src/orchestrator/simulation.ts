@@ -174,10 +174,18 @@ export class Simulation {
     return this.decide().length + this.allocate() + this.schedule() + this.runAgents();
   }
 
-  /** Steps until nothing more happens (at most `rounds`), moving time by `tickMs` each round. */
+  /**
+   * Steps until nothing more happens (at most `rounds`), moving time by `tickMs` each round;
+   * when all is quiet but the core asked to be woken later, time jumps to then.
+   */
   settle(rounds = 50, tickMs = 1_000): number {
     for (let i = 0; i < rounds; i++) {
-      if (this.step() === 0) return i;
+      if (this.step() === 0) {
+        const wake = this.core.wakeAt?.(this.state);
+        if (wake === undefined || wake <= this.clock) return i;
+        this.clock = wake;
+        continue;
+      }
       this.advance(tickMs);
     }
     return rounds;
