@@ -11,6 +11,7 @@ import type { ApiConfig } from './api.config';
 import { ApiCoreModule } from './api-core.module';
 import { DockerModule } from './docker/docker.module';
 import { AuditModule } from './audit/audit.module';
+import { EventsModule } from './events/events.module';
 
 export interface ApiModuleOptions {
   readonly config: ApiConfig;
@@ -27,7 +28,7 @@ class BorrowedLogModule {
 }
 
 @Module({
-  imports: [DockerModule, AuditModule],
+  imports: [DockerModule, AuditModule, EventsModule],
 })
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {

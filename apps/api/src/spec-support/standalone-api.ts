@@ -47,7 +47,7 @@ export const startStandaloneApi = async (modules: readonly (Type | DynamicModule
     exports: [EVENT_LOG, API_VIEW, API_WRITER, API_CONFIG],
   };
   const moduleRef = await Test.createTestingModule({ imports: [tokens, ...modules] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = moduleRef.createNestApplication({ logger: false, forceCloseConnections: true });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${port}`;

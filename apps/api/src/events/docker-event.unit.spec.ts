@@ -1,0 +1,86 @@
+import { emptyState, evolve } from '@shoal/domain';
+import type { Verdict } from '@shoal/domain';
+import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { captureBefore, dockerEventsOf, encodeDockerEvent, itemApplied } from './docker-event';
+import { matchesEventFilters, parseEventFilters } from './event-filters';
+import { parseEventTime } from './event-time';
+
+describe('dockerEventsOf', () => {
+  it('gives events only for the items of a batch that applied', () => {
+    const b = new EventBuilder('c1');
+    const web = serviceSpec('web');
+    const state = emptyState();
+    for (const event of [b.event('ServiceCreated', { id: 's1', spec: web })]) evolve(state, event);
+    const event = b.event('TasksCreated', { tasks: [newTask('t1', 's1', web), newTask('t10', 'nope', web), newTask('t11', 's1', web, { specVersion: 7 })] });
+    const before = captureBefore(state, event);
+    const verdict = evolve(state, event);
+    expect(verdict.status).toBe('partial');
+    expect(dockerEventsOf(event, verdict, before, state).map((m) => `${m.Action} ${m.Actor.ID} ${m.Actor.Attributes.name}`)).toEqual(['create t1 web.1.t1']);
+  });
+
+  it('gives nothing for a rejected record', () => {
+    const b = new EventBuilder('c1');
+    const state = emptyState();
+    const event = b.event('NodeRemoved', { id: 'n9' });
+    const before = captureBefore(state, event);
+    const verdict = evolve(state, event);
+    expect(dockerEventsOf(event, verdict, before, state)).toEqual([]);
+  });
+
+  it('names the node in a status change, with the old and new state', () => {
+    const b = new EventBuilder('c1');
+    const state = emptyState();
+    evolve(state, b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('node-1') }));
+    const event = b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] });
+    const before = captureBefore(state, event);
+    const [message] = dockerEventsOf(event, evolve(state, event), before, state);
+    expect(message).toMatchObject({ Type: 'node', Action: 'update', Actor: { ID: 'n1', Attributes: { name: 'node-1', 'state.old': 'ready', 'state.new': 'down' } } });
+  });
+
+  it('writes timeNano exactly, past 2^53', () => {
+    const line = encodeDockerEvent({
+      Type: 'service',
+      Action: 'create',
+      Actor: { ID: 's1', Attributes: { name: 'web' } },
+      scope: 'swarm',
+      time: 1767225601,
+      timeNano: 1767225601123000000n,
+    });
+    expect(line).toBe('{"Type":"service","Action":"create","Actor":{"ID":"s1","Attributes":{"name":"web"}},"scope":"swarm","time":1767225601,"timeNano":1767225601123000000}\n');
+  });
+});
+
+describe('itemApplied', () => {
+  const partial: Verdict = { status: 'partial', reasons: ['task t1 not found', 'task t2: stale spec version 1 (service is at 2)'] };
+  it('reads the refused items off the reasons, by whole id', () => {
+    expect(itemApplied(partial, 't1')).toBe(false);
+    expect(itemApplied(partial, 't2')).toBe(false);
+    expect(itemApplied(partial, 't10')).toBe(true);
+    expect(itemApplied({ status: 'rejected', reasons: ['x'] }, 't10')).toBe(false);
+  });
+});
+
+describe('event times and filters', () => {
+  it('reads Unix seconds with fractions and RFC 3339, in nanoseconds', () => {
+    expect(parseEventTime('since', '1767225601.5')).toEqual({ ok: true, ns: 1767225601500000000n });
+    expect(parseEventTime('since', '1767225601.000000001')).toEqual({ ok: true, ns: 1767225601000000001n });
+    expect(parseEventTime('since', '2026-01-01T00:00:01Z')).toEqual({ ok: true, ns: 1767225601000000000n });
+    expect(parseEventTime('until', '1h')).toMatchObject({ ok: false, message: expect.stringMatching(/^until: "1h" is not a time/) });
+  });
+
+  it('matches as Docker does: exact type and event, fuzzy names, labels', () => {
+    const parsed = parseEventFilters(JSON.stringify({ type: { task: true }, service: ['we'], label: ['node=n1'] }));
+    if (!parsed.ok) throw new Error(parsed.message);
+    const message = (ID: string, name: string, extra: Record<string, string> = {}) => ({
+      Type: 'task' as const,
+      Action: 'update' as const,
+      Actor: { ID, Attributes: { name, ...extra } },
+      scope: 'swarm' as const,
+      time: 0,
+      timeNano: 0n,
+    });
+    expect(matchesEventFilters(parsed.filters, message('t1', 'web.1.t1', { node: 'n1' }))).toBe(true);
+    expect(matchesEventFilters(parsed.filters, message('t1', 'web.1.t1', { node: 'n2' }))).toBe(false);
+    expect(matchesEventFilters(parsed.filters, message('t1', 'api.1.t1', { node: 'n1' }))).toBe(false);
+  });
+});

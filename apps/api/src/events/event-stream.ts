@@ -1,0 +1,99 @@
+/**
+ * Docker's event stream, from the log: every record is replayed from offset 0 into a
+ * projection of its own (so a remove still knows the name of what it removed), turned
+ * into Docker's event messages, filtered by time and by `filters`, and written to the
+ * sink. Durable: `--since` reaches back to the cluster's first record, not to a buffer.
+ *
+ * - no since, no until: only what is appended from now on, until the client goes;
+ * - since and/or until: the past that matches, then (unless until has passed) the live
+ *   tail, until `until`.
+ */
+import { decode } from '@shoal/contracts';
+import { Projection } from '@shoal/domain';
+import type { EventLog, LogRecord, Subscription } from '@shoal/eventlog';
+import { captureBefore, dockerEventsOf, encodeDockerEvent } from './docker-event';
+import { matchesEventFilters } from './event-filters';
+import type { EventFilters } from './event-filters';
+
+export interface EventStreamOptions {
+  /** Nanoseconds since the epoch. */
+  readonly since?: bigint;
+  readonly until?: bigint;
+  readonly filters: EventFilters;
+  /** The clock, in ms (tests pin it). */
+  readonly now?: () => number;
+}
+
+export interface EventSink {
+  /** Resolves when the sink can take more. */
+  write(chunk: string): Promise<void>;
+  end(): void;
+}
+
+export interface EventStream {
+  /** Resolves once the stream has ended (until reached, stopped, or the log failed). */
+  readonly done: Promise<void>;
+  stop(): void;
+}
+
+export const streamDockerEvents = async (log: EventLog, options: EventStreamOptions, sink: EventSink): Promise<EventStream> => {
+  const now = options.now ?? Date.now;
+  const start = await log.highWaterMark();
+  const wantsPast = options.since !== undefined || options.until !== undefined;
+  const untilMs = options.until === undefined ? undefined : Number(options.until / 1_000_000n);
+  const onlyPast = untilMs !== undefined && untilMs <= now();
+  const projection = new Projection(undefined, 0, { keepRefusals: 0 });
+
+  let finished = false;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  const following: { subscription?: Subscription } = {};
+  let timer: NodeJS.Timeout | undefined;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    if (timer) clearTimeout(timer);
+    sink.end();
+    // Not awaited: finish may run inside the follower's own handler.
+    void Promise.resolve()
+      .then(() => following.subscription?.stop())
+      .finally(resolveDone);
+  };
+
+  const deliver = async (record: LogRecord): Promise<void> => {
+    const decoded = decode(record.value);
+    if (!decoded.ok) {
+      projection.applyDecoded(record.offset, decoded);
+      return;
+    }
+    const before = captureBefore(projection.state, decoded.event);
+    const verdict = projection.applyDecoded(record.offset, decoded);
+    if (record.offset < start && !wantsPast) return;
+    for (const message of dockerEventsOf(decoded.event, verdict, before, projection.state)) {
+      if (options.since !== undefined && message.timeNano < options.since) continue;
+      if (options.until !== undefined && message.timeNano > options.until) continue;
+      if (!matchesEventFilters(options.filters, message)) continue;
+      if (finished) return;
+      await sink.write(encodeDockerEvent(message));
+    }
+  };
+
+  following.subscription = log.follow(
+    0,
+    async (batch) => {
+      for (const record of batch) {
+        if (finished) return;
+        if (record.offset < projection.position) continue;
+        await deliver(record);
+      }
+    },
+    {
+      onCaughtUp: () => {
+        if (onlyPast && projection.position >= start) finish();
+      },
+      onError: () => finish(),
+    },
+  );
+  if (untilMs !== undefined && !onlyPast) timer = setTimeout(finish, untilMs - now());
+  return { done, stop: finish };
+};
