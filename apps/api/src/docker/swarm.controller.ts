@@ -1,5 +1,5 @@
 /** Docker's /swarm: inspect, init (the cluster object, once) and update (spec, join tokens). */
-import { Body, Controller, Get, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
@@ -28,14 +28,15 @@ export class SwarmController {
 
   @Post('init')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create the cluster object (once); answers the manager node id' })
+  @Header('Content-Type', 'application/json')
+  @ApiOperation({ summary: 'Create the cluster object (once); answers the manager node id, a JSON string' })
   @ApiBody({ type: SwarmInitDto })
   async init(@Body() body: SwarmInitDto): Promise<string> {
     if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
     const spec = fromDockerSwarmSpec((body?.Spec ?? {}) as DockerSwarmSpec, DEFAULT_CLUSTER_SPEC);
     const cluster = this.intents.clusterId;
     await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster) });
-    return controlPlaneNodeId(cluster);
+    return JSON.stringify(controlPlaneNodeId(cluster));
   }
 
   @Post('update')

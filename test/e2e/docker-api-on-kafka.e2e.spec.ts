@@ -1,0 +1,78 @@
+/**
+ * `shoal run api` as its own process on the real broker, driven by the real docker CLI in
+ * another: `docker swarm init` creates the cluster on an empty log, services are created,
+ * scaled and removed over the socket and over TCP with the admin token, and a restarted
+ * API replays the log to the same answers.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+
+const brokers = (): string => {
+  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
+  return process.env.KAFKA_BROKERS;
+};
+
+describe('shoal run api on Kafka, driven by the docker CLI', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let api: ShoalProcess | undefined;
+  let port = 0;
+
+  const startApi = async (): Promise<void> => {
+    api = ShoalProcess.cli(['run', 'api'], env);
+    const [, listening] = await api.waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
+    port = Number(listening);
+  };
+
+  const docker = (args: readonly string[], token?: string): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const config = join(dataDir, token ? 'docker-tcp' : 'docker-socket');
+    mkdirSync(config, { recursive: true });
+    writeFileSync(join(config, 'config.json'), JSON.stringify(token ? { HttpHeaders: { Authorization: `Bearer ${token}` } } : {}));
+    const host = token ? `tcp://127.0.0.1:${port}` : `unix://${join(dataDir, 'shoal.sock')}`;
+    return new Promise((resolve) => {
+      execFile('docker', [...args], { env: { PATH: process.env.PATH, HOME: dataDir, DOCKER_CONFIG: config, DOCKER_HOST: host }, timeout: 30_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  };
+
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'shoal-api-e2e-'));
+    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: `shoal-api-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
+  });
+  afterAll(async () => {
+    await api?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('docker swarm init, service create / scale / ls / rm, over the socket and TCP, and again after a restart', async () => {
+    await startApi();
+    expect(statSync(join(dataDir, 'shoal.sock')).mode & 0o777).toBe(0o600);
+    const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
+
+    const notYet = await docker(['service', 'ls']);
+    expect(notYet.stderr).toMatch(/not a swarm manager/);
+    const init = await docker(['swarm', 'init']);
+    if (init.code !== 0) throw new Error(init.stderr);
+    expect(init).toMatchObject({ code: 0, stdout: expect.stringMatching(/Swarm initialized[\s\S]*docker swarm join --token SWMTKN-1-/) });
+    expect((await docker(['swarm', 'init'])).stderr).toMatch(/already part of a swarm/);
+
+    expect((await docker(['service', 'create', '--detach', '--name', 'web', '--replicas', '2', 'nginx:1.27'])).code).toBe(0);
+    expect((await docker(['service', 'scale', '--detach', 'web=3'])).stdout).toMatch(/web scaled to 3/);
+    expect((await docker(['service', 'ls', '--format', '{{.Name}} {{.Replicas}}'], token)).stdout).toBe('web 0/3\n');
+    expect((await docker(['service', 'create', '--detach', '--name', 'db', 'postgres:17'], token)).code).toBe(0);
+
+    expect(await api!.stop()).toBe(0);
+    expect(existsSync(join(dataDir, 'shoal.sock'))).toBe(false);
+
+    await startApi();
+    expect((await docker(['service', 'ls', '--format', '{{.Name}} {{.Replicas}}'])).stdout.trim().split('\n').sort()).toEqual(['db 0/1', 'web 0/3']);
+    expect((await docker(['service', 'inspect', '--format', '{{.Version.Index}}', 'web'])).stdout).toBe('2\n');
+    expect((await docker(['service', 'rm', 'web', 'db'])).stdout).toBe('web\ndb\n');
+    expect((await docker(['service', 'ls', '-q'])).stdout).toBe('');
+  });
+});
