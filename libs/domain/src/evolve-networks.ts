@@ -3,6 +3,7 @@ import type { EventOf } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
+import { contains, formatSubnet, overlaps, parseAddress, parseSubnet, subnetSize } from './allocator/cidr';
 
 type NetworkEvent = EventOf<'NetworkCreated' | 'NetworkAllocated' | 'NetworkRemoved'>;
 
@@ -28,6 +29,8 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
       const network = state.networks.get(id);
       if (!network) return rejected(event.type, `network ${id} not found`);
       if (network.subnet !== undefined) return rejected(event.type, `network ${id} already has subnet ${network.subnet}`);
+      const invalid = invalidAllocation(state, id, subnet, gateway);
+      if (invalid) return rejected(event.type, invalid);
       state.networks.set(id, { ...network, subnet, gateway });
       return applied(event.type);
     }
@@ -46,4 +49,25 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
       return _exhaustive;
     }
   }
+};
+
+/**
+ * A subnet two networks share would hand one address to two tasks: refused, whoever
+ * proposes it (a stale allocator included). So is a gateway outside its subnet.
+ */
+const invalidAllocation = (state: ClusterState, id: string, subnetText: string, gatewayText: string): string | undefined => {
+  const subnet = parseSubnet(subnetText);
+  if (typeof subnet === 'string') return subnet;
+  const gateway = parseAddress(gatewayText);
+  if (gateway === undefined || !contains(subnet, gateway) || gateway === subnet.base || gateway === subnet.base + subnetSize(subnet) - 1) {
+    return `invalid gateway ${gatewayText}: not a usable address of ${formatSubnet(subnet)}`;
+  }
+  for (const other of state.networks.values()) {
+    if (other.id === id || other.subnet === undefined) continue;
+    const taken = parseSubnet(other.subnet);
+    if (typeof taken !== 'string' && overlaps(taken, subnet)) {
+      return `subnet ${formatSubnet(subnet)} overlaps ${other.subnet} of network ${other.spec.name}`;
+    }
+  }
+  return undefined;
 };

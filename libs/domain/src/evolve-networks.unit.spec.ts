@@ -37,6 +37,18 @@ describe('evolve: networks', () => {
       .thenRejected(/already has subnet 10.0.1.0\/24/);
   });
 
+  it('NetworkAllocated refuses a subnet that overlaps another network\'s, so no address can be handed out twice', () => {
+    given(created('n1', 'a'), created('n2', 'b'), b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.0.0/16', gateway: '10.0.0.1' }))
+      .when(b.event('NetworkAllocated', { id: 'n2', subnet: '10.0.3.0/24', gateway: '10.0.3.1' }))
+      .thenRejected(/subnet 10.0.3.0\/24 overlaps 10.0.0.0\/16 of network a/);
+  });
+
+  it('NetworkAllocated refuses an invalid subnet or a gateway outside it', () => {
+    given(created()).when(b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/33', gateway: '10.0.1.1' })).thenRejected(/invalid subnet/);
+    given(created()).when(b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.2.1' })).thenRejected(/invalid gateway 10.0.2.1/);
+    given(created()).when(b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.1.0' })).thenRejected(/invalid gateway/);
+  });
+
   it('NetworkAllocated of a missing network is refused', () => {
     given().when(b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' })).thenRejected(/not found/);
   });

@@ -46,6 +46,37 @@ describe('allocator: tasks move NEW → PENDING', () => {
   });
 });
 
+describe('allocator: a watch list, not a scan', () => {
+  it('after 20,000 tasks are allocated, a new task is the only one a decision reads', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.network('n1', 'big', '10.64.0.0/16');
+    w.service('s1', withNetworks('web', ['big'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', ...Array.from({ length: 20_000 }, (_, i) => `t${i}`));
+    w.settle();
+    expect(w.task('t19999').status.state).toBe(TaskState.PENDING);
+
+    const tasks = w.state.tasks;
+    const get = tasks.get.bind(tasks);
+    let reads = 0;
+    tasks.get = (id: string) => {
+      reads++;
+      return get(id);
+    };
+    const scan = () => {
+      throw new Error('the allocator scanned every task');
+    };
+    tasks.values = scan;
+    tasks.forEach = scan;
+    tasks[Symbol.iterator] = scan;
+    w.tasks('s1', 'one-more');
+    reads = 0;
+    const proposals = w.core.decide(w.state, new Date());
+    expect(proposals).toEqual([{ type: 'TasksAllocated', data: { tasks: [{ id: 'one-more', attachments: [{ network: 'n1', addresses: ['10.64.78.34/16'] }] }] } }]);
+    expect(reads).toBe(1);
+  });
+});
+
 describe('allocator: networks', () => {
   it('creates the ingress network at start-up when there is none, and gives it the first /24 of 10.0.0.0/8', () => {
     const w = new AllocatorWorld();
