@@ -1,0 +1,145 @@
+/**
+ * The Dispatcher gRPC service (dispatcher.proto): Session, Heartbeat, UpdateTaskStatus,
+ * Assignments. It checks the caller, fills the session table and wakes the runner; what
+ * reaches the log is the dispatcher core's decision. Only the active instance serves: a
+ * standby answers FAILED_PRECONDITION, naming the active one in the `shoal-dispatcher`
+ * trailer when the log tells it where that one listens.
+ */
+import { Metadata, status } from '@grpc/grpc-js';
+import type { ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
+import { checkJoinToken, heartbeatPeriodMs } from '@shoal/domain';
+import type { DispatcherCore, SessionTable } from '@shoal/domain';
+import type { TaskStatusReport } from '@shoal/contracts';
+import { DISPATCHER_REDIRECT_KEY } from '@shoal/protocol';
+import type {
+  AssignmentsMessage,
+  AssignmentsRequest,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  SessionMessage,
+  SessionRequest,
+  UpdateTaskStatusRequest,
+} from '@shoal/protocol';
+import type { ComponentRunner } from '@shoal/runtime';
+import { AgentSession } from './agent-session';
+import type { SessionSource } from './agent-session';
+import { addressOfInstance, peerHost } from './dispatcher-address';
+import { toNodeDescription, toStatusReport } from './protocol-mapping';
+
+export interface AgentServiceDeps {
+  /** The runner, once started. */
+  readonly runner: () => ComponentRunner | undefined;
+  readonly core: DispatcherCore;
+  readonly sessions: SessionTable;
+  /** This instance's own address, so it never sends an agent back to itself. */
+  readonly address: () => string | undefined;
+  readonly now: () => Date;
+  readonly newNodeId: () => string;
+  readonly newSessionId: () => string;
+  readonly log: (line: string) => void;
+}
+
+/** A node id an agent may keep: letters, digits, '.', '_', '-'; at most 128. */
+const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+interface Refusal {
+  readonly code: status;
+  readonly details: string;
+  readonly metadata?: Metadata;
+}
+
+const refusal = (code: status, details: string, metadata?: Metadata): Refusal => ({ code, details, ...(metadata ? { metadata } : {}) });
+
+const SESSION_NOT_FOUND = 'session not found: it expired or was replaced; open a new session';
+
+export class AgentService {
+  constructor(private readonly deps: AgentServiceDeps) {}
+
+  /** The implementation for `server.addService(DISPATCHER_SERVICE, …)`. */
+  implementation(): UntypedServiceImplementation {
+    return {
+      session: (call: ServerWritableStream<SessionRequest, SessionMessage>) => this.session(call),
+      heartbeat: (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, done: sendUnaryData<HeartbeatResponse>) => this.heartbeat(call, done),
+      updateTaskStatus: (call: ServerUnaryCall<UpdateTaskStatusRequest, object>, done: sendUnaryData<object>) => this.updateTaskStatus(call, done),
+      assignments: (call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>) => this.assignments(call),
+    };
+  }
+
+  private session(call: ServerWritableStream<SessionRequest, SessionMessage>): void {
+    const runner = this.activeRunner();
+    if (!('view' in runner)) return void call.emit('error', runner);
+    const request = call.request;
+    const check = checkJoinToken(runner.view.state.cluster?.tokens, request.joinToken ?? '');
+    if (!check.ok) return void call.emit('error', refusal(status.UNAUTHENTICATED, check.reason));
+    const description = toNodeDescription(request.description, check.role);
+    if (typeof description === 'string') return void call.emit('error', refusal(status.INVALID_ARGUMENT, description));
+    const nodeId = request.nodeId || this.deps.newNodeId();
+    if (!NODE_ID.test(nodeId)) {
+      return void call.emit('error', refusal(status.INVALID_ARGUMENT, `invalid node id "${nodeId}": letters, digits, '.', '_' and '-', at most 128`));
+    }
+    const sessionId = this.deps.newSessionId();
+    const session = new AgentSession(nodeId, sessionId, call, this.source(runner));
+    this.deps.sessions.open(
+      { nodeId, sessionId, role: check.role, description, addr: peerHost(call.getPeer()), link: session },
+      this.deps.now().getTime(),
+    );
+    runner.wake();
+  }
+
+  private heartbeat(call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, done: sendUnaryData<HeartbeatResponse>): void {
+    const runner = this.activeRunner();
+    if (!('view' in runner)) return done(runner);
+    const { nodeId, sessionId } = call.request;
+    if (!this.deps.sessions.heartbeat(nodeId, sessionId, this.deps.now().getTime())) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
+    done(null, { periodMs: heartbeatPeriodMs(runner.view.state) });
+  }
+
+  private updateTaskStatus(call: ServerUnaryCall<UpdateTaskStatusRequest, object>, done: sendUnaryData<object>): void {
+    const runner = this.activeRunner();
+    if (!('view' in runner)) return done(runner);
+    const { nodeId, sessionId, updates } = call.request;
+    if (!this.deps.sessions.current(nodeId, sessionId)) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
+    const now = this.deps.now();
+    const reports: TaskStatusReport[] = [];
+    for (const update of updates ?? []) {
+      const report = toStatusReport(update, now);
+      if (typeof report === 'string') this.deps.log(`ignoring a status from node ${nodeId}: ${report}`);
+      else reports.push(report);
+    }
+    if (reports.length > 0) {
+      this.deps.sessions.report(nodeId, reports);
+      runner.wake();
+    }
+    done(null, {});
+  }
+
+  private assignments(call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>): void {
+    const runner = this.activeRunner();
+    if (!('view' in runner)) return void call.emit('error', runner);
+    const { nodeId, sessionId } = call.request;
+    const link = this.deps.sessions.current(nodeId, sessionId)?.link;
+    if (!(link instanceof AgentSession)) return void call.emit('error', refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
+    link.attach(call);
+  }
+
+  /** The runner when this instance is the active dispatcher, else the refusal to answer with. */
+  private activeRunner(): ComponentRunner | Refusal {
+    const runner = this.deps.runner();
+    if (runner?.state === 'active') return runner;
+    const active = addressOfInstance(this.deps.core.activeInstance);
+    if (active === undefined || active === this.deps.address()) {
+      return refusal(status.FAILED_PRECONDITION, 'not the active dispatcher: try another instance');
+    }
+    const trailer = new Metadata();
+    trailer.set(DISPATCHER_REDIRECT_KEY, active);
+    return refusal(status.FAILED_PRECONDITION, `not the active dispatcher: the active one is at ${active}`, trailer);
+  }
+
+  private source(runner: ComponentRunner): SessionSource {
+    return {
+      state: () => runner.view.state,
+      tasksOf: (nodeId) => this.deps.core.tasksOf(nodeId),
+      heartbeatPeriodMs: () => heartbeatPeriodMs(runner.view.state),
+    };
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * One agent's session on the transport: its Session stream and its Assignments streams.
+ * The dispatcher core talks to it through SessionLink; it writes what the core decided.
+ * An agent that hangs up detaches its streams; the session itself lives on until its
+ * heartbeats stop (then the node goes DOWN).
+ */
+import { status } from '@grpc/grpc-js';
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import { AssignmentTracker } from '@shoal/domain';
+import type { ClusterState, SessionLink } from '@shoal/domain';
+import type { AssignmentsMessage, AssignmentsRequest, SessionMessage, SessionRequest } from '@shoal/protocol';
+import { toAssignmentMessage, toChangeMessage } from './protocol-mapping';
+
+export interface SessionSource {
+  /** The dispatcher's view now. */
+  state(): ClusterState;
+  /** The node's assigned tasks now. */
+  tasksOf(nodeId: string): ReadonlySet<string>;
+  heartbeatPeriodMs(): number;
+}
+
+type Stream<Req, Res> = ServerWritableStream<Req, Res>;
+
+const endWith = <Req, Res>(call: Stream<Req, Res>, code: status, details: string): void => {
+  if (call.cancelled || call.writableEnded) return;
+  call.emit('error', { code, details });
+};
+
+/** One Assignments stream: the complete set first, then the changes, coalesced per turn of the event loop. */
+export class AssignmentStream {
+  private readonly tracker = new AssignmentTracker();
+  private scheduled = false;
+
+  constructor(
+    private readonly call: Stream<AssignmentsRequest, AssignmentsMessage>,
+    private readonly nodeId: string,
+    private readonly source: SessionSource,
+  ) {}
+
+  get done(): boolean {
+    return this.call.cancelled || this.call.writableEnded;
+  }
+
+  start(): void {
+    const set = this.tracker.complete(this.source.state(), this.source.tasksOf(this.nodeId));
+    this.call.write({ type: 'COMPLETE', changes: set.map((assignment) => ({ action: 'UPDATE', assignment: toAssignmentMessage(assignment) })) });
+  }
+
+  changed(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.done) return;
+      const changes = this.tracker.changes(this.source.state(), this.source.tasksOf(this.nodeId));
+      if (changes.length > 0) this.call.write({ type: 'INCREMENTAL', changes: changes.map(toChangeMessage) });
+    });
+  }
+
+  end(code: status, details: string): void {
+    endWith(this.call, code, details);
+  }
+}
+
+export class AgentSession implements SessionLink {
+  private readonly streams = new Set<AssignmentStream>();
+  private endedValue?: string;
+
+  constructor(
+    readonly nodeId: string,
+    readonly sessionId: string,
+    private readonly call: Stream<SessionRequest, SessionMessage>,
+    private readonly source: SessionSource,
+  ) {}
+
+  /** Why the session ended, once it has. */
+  get ended(): string | undefined {
+    return this.endedValue;
+  }
+
+  /** Serves an Assignments stream for this session. */
+  attach(call: Stream<AssignmentsRequest, AssignmentsMessage>): void {
+    const stream = new AssignmentStream(call, this.nodeId, this.source);
+    this.streams.add(stream);
+    call.on('cancelled', () => this.streams.delete(stream));
+    stream.start();
+  }
+
+  opened(): void {
+    this.send(this.source.heartbeatPeriodMs());
+  }
+
+  periodChanged(periodMs: number): void {
+    this.send(periodMs);
+  }
+
+  assignmentsChanged(): void {
+    for (const stream of this.streams) {
+      if (stream.done) this.streams.delete(stream);
+      else stream.changed();
+    }
+  }
+
+  closed(reason: string): void {
+    this.endedValue = reason;
+    const details = `the session ended: ${reason}; open a new session`;
+    endWith(this.call, status.UNAVAILABLE, details);
+    for (const stream of this.streams) stream.end(status.UNAVAILABLE, details);
+    this.streams.clear();
+  }
+
+  private send(heartbeatPeriodMs: number): void {
+    if (this.call.cancelled || this.call.writableEnded) return;
+    this.call.write({ nodeId: this.nodeId, sessionId: this.sessionId, heartbeatPeriodMs });
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Where agents find the active dispatcher. An instance names itself
+ * `<instance id>@<address agents dial>`; that name is the writer of its OwnershipTaken, so
+ * a standby reads the active one's address from the log and hands it to agents that
+ * dialled the wrong instance (the `shoal-dispatcher` trailer).
+ */
+
+/** host:port, with brackets around an IPv6 host. */
+export const hostPort = (host: string, port: number): string => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+
+export const instanceWithAddress = (instance: string, address: string): string => `${instance}@${address}`;
+
+/** The address in an instance name made by instanceWithAddress, if it has one. */
+export const addressOfInstance = (instance: string | undefined): string | undefined => {
+  if (!instance) return undefined;
+  const at = instance.lastIndexOf('@');
+  const address = at < 0 ? '' : instance.slice(at + 1);
+  return address === '' ? undefined : address;
+};
+
+/** The host part of a gRPC peer ("127.0.0.1:53412", "[::1]:53412", "ipv4:10.0.0.2:5000"). */
+export const peerHost = (peer: string): string => {
+  const bare = peer.replace(/^(ipv4|ipv6|unix):/, '');
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(bare);
+  if (bracketed?.[1]) return bracketed[1];
+  const colon = bare.lastIndexOf(':');
+  return colon > 0 && bare.indexOf(':') === colon ? bare.slice(0, colon) : bare;
+};

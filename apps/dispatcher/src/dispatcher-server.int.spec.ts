@@ -1,0 +1,236 @@
+/**
+ * The dispatcher on a real broker, dialled by a real gRPC client of the agent protocol:
+ * registration, assignments, statuses on the log, heartbeat expiry and orphans, refusals.
+ */
+import { randomUUID } from 'node:crypto';
+import { credentials, status } from '@grpc/grpc-js';
+import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
+import { DEFAULT_CLUSTER_SPEC, TaskState, decode } from '@shoal/contracts';
+import type { EventType, EventOf, JoinTokens, ShoalEvent } from '@shoal/contracts';
+import { KafkaEventLog } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
+import { DISPATCHER_REDIRECT_KEY, DispatcherClient } from '@shoal/protocol';
+import type { AssignmentsMessage, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
+import { EventWriter, newJoinTokens } from '@shoal/runtime';
+import { newTask, serviceSpec } from '@shoal/testing';
+import { DispatcherServer } from './dispatcher-server';
+
+const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
+if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: run these tests through jest, whose global setup starts a broker.');
+
+type Client = InstanceType<typeof DispatcherClient>;
+type Call = (...args: unknown[]) => unknown;
+
+const description: NodeDescriptionMessage = {
+  hostname: 'worker-1',
+  platform: { os: 'linux', architecture: 'x86_64' },
+  nanoCpus: 2e9,
+  memoryBytes: 2 ** 30,
+  generic: [{ kind: 'gpu', discrete: 1, named: '' }],
+  engineVersion: '28.2.2',
+  engineLabels: { zone: 'a' },
+  plugins: [{ type: 'Volume', name: 'local' }],
+};
+
+const eventually = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+/** Every event on the log so far. */
+const eventsOn = async (log: EventLog): Promise<ShoalEvent[]> =>
+  (await log.read(0)).flatMap((record) => {
+    const decoded = decode(record.value);
+    return decoded.ok ? [decoded.event] : [];
+  });
+
+const findEvent = <K extends EventType>(log: EventLog, type: K, match: (event: EventOf<K>) => boolean = () => true): Promise<EventOf<K>> =>
+  eventually(`${type} on the log`, async () =>
+    (await eventsOn(log)).find((event): event is EventOf<K> => event.type === type && match(event as EventOf<K>)),
+  );
+
+const unary = <Res>(client: Client, method: string, request: object): Promise<Res> =>
+  new Promise((resolve, reject) =>
+    ((client as unknown as Record<string, Call>)[method] as Call).call(client, request, (error: ServiceError | null, response: Res) =>
+      error ? reject(error) : resolve(response),
+    ),
+  );
+
+/** A server stream's messages as they come, and how it ended. */
+class Received<T> {
+  readonly messages: T[] = [];
+  ended?: ServiceError;
+  trailers?: Metadata;
+  constructor(readonly stream: ClientReadableStream<T>) {
+    stream.on('data', (message: T) => this.messages.push(message));
+    stream.on('error', (error: ServiceError) => (this.ended = error));
+    stream.on('status', (s: { metadata: Metadata }) => (this.trailers = s.metadata));
+  }
+  next(index: number): Promise<T> {
+    return eventually(`message ${index}`, () => this.messages[index]);
+  }
+  end(): Promise<ServiceError> {
+    return eventually('the stream to end', () => this.ended);
+  }
+}
+
+const openSession = (client: Client, joinToken: string, nodeId = ''): Received<SessionMessage> =>
+  new Received((client as unknown as Record<string, Call>).session!.call(client, { joinToken, nodeId, description }) as ClientReadableStream<SessionMessage>);
+
+const openAssignments = (client: Client, nodeId: string, sessionId: string): Received<AssignmentsMessage> =>
+  new Received((client as unknown as Record<string, Call>).assignments!.call(client, { nodeId, sessionId }) as ClientReadableStream<AssignmentsMessage>);
+
+const statusOf = (taskId: string, state: number): TaskStatusMessage => ({
+  taskId,
+  state,
+  at: new Date().toISOString(),
+  message: 'started',
+  err: '',
+  hasExitCode: false,
+  exitCode: 0,
+});
+
+describe('dispatcher on a real broker, with a gRPC agent', () => {
+  const cluster = `c-${randomUUID().slice(0, 8)}`;
+  const topic = `shoal-test-${randomUUID()}.events`;
+  const spec = serviceSpec('web', { kind: 'replicated', replicas: 1 });
+  let log: EventLog;
+  let tokens: JoinTokens;
+  let server: DispatcherServer;
+  let client: Client;
+  const lines: string[] = [];
+  const writers: EventWriter[] = [];
+  const as = (component: 'api' | 'orchestrator' | 'allocator' | 'scheduler'): EventWriter => {
+    const writer = new EventWriter(log, cluster, component, `${component}-test`);
+    writers.push(writer);
+    return writer;
+  };
+  const closing: (() => Promise<void> | void)[] = [];
+
+  beforeAll(async () => {
+    log = await KafkaEventLog.open({ brokers, topic, clientId: 'dispatcher-int' });
+    tokens = newJoinTokens(cluster);
+    const api = as('api');
+    await api.append([
+      api.propose('ClusterInitialized', {
+        spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 400 }, nodeDownPeriodMs: 1_500 },
+        tokens,
+      }),
+      api.propose('ServiceCreated', { id: 's1', spec }),
+    ]);
+    server = new DispatcherServer(log, { cluster, log: (line) => lines.push(line) });
+    const { port } = await server.start();
+    await server.runner!.untilActive();
+    client = new DispatcherClient(`127.0.0.1:${port}`, credentials.createInsecure());
+  });
+
+  afterAll(async () => {
+    for (const close of closing) await close();
+    client?.close();
+    await server?.stop();
+    await log?.close();
+  });
+
+  it('refuses a wrong or rotated-out token with UNAUTHENTICATED and says why', async () => {
+    const foreign = openSession(client, newJoinTokens('another-cluster').worker);
+    expect(await foreign.end()).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringMatching(/another cluster/) });
+    const rotated = openSession(client, newJoinTokens(cluster).worker);
+    expect(await rotated.end()).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringMatching(/rotated/) });
+    expect(foreign.messages).toEqual([]);
+  });
+
+  it('registers a node, hands it its tasks, puts its statuses on the log; a silent node goes DOWN, its tasks ORPHANED; it comes back READY', async () => {
+    const session = openSession(client, tokens.worker);
+    const first = await session.next(0);
+    expect(first).toMatchObject({ heartbeatPeriodMs: 400 });
+    const { nodeId, sessionId } = first;
+    expect(nodeId).toMatch(/^[0-9a-z]{25}$/);
+    let beating = true;
+    const beat = async (): Promise<void> => {
+      while (beating) {
+        await unary(client, 'heartbeat', { nodeId, sessionId }).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const heartbeats = beat();
+    closing.push(async () => {
+      beating = false;
+      await heartbeats;
+    });
+
+    const registered = await findEvent(log, 'NodeRegistered', (e) => e.data.id === nodeId);
+    expect(registered.data).toMatchObject({
+      role: 'worker',
+      addr: '127.0.0.1',
+      description: {
+        hostname: 'worker-1',
+        platform: { os: 'linux', architecture: 'x86_64' },
+        resources: { nanoCpus: 2e9, memoryBytes: 2 ** 30, generic: [{ kind: 'gpu', discrete: 1 }] },
+        engine: { version: '28.2.2', labels: { zone: 'a' }, plugins: [{ type: 'Volume', name: 'local' }] },
+      },
+    });
+
+    const assignments = openAssignments(client, nodeId, sessionId);
+    expect(await assignments.next(0)).toEqual({ type: 'COMPLETE', changes: [] });
+
+    const [orchestrator, allocator, scheduler] = [as('orchestrator'), as('allocator'), as('scheduler')];
+    await orchestrator.append([orchestrator.propose('TasksCreated', { tasks: [newTask('t1', 's1', spec), newTask('t2', 's1', spec, { slot: 2 })] })]);
+    await allocator.append([allocator.propose('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }, { id: 't2', attachments: [] }] })]);
+    await scheduler.append([scheduler.propose('TasksAssigned', { tasks: [{ id: 't1', nodeId, why: 'test' }] })]);
+
+    const incremental = await assignments.next(1);
+    expect(incremental.type).toBe('INCREMENTAL');
+    expect(incremental.changes).toHaveLength(1);
+    expect(incremental.changes[0]).toMatchObject({
+      action: 'UPDATE',
+      assignment: { taskId: 't1', serviceId: 's1', serviceName: 'web', slot: 1, desiredState: TaskState.RUNNING, observedState: TaskState.ASSIGNED },
+    });
+    expect(JSON.parse(incremental.changes[0]!.assignment.specJson)).toEqual(spec.task);
+
+    await unary(client, 'updateTaskStatus', { nodeId, sessionId, updates: [statusOf('t1', TaskState.RUNNING), statusOf('t2', TaskState.RUNNING)] });
+    const reported = await findEvent(log, 'TaskStatusesReported', (e) => e.data.nodeId === nodeId);
+    expect(reported.data.statuses).toEqual([expect.objectContaining({ id: 't1', state: TaskState.RUNNING, message: 'started' })]);
+    expect(lines).toContain(`ignoring a status from node ${nodeId} for task t2: it is not assigned to that node`);
+
+    // The agent goes silent: DOWN after period × 3, then its running task is ORPHANED.
+    beating = false;
+    await heartbeats;
+    const down = await findEvent(log, 'NodeStatusChanged', (e) => e.data.nodes.some((n) => n.id === nodeId && n.state === 'down'));
+    expect(down.data.nodes[0]).toMatchObject({ message: 'heartbeat failure' });
+    expect(await session.end()).toMatchObject({ code: status.UNAVAILABLE, details: expect.stringMatching(/heartbeat failure/) });
+    await findEvent(log, 'TaskStatusesReported', (e) => e.data.statuses.some((s) => s.id === 't1' && s.state === TaskState.ORPHANED));
+    await expect(unary(client, 'heartbeat', { nodeId, sessionId })).rejects.toMatchObject({ code: status.NOT_FOUND });
+
+    // It reconnects with its id: READY again, same node.
+    const again = openSession(client, tokens.worker, nodeId);
+    expect((await again.next(0)).nodeId).toBe(nodeId);
+    const registrations = (await eventsOn(log)).filter((e) => e.type === 'NodeRegistered');
+    expect(registrations.map((e) => e.type === 'NodeRegistered' && e.data.id)).toEqual([nodeId, nodeId]);
+    await eventually('the node READY again', () => (server.runner!.view.state.nodes.get(nodeId)?.status.state === 'ready' ? true : undefined));
+    expect(server.runner!.view.state.nodes.size).toBe(1);
+    again.stream.cancel();
+  });
+
+  it('a standby instance refuses sessions with FAILED_PRECONDITION and names the active one', async () => {
+    const standbyLog = await KafkaEventLog.open({ brokers, topic, clientId: 'dispatcher-int-standby' });
+    const standby = new DispatcherServer(standbyLog, { cluster });
+    closing.push(async () => {
+      // A standby's runner waits for the lease until its log closes.
+      const stopping = standby.stop();
+      await standbyLog.close();
+      await stopping;
+    });
+    const { port } = await standby.start();
+    expect(standby.runner!.state).toBe('standby');
+    const other = new DispatcherClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    closing.push(() => other.close());
+    const refused = openSession(other, tokens.worker);
+    expect(await refused.end()).toMatchObject({ code: status.FAILED_PRECONDITION, details: expect.stringMatching(/not the active dispatcher/) });
+    expect(refused.trailers?.get(DISPATCHER_REDIRECT_KEY)).toEqual([server.address]);
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * The dispatcher, whole: a gRPC server for the agents (127.0.0.1 by default) and a
+ * component runner over the dispatcher core. Only while the runner is the active one does
+ * the server take sessions; losing ownership ends them all, so agents go to the new
+ * active instance. Usable on its own (the `shoal run dispatcher` process) or in-process
+ * (the all-in-one `npm start`).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { DispatcherCore, SessionTable } from '@shoal/domain';
+import type { EventLog } from '@shoal/eventlog';
+import { DISPATCHER_SERVICE } from '@shoal/protocol';
+import { ComponentRunner, makeInstanceId } from '@shoal/runtime';
+import type { RunnerActivity } from '@shoal/runtime';
+import { AgentService } from './agent-service';
+import { hostPort, instanceWithAddress } from './dispatcher-address';
+
+export interface DispatcherServerOptions {
+  /** Where the gRPC server listens; default 127.0.0.1. */
+  readonly host?: string;
+  /** Its port; default 0, any free port. */
+  readonly port?: number;
+  /** The cluster to write for; default the one the log's ClusterInitialized names. */
+  readonly cluster?: string;
+  /** This instance's id on the log; default a fresh one. `@<advertised address>` is appended. */
+  readonly instance?: string;
+  /** The address agents are sent to when this instance is active; default host:port. */
+  readonly advertise?: string;
+  readonly now?: () => Date;
+  /** Lines worth logging (ignored statuses, ownership changes). */
+  readonly log?: (line: string) => void;
+}
+
+/** Status batches wait at most this long (SwarmKit: 100 ms). */
+const STATUS_BATCH_MS = 100;
+
+/** A node id in SwarmKit's shape: 25 characters of base 36. */
+const newNodeId = (): string => BigInt(`0x${randomBytes(16).toString('hex')}`).toString(36).padStart(25, '0').slice(-25);
+
+export class DispatcherServer {
+  readonly sessions = new SessionTable();
+  readonly core: DispatcherCore;
+  private runnerValue?: ComponentRunner;
+  private server?: Server;
+  private addressValue?: string;
+  private readonly now: () => Date;
+  private readonly say: (line: string) => void;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly options: DispatcherServerOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.say = options.log ?? (() => undefined);
+    this.core = new DispatcherCore(this.sessions, { log: this.say });
+  }
+
+  /** The runner, once started. */
+  get runner(): ComponentRunner | undefined {
+    return this.runnerValue;
+  }
+
+  /** The address agents are given for this instance, once started. */
+  get address(): string | undefined {
+    return this.addressValue;
+  }
+
+  /** Listens, replays the log and runs: standby until this instance owns the partition. */
+  async start(): Promise<{ port: number }> {
+    if (this.server) throw new Error('the dispatcher is already started');
+    const host = this.options.host ?? '127.0.0.1';
+    const service = new AgentService({
+      runner: () => this.runnerValue,
+      core: this.core,
+      sessions: this.sessions,
+      address: () => this.addressValue,
+      now: this.now,
+      newNodeId,
+      newSessionId: randomUUID,
+      log: this.say,
+    });
+    const server = new Server();
+    server.addService(DISPATCHER_SERVICE, service.implementation());
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(hostPort(host, this.options.port ?? 0), ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(new Error(`dispatcher: cannot listen on ${hostPort(host, this.options.port ?? 0)}: ${error.message}`)) : resolve(bound),
+      ),
+    );
+    this.server = server;
+    this.addressValue = this.options.advertise ?? hostPort(host, port);
+    const runner = new ComponentRunner(this.log, this.core, {
+      instance: instanceWithAddress(this.options.instance ?? makeInstanceId('dispatcher'), this.addressValue),
+      ...(this.options.cluster ? { cluster: this.options.cluster } : {}),
+      gapMs: 20,
+      capMs: STATUS_BATCH_MS,
+      now: this.now,
+      onActivity: (activity) => this.onActivity(activity),
+    });
+    this.runnerValue = runner;
+    try {
+      await runner.start();
+    } catch (error) {
+      server.forceShutdown();
+      this.server = undefined;
+      throw error;
+    }
+    return { port };
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.sessions.clear('the dispatcher is stopping');
+    if (server) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 2_000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    const runner = this.runnerValue;
+    if (!runner) return;
+    const active = runner.state === 'active';
+    const stopping = runner.stop();
+    // A standby's runner is waiting for the lease, which it gives up only when its log
+    // closes: the log's owner closes it after this, so do not wait for that here.
+    if (active) await stopping;
+    else void stopping.catch((error: unknown) => this.say(`stopping: ${String(error)}`));
+  }
+
+  private onActivity(activity: RunnerActivity): void {
+    switch (activity.kind) {
+      case 'owner':
+        this.say(`active under term ${activity.term}: serving agents on ${this.addressValue}`);
+        break;
+      case 'lost':
+        this.say(`lost ownership (${activity.reason}): ending every session`);
+        this.sessions.clear('this dispatcher is no longer the active one');
+        break;
+      case 'error':
+        this.say(activity.message);
+        break;
+      case 'appended':
+        break;
+      default: {
+        const _exhaustive: never = activity;
+        return _exhaustive;
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The agent protocol's messages ↔ Shoal's contracts: a node's description into
+ * NodeRegistered's, an agent's task statuses into reports, assignments into messages.
+ * What does not fit the event's shape is refused here, before it could reach the log.
+ */
+import { EVENT_SHAPES, isTaskState } from '@shoal/contracts';
+import type { GenericResource, NodeDescription, NodeRole, TaskStatusReport } from '@shoal/contracts';
+import type { Assignment, AssignmentChange } from '@shoal/domain';
+import type { AssignmentChangeMessage, AssignmentMessage, NodeDescriptionMessage, TaskStatusMessage } from '@shoal/protocol';
+
+/** The node's description as NodeRegistered carries it, or why it cannot be. */
+export const toNodeDescription = (message: NodeDescriptionMessage | null | undefined, role: NodeRole): NodeDescription | string => {
+  if (!message) return 'the session request has no node description';
+  const generic: GenericResource[] = (message.generic ?? []).map((g) =>
+    g.named ? { kind: g.kind, named: g.named } : { kind: g.kind, discrete: Number(g.discrete ?? 0) },
+  );
+  const labels = message.engineLabels ?? {};
+  const plugins = (message.plugins ?? []).map((p) => ({ type: p.type, name: p.name }));
+  const description: NodeDescription = {
+    hostname: message.hostname ?? '',
+    platform: { os: message.platform?.os ?? '', architecture: message.platform?.architecture ?? '' },
+    resources: {
+      nanoCpus: Number(message.nanoCpus ?? 0),
+      memoryBytes: Number(message.memoryBytes ?? 0),
+      ...(generic.length > 0 ? { generic } : {}),
+    },
+    engine: {
+      version: message.engineVersion ?? '',
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
+      ...(plugins.length > 0 ? { plugins } : {}),
+    },
+  };
+  const problem = EVENT_SHAPES.NodeRegistered({ id: 'node', role, description }, 'registration');
+  return problem ?? description;
+};
+
+/** An agent's status as a report, or why it cannot be one. `now` stands in for a missing time. */
+export const toStatusReport = (message: TaskStatusMessage, now: Date): TaskStatusReport | string => {
+  if (!message.taskId) return 'a status without a task id';
+  if (!isTaskState(message.state)) return `task ${message.taskId}: ${message.state} is not a task state`;
+  if (message.hasExitCode && !Number.isSafeInteger(message.exitCode)) return `task ${message.taskId}: exit code ${message.exitCode} is not an integer`;
+  return {
+    id: message.taskId,
+    state: message.state,
+    at: message.at || now.toISOString(),
+    ...(message.message ? { message: message.message } : {}),
+    ...(message.err ? { err: message.err } : {}),
+    ...(message.hasExitCode ? { exitCode: message.exitCode } : {}),
+  };
+};
+
+export const toAssignmentMessage = (assignment: Assignment): AssignmentMessage => ({
+  taskId: assignment.taskId,
+  serviceId: assignment.serviceId,
+  serviceName: assignment.serviceName,
+  slot: assignment.slot ?? 0,
+  desiredState: assignment.desiredState,
+  observedState: assignment.observedState,
+  specJson: JSON.stringify(assignment.spec),
+});
+
+const REMOVED = (taskId: string): AssignmentMessage => ({
+  taskId,
+  serviceId: '',
+  serviceName: '',
+  slot: 0,
+  desiredState: 0,
+  observedState: 0,
+  specJson: '',
+});
+
+export const toChangeMessage = (change: AssignmentChange): AssignmentChangeMessage =>
+  change.action === 'update'
+    ? { action: 'UPDATE', assignment: toAssignmentMessage(change.assignment) }
+    : { action: 'REMOVE', assignment: REMOVED(change.taskId) };

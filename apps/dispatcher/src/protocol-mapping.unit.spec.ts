@@ -1,0 +1,66 @@
+import { TaskState } from '@shoal/contracts';
+import type { NodeDescriptionMessage, TaskStatusMessage } from '@shoal/protocol';
+import { toChangeMessage, toNodeDescription, toStatusReport } from './protocol-mapping';
+
+const message: NodeDescriptionMessage = {
+  hostname: 'h1',
+  platform: { os: 'linux', architecture: 'aarch64' },
+  nanoCpus: 4e9,
+  memoryBytes: 8e9,
+  generic: [
+    { kind: 'gpu', discrete: 2, named: '' },
+    { kind: 'fpga', discrete: 0, named: 'FPGA-1' },
+  ],
+  engineVersion: '28.2.2',
+  engineLabels: { disk: 'ssd' },
+  plugins: [{ type: 'Network', name: 'overlay' }],
+};
+
+const status = (overrides: Partial<TaskStatusMessage>): TaskStatusMessage => ({
+  taskId: 't1',
+  state: TaskState.RUNNING,
+  at: '2026-01-01T00:00:00.000Z',
+  message: '',
+  err: '',
+  hasExitCode: false,
+  exitCode: 0,
+  ...overrides,
+});
+
+describe('agent protocol → contracts', () => {
+  it('turns a node description into the one NodeRegistered carries', () => {
+    expect(toNodeDescription(message, 'worker')).toEqual({
+      hostname: 'h1',
+      platform: { os: 'linux', architecture: 'aarch64' },
+      resources: { nanoCpus: 4e9, memoryBytes: 8e9, generic: [{ kind: 'gpu', discrete: 2 }, { kind: 'fpga', named: 'FPGA-1' }] },
+      engine: { version: '28.2.2', labels: { disk: 'ssd' }, plugins: [{ type: 'Network', name: 'overlay' }] },
+    });
+  });
+
+  it('refuses a description the event could not carry, saying which field', () => {
+    expect(toNodeDescription({ ...message, hostname: '' }, 'worker')).toMatch(/hostname/);
+    expect(toNodeDescription({ ...message, nanoCpus: -1 }, 'worker')).toMatch(/nanoCpus/);
+    expect(toNodeDescription(undefined, 'worker')).toMatch(/no node description/);
+  });
+
+  it('turns a status into a report, keeping the exit code only when there is one', () => {
+    expect(toStatusReport(status({ state: TaskState.FAILED, err: 'exit 3', hasExitCode: true, exitCode: 3 }), new Date())).toEqual({
+      id: 't1',
+      state: TaskState.FAILED,
+      at: '2026-01-01T00:00:00.000Z',
+      err: 'exit 3',
+      exitCode: 3,
+    });
+    expect(toStatusReport(status({ at: '' }), new Date('2026-02-02T00:00:00.000Z'))).toMatchObject({ at: '2026-02-02T00:00:00.000Z' });
+    expect(toStatusReport(status({ exitCode: 9 }), new Date())).not.toHaveProperty('exitCode');
+  });
+
+  it('refuses a status with no task or an unknown state', () => {
+    expect(toStatusReport(status({ taskId: '' }), new Date())).toMatch(/without a task id/);
+    expect(toStatusReport(status({ state: 300 }), new Date())).toMatch(/300 is not a task state/);
+  });
+
+  it('sends a removal as the task id alone', () => {
+    expect(toChangeMessage({ action: 'remove', taskId: 't9' })).toMatchObject({ action: 'REMOVE', assignment: { taskId: 't9', specJson: '' } });
+  });
+});
