@@ -40,6 +40,9 @@ export class ReaperCore implements ComponentCore {
       case 'ServiceRemoved':
         for (const task of state.tasks.values()) if (task.serviceId === event.data.id) this.tasks.add(task.id);
         break;
+      case 'NodeRemoved':
+        for (const task of state.tasks.values()) if (task.nodeId === event.data.id) this.tasks.add(task.id);
+        break;
       case 'ClusterSpecUpdated':
         this.reconcileAll(state);
         break;

@@ -8,7 +8,9 @@
  *   a negative limit keeps everything;
  * - desired REMOVE (scaled down, service removed): removed once shut down or never started;
  * - tasks of a deleted service: removed once shut down or never started;
- * - ORPHANED tasks count as stopped: the history rule and the two above reap them.
+ * - ORPHANED tasks count as stopped: the history rule and the two above reap them;
+ * - a task of those two kinds whose node was removed: no agent will ever report it stopped,
+ *   and nothing of it runs that the cluster still knows of.
  */
 import { TaskState, isTerminal } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
@@ -40,6 +42,10 @@ export interface ReapCandidates {
 export const stoppedForGood = (task: Task): boolean =>
   isTerminal(task.status.state) || task.status.state < TaskState.ASSIGNED;
 
+/** It was placed on a node the cluster no longer has: no agent will report on it again. */
+export const onRemovedNode = (state: ClusterState, task: Task): boolean =>
+  task.nodeId !== undefined && task.status.state >= TaskState.ASSIGNED && !state.nodes.has(task.nodeId);
+
 /** Still running, or still meant to run: the history rule never deletes these. */
 const live = (task: Task): boolean => task.desiredState <= TaskState.RUNNING || task.status.state <= TaskState.RUNNING;
 
@@ -65,9 +71,18 @@ export const reap = (state: ClusterState, candidates: ReapCandidates, bySlot = t
 
   for (const id of candidates.tasks) {
     const task = state.tasks.get(id);
-    if (!task || !stoppedForGood(task)) continue;
-    if (task.desiredState === TaskState.REMOVE) remove.set(id, 'removed: scaled down or its service was removed, and it has stopped');
-    else if (!state.services.has(task.serviceId)) remove.set(id, `removed: service ${task.serviceId} no longer exists`);
+    if (!task) continue;
+    const stopped = stoppedForGood(task);
+    if (!stopped && !onRemovedNode(state, task)) continue;
+    const why =
+      task.desiredState === TaskState.REMOVE
+        ? 'removed: scaled down or its service was removed'
+        : !state.services.has(task.serviceId)
+          ? `removed: service ${task.serviceId} no longer exists`
+          : undefined;
+    if (why === undefined) continue;
+    if (!stopped) remove.set(id, `${why}, and its node ${task.nodeId} was removed`);
+    else remove.set(id, task.desiredState === TaskState.REMOVE ? `${why}, and it has stopped` : why);
   }
 
   const limit = state.cluster?.spec.orchestration.taskHistoryRetentionLimit ?? DEFAULT_TASK_HISTORY;

@@ -54,6 +54,33 @@ describe('the task reaper', () => {
     expect(decision.remove[0]?.reason).toMatch(/history: slot s1\/1 keeps the 3 newest tasks/);
   });
 
+  it('deletes by status time, not by creation: the task that stopped first goes first', () => {
+    for (const id of ['a', 'b', 'c', 'd']) {
+      events.push(
+        b.event('TasksCreated', { tasks: [newTask(id, 's1', spec, { slot: 1 })] }),
+        b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
+        b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
+      );
+    }
+    // They end in the order d, b, a, c.
+    for (const id of ['d', 'b', 'a', 'c']) {
+      events.push(
+        b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state: FAILED, at: b.now() }] }),
+        b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: SHUTDOWN }] }),
+      );
+    }
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['d']);
+  });
+
+  it('keeps no history at all with a limit of 0, but still never a live task', () => {
+    events.push(b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 0 } } }));
+    for (const id of ['t1', 't2']) task(id, FAILED);
+    task('t3', RUNNING);
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['t1', 't2']);
+  });
+
   it('counts each slot on its own', () => {
     for (const id of ['a1', 'a2', 'a3']) task(id, FAILED, SHUTDOWN, 1);
     for (const id of ['b1', 'b2', 'b3', 'b4']) task(id, COMPLETE, SHUTDOWN, 2);
@@ -109,6 +136,35 @@ describe('the task reaper', () => {
     for (const id of ['o1', 'o2', 'o3', 'o4']) task(id, ORPHANED);
     const state = stateOf(events);
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['o1']);
+  });
+
+  it('removes an ORPHANED task of a deleted service, or one told to go', () => {
+    task('o1', ORPHANED, REMOVE);
+    task('o2', ORPHANED, SHUTDOWN, 2);
+    events.push(b.event('ServiceRemoved', { id: 's1' }));
+    const state = stateOf(events);
+    expect(reap(state, { slots: [], tasks: ['o1', 'o2'] }).remove).toEqual([
+      { id: 'o1', reason: 'removed: scaled down or its service was removed, and it has stopped' },
+      { id: 'o2', reason: 'removed: service s1 no longer exists' },
+    ]);
+  });
+
+  it('removes a task told to go whose node was removed: no agent will ever report it stopped', () => {
+    task('gone', RUNNING, REMOVE);
+    task('kept', RUNNING, RUNNING, 2);
+    events.push(
+      b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }),
+      b.event('NodeRemoved', { id: 'n1' }),
+    );
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove).toEqual([{ id: 'gone', reason: 'removed: scaled down or its service was removed, and its node n1 was removed' }]);
+  });
+
+  it('keeps a task told to go while its node is there and it has not stopped', () => {
+    task('stopping', RUNNING, REMOVE);
+    events.push(b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }));
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove).toEqual([]);
   });
 
   it('keeps global tasks per service and node', () => {
