@@ -72,10 +72,21 @@ describe('docker swarm and docker node, against Shoal', () => {
     expect(await docker('swarm', 'join-token', '-q', 'worker')).toBe(`${after.worker}\n`);
   });
 
-  it('docker swarm update --task-history-limit changes the cluster spec', async () => {
+  it('docker swarm update --task-history-limit and --dispatcher-heartbeat change the cluster spec', async () => {
     expect(await docker('swarm', 'update', '--task-history-limit', '2')).toMatch(/Swarm updated/);
     expect(api.view.state.cluster!.spec.orchestration.taskHistoryRetentionLimit).toBe(2);
     expect(await docker('info', '--format', '{{.Swarm.Cluster.Spec.Orchestration.TaskHistoryRetentionLimit}}')).toBe('2\n');
+    await docker('swarm', 'update', '--dispatcher-heartbeat', '10s');
+    expect(api.view.state.cluster!.spec.dispatcher.heartbeatPeriodMs).toBe(10_000);
+    expect(api.view.state.cluster!.spec.orchestration.taskHistoryRetentionLimit).toBe(2);
+  });
+
+  it('docker node inspect self answers the control plane\'s manager; promote and demote change the role', async () => {
+    expect(await docker('node', 'inspect', '--format', '{{.Spec.Role}} {{.ManagerStatus.Leader}} {{.ManagerStatus.Addr}}', 'self')).toBe('manager true 127.0.0.1:2377\n');
+    expect(await docker('node', 'promote', 'node-1')).toMatch(/promoted to a manager/);
+    expect(await docker('node', 'ls', '--filter', 'role=manager', '--format', '{{.Hostname}} {{.ManagerStatus}}')).toBe('node-1 Reachable\n');
+    await docker('node', 'demote', 'node-1');
+    expect(api.view.state.nodes.get(N1)!.spec.role).toBe('worker');
   });
 
   it('works over TCP with the admin token in the CLI config, and refuses an auditor\'s write', async () => {

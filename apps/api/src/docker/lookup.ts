@@ -4,7 +4,7 @@
  */
 import { HttpException } from '@nestjs/common';
 import type { Task } from '@shoal/contracts';
-import type { ClusterState, Node, Service } from '@shoal/domain';
+import type { ClusterState, Network, Node, Service } from '@shoal/domain';
 
 const find = <T extends { readonly id: string }>(
   kind: string,
@@ -31,3 +31,6 @@ export const findNode = (state: ClusterState, ref: string): Node =>
   find('node', state.nodes, ref, (node) => node.description.hostname === ref || node.spec.name === ref);
 
 export const findTask = (state: ClusterState, ref: string): Task => find('task', state.tasks, ref, () => false);
+
+export const findNetwork = (state: ClusterState, ref: string): Network =>
+  find('network', state.networks, ref, (network) => network.spec.name === ref);

@@ -328,26 +328,34 @@ export const toDockerServiceSpec = (spec: ServiceSpec, options: { readonly inser
   };
 };
 
-/** Docker's ServiceStatus: running tasks, and how many are wanted (replicas, or one per node for global). */
-export const serviceStatus = (state: ClusterState, service: Service): NonNullable<DockerService['ServiceStatus']> => {
-  let running = 0;
-  let desiredGlobal = 0;
-  let completed = 0;
+export type ServiceStatus = NonNullable<DockerService['ServiceStatus']>;
+
+/**
+ * Docker's ServiceStatus of every service, in one pass over the tasks: running tasks, and
+ * how many are wanted (replicas; for global services, the tasks meant to run).
+ */
+export const serviceStatuses = (state: ClusterState): Map<string, ServiceStatus> => {
+  const counts = new Map<string, { running: number; wanted: number; completed: number }>();
   for (const task of state.tasks.values()) {
-    if (task.serviceId !== service.id) continue;
-    if (task.status.state === TaskState.RUNNING) running++;
-    if (task.status.state === TaskState.COMPLETE) completed++;
-    if (task.desiredState === TaskState.RUNNING || task.desiredState === TaskState.COMPLETE) desiredGlobal++;
+    let count = counts.get(task.serviceId);
+    if (!count) counts.set(task.serviceId, (count = { running: 0, wanted: 0, completed: 0 }));
+    if (task.status.state === TaskState.RUNNING) count.running++;
+    if (task.status.state === TaskState.COMPLETE) count.completed++;
+    if (task.desiredState === TaskState.RUNNING || task.desiredState === TaskState.COMPLETE) count.wanted++;
   }
-  const mode = service.spec.mode;
-  const desired = mode.kind === 'replicated' ? mode.replicas : mode.kind === 'replicated-job' ? mode.maxConcurrent : desiredGlobal;
-  return { RunningTasks: running, DesiredTasks: desired, CompletedTasks: completed };
+  const statuses = new Map<string, ServiceStatus>();
+  for (const service of state.services.values()) {
+    const count = counts.get(service.id) ?? { running: 0, wanted: 0, completed: 0 };
+    const mode = service.spec.mode;
+    const desired = mode.kind === 'replicated' ? mode.replicas : mode.kind === 'replicated-job' ? mode.maxConcurrent : count.wanted;
+    statuses.set(service.id, { RunningTasks: count.running, DesiredTasks: desired, CompletedTasks: count.completed });
+  }
+  return statuses;
 };
 
 export const toDockerService = (
-  state: ClusterState,
   service: Service,
-  options: { readonly insertDefaults?: boolean; readonly status?: boolean } = {},
+  options: { readonly insertDefaults?: boolean; readonly status?: ServiceStatus } = {},
 ): DockerService => {
   const spec = toDockerServiceSpec(service.spec, options);
   const endpointSpec = spec.EndpointSpec ?? { Mode: 'vip' };
@@ -374,7 +382,7 @@ export const toDockerService = (
           },
         }
       : {}),
-    ...(options.status ? { ServiceStatus: serviceStatus(state, service) } : {}),
+    ...(options.status ? { ServiceStatus: options.status } : {}),
     ...(service.jobIteration !== undefined ? { JobStatus: { JobIteration: { Index: service.jobIteration } } } : {}),
   };
 };

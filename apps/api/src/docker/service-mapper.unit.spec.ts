@@ -4,7 +4,7 @@ import { emptyState } from '@shoal/domain';
 import type { Service } from '@shoal/domain';
 import { newTask, serviceSpec } from '@shoal/testing';
 import type { DockerServiceSpec } from './docker-types';
-import { fromDockerServiceSpec, serviceStatus, toDockerService, toDockerServiceSpec } from './service-mapper';
+import { fromDockerServiceSpec, serviceStatuses, toDockerService, toDockerServiceSpec } from './service-mapper';
 import { SpecError } from './spec-error';
 
 /** What `docker service create` sends for a service with most flags set. */
@@ -116,15 +116,18 @@ describe("Docker's Service object", () => {
   state.tasks.set('t3', task('t3', TaskState.SHUTDOWN, TaskState.SHUTDOWN));
 
   it('carries the version, the previous spec and the update status', () => {
-    const docker = toDockerService(state, service);
+    const docker = toDockerService(service);
     expect(docker).toMatchObject({ ID: 's1', Version: { Index: 4 }, CreatedAt: 't0', UpdatedAt: 't1', UpdateStatus: { State: 'updating', StartedAt: 't1' } });
     expect(docker.PreviousSpec?.Mode).toEqual({ Replicated: { Replicas: 1 } });
     expect(docker.ServiceStatus).toBeUndefined();
   });
 
   it('counts running and desired tasks for `docker service ls`', () => {
-    expect(serviceStatus(state, service)).toEqual({ RunningTasks: 1, DesiredTasks: 3, CompletedTasks: 0 });
-    const global = { ...service, spec: serviceSpec('web', { kind: 'global' }) };
-    expect(serviceStatus(state, global)).toEqual({ RunningTasks: 1, DesiredTasks: 2, CompletedTasks: 0 });
+    expect(serviceStatuses(state).get('s1')).toEqual({ RunningTasks: 1, DesiredTasks: 3, CompletedTasks: 0 });
+    expect(toDockerService(service, { status: serviceStatuses(state).get('s1')! }).ServiceStatus).toEqual({ RunningTasks: 1, DesiredTasks: 3, CompletedTasks: 0 });
+    state.services.set('s1', { ...service, spec: serviceSpec('web', { kind: 'global' }) });
+    expect(serviceStatuses(state).get('s1')).toEqual({ RunningTasks: 1, DesiredTasks: 2, CompletedTasks: 0 });
+    state.services.set('s2', { ...service, id: 's2' });
+    expect(serviceStatuses(state).get('s2')).toEqual({ RunningTasks: 0, DesiredTasks: 3, CompletedTasks: 0 });
   });
 });

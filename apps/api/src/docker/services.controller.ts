@@ -9,7 +9,7 @@ import { ServiceSpecDto } from './dto/service-spec.dto';
 import { SERVICE_FILTERS, parseFilters, serviceMatches } from './filters';
 import { findService } from './lookup';
 import { queryFlag, queryVersion } from './query';
-import { fromDockerServiceSpec, toDockerService } from './service-mapper';
+import { fromDockerServiceSpec, serviceStatuses, toDockerService } from './service-mapper';
 
 export const LOGS_NOT_SUPPORTED =
   "logs are not supported by Shoal: tasks run under the nodes' agents, which do not ship their output to the control plane";
@@ -35,9 +35,10 @@ export class ServicesController {
     this.intents.cluster();
     const filters = parseFilters(raw, SERVICE_FILTERS);
     const state = this.intents.state;
+    const statuses = queryFlag(status) ? serviceStatuses(state) : undefined;
     return [...state.services.values()]
       .filter((service) => serviceMatches(filters, service))
-      .map((service) => toDockerService(state, service, { status: queryFlag(status) }));
+      .map((service) => toDockerService(service, statuses ? { status: statuses.get(service.id)! } : {}));
   }
 
   @Post('create')
@@ -59,7 +60,7 @@ export class ServicesController {
   inspect(@Param('id') id: string, @Query('insertDefaults') insertDefaults?: string): DockerService {
     this.intents.cluster();
     const state = this.intents.state;
-    return toDockerService(state, findService(state, id), { insertDefaults: queryFlag(insertDefaults) });
+    return toDockerService(findService(state, id), { insertDefaults: queryFlag(insertDefaults) });
   }
 
   @Post(':id/update')

@@ -39,6 +39,20 @@ export class SwarmController {
     return JSON.stringify(controlPlaneNodeId(cluster));
   }
 
+  @Get('unlockkey')
+  @ApiOperation({ summary: 'The unlock key: Shoal has none (its state is the log, not encrypted raft files)' })
+  unlockKey(): { UnlockKey: string } {
+    this.intents.cluster();
+    return { UnlockKey: '' };
+  }
+
+  @Post('leave')
+  @ApiOperation({ summary: 'Not possible: the control plane is the swarm (answers 503)' })
+  leave(): never {
+    this.intents.cluster();
+    throw new HttpException("Shoal's control plane is the swarm's manager and cannot leave it; stop Shoal instead", 503);
+  }
+
   @Post('update')
   @HttpCode(200)
   @ApiOperation({ summary: 'Update the spec (task history limit, heartbeat period) and rotate join tokens' })
