@@ -8,7 +8,7 @@
  * - node changed or removed → its tasks are restarted elsewhere (replicated) and the
  *   global services are reconciled;
  * - restart delays that ran out → the waiting replacements start;
- * - services with an update under way, or whose tasks moved → the update supervisor.
+ * - services that changed or have an update under way → the update supervisor.
  *
  * One decision is one plan: at most one TaskDesiredStatesChanged and one TasksCreated
  * (then the update supervisor's own proposals). Ids come from `newId`; time from `now`.
@@ -26,13 +26,14 @@ import { reconcileReplicated } from './replicated';
 import { RestartSupervisor } from './restart-supervisor';
 import { superviseTask } from './task-events';
 import { TaskIndex } from './task-index';
-import { UPDATE_IN_PROGRESS, noUpdates } from './update-seam';
+import { UPDATE_IN_PROGRESS } from './update-seam';
+import { superviseUpdate } from './update';
 import type { UpdateSupervisor } from './update-seam';
 
 export interface OrchestratorOptions {
   /** Makes task ids (the shell passes a random UUID maker; tests a counter). */
   readonly newId: () => string;
-  /** The rolling-update supervisor; without one (`noUpdates`), out-of-date tasks are left as they are. */
+  /** The rolling-update supervisor (default: update/'s `superviseUpdate`; `noUpdates` leaves out-of-date tasks as they are). */
   readonly superviseUpdate?: UpdateSupervisor;
   /** Past this many task changes, a decision leaves the remaining services for the next one. */
   readonly maxPlanSize?: number;
@@ -54,11 +55,13 @@ export class OrchestratorCore implements ComponentCore {
   private readonly taskCandidates = new Set<string>();
   private readonly updateCandidates = new Set<string>();
   private readonly updateWake = new Map<string, number>();
+  /** Services whose update supervision the last decision put off: it is not put off twice running. */
+  private readonly updateDeferred = new Set<string>();
   private lastNow?: number;
 
   constructor(options: OrchestratorOptions) {
     this.newId = options.newId;
-    this.superviseUpdate = options.superviseUpdate ?? noUpdates;
+    this.superviseUpdate = options.superviseUpdate ?? superviseUpdate;
     this.maxPlanSize = options.maxPlanSize ?? DEFAULT_MAX_PLAN_SIZE;
   }
 
@@ -85,6 +88,7 @@ export class OrchestratorCore implements ComponentCore {
         this.removedServices.add(event.data.id);
         this.dirtyServices.delete(event.data.id);
         this.updateCandidates.delete(event.data.id);
+        this.updateDeferred.delete(event.data.id);
         this.updateWake.delete(event.data.id);
         this.restarts.forgetService(event.data.id);
         return;
@@ -101,7 +105,6 @@ export class OrchestratorCore implements ComponentCore {
           const task = state.tasks.get(item.id);
           if (!task || task.createdAt !== event.at) continue;
           this.index.add(task);
-          this.updateCandidates.add(task.serviceId);
         }
         this.restarts.created(event.data.tasks, event.at, state);
         return;
@@ -117,7 +120,6 @@ export class OrchestratorCore implements ComponentCore {
             // A replicated job counts its completions: one ending may let the next task start.
             if (state.services.get(task.serviceId)?.spec.mode.kind === 'replicated-job') this.dirtyServices.add(task.serviceId);
           }
-          this.updateCandidates.add(task.serviceId);
         }
         return;
       case 'TaskDesiredStatesChanged': {
@@ -126,8 +128,6 @@ export class OrchestratorCore implements ComponentCore {
         for (const item of applied) {
           this.index.setDesired(item.id, item.desiredState);
           if (item.desiredState <= TaskState.RUNNING) this.taskCandidates.add(item.id);
-          const task = state.tasks.get(item.id);
-          if (task) this.updateCandidates.add(task.serviceId);
         }
         return;
       }
@@ -230,9 +230,13 @@ export class OrchestratorCore implements ComponentCore {
   }
 
   /**
-   * The update supervisor, for each service whose tasks moved, whose update is under way
-   * or whose update asked to be woken now — once this decision's own changes to the
-   * service have applied (it runs on a settled service, on the next decision).
+   * The update supervisor, for each service that changed (a new spec, a new update
+   * status), whose update is under way, or whose update asked to be woken now — once this
+   * decision's own changes to the service have applied (it runs on a settled service, on
+   * the next decision; but never put off twice running, so that a service whose tasks keep
+   * restarting is still updated, or rolled back). Task changes alone cannot make a
+   * service's tasks out of date, so
+   * outside an update they do not call it: a busy cluster does not pay for it per tick.
    */
   private updates(state: ClusterState, now: Date, plan: Plan): Proposal[] {
     const due = new Set(this.updateCandidates);
@@ -240,10 +244,12 @@ export class OrchestratorCore implements ComponentCore {
     for (const [id, at] of this.updateWake) if (at <= now.getTime()) due.add(id);
     const proposals: Proposal[] = [];
     for (const id of due) {
-      if (plan.services.has(id)) {
+      if (plan.services.has(id) && !this.updateDeferred.has(id)) {
+        this.updateDeferred.add(id);
         this.updateCandidates.add(id);
         continue;
       }
+      this.updateDeferred.delete(id);
       this.updateCandidates.delete(id);
       if (!state.services.has(id)) {
         this.updateWake.delete(id);

@@ -136,7 +136,7 @@ describe('the orchestrator core', () => {
       return { calls, supervise };
     };
 
-    it('is called for a service once this decision’s own changes to it have applied, and for services whose tasks moved', () => {
+    it('is called for a changed service once this decision’s own changes to it have applied, and not for task changes alone', () => {
       const { calls, supervise } = recording();
       const sim = new Simulation(new OrchestratorCore({ newId: counter(), superviseUpdate: supervise }));
       sim.addNode('n1');
@@ -148,7 +148,10 @@ describe('the orchestrator core', () => {
       sim.decide();
       expect(calls).toEqual(['a']);
       calls.length = 0;
-      expect(sim.decide()).toEqual([]);
+      sim.settle();
+      sim.report(sim.running('a')[0]!.id, TaskState.FAILED);
+      sim.decide();
+      sim.decide();
       expect(calls).toEqual([]);
     });
 

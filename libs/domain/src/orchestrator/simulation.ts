@@ -37,6 +37,8 @@ export interface SimulationOptions {
   readonly completeJobs?: boolean;
   /** Starting time, ms since the epoch. */
   readonly start?: number;
+  /** Agents fail these tasks as they would start them (a bad image, say). */
+  readonly fails?: (task: Task) => boolean;
 }
 
 export class Simulation {
@@ -47,6 +49,7 @@ export class Simulation {
   private readonly seqs = new Map<Component, number>();
   private ids = 0;
   private readonly completeJobs: boolean;
+  private readonly fails: (task: Task) => boolean;
 
   constructor(
     readonly core: ComponentCore,
@@ -54,6 +57,7 @@ export class Simulation {
   ) {
     this.clock = options.start ?? Date.parse('2026-01-01T00:00:00.000Z');
     this.completeJobs = options.completeJobs ?? true;
+    this.fails = options.fails ?? (() => false);
   }
 
   now(): Date {
@@ -156,7 +160,7 @@ export class Simulation {
   private agentStep(t: Task): TaskState | undefined {
     if (t.desiredState > TaskState.RUNNING) return TaskState.SHUTDOWN;
     if (t.desiredState < TaskState.RUNNING) return t.status.state < TaskState.READY ? TaskState.READY : undefined;
-    if (t.status.state < TaskState.RUNNING) return TaskState.RUNNING;
+    if (t.status.state < TaskState.RUNNING) return this.fails(t) ? TaskState.FAILED : TaskState.RUNNING;
     const service = this.state.services.get(t.serviceId);
     if (this.completeJobs && service && isJob(service.spec.mode)) return TaskState.COMPLETE;
     return undefined;
