@@ -33,6 +33,8 @@ export class DispatcherCore implements ComponentCore {
   private readonly tasks = new NodeTasks();
   private periodMs?: number;
   private adopting = false;
+  /** Tasks this dispatcher has reported ORPHANED since it became active: never twice. */
+  private readonly orphaned = new Set<string>();
   private activeInstanceValue?: string;
 
   constructor(
@@ -95,6 +97,7 @@ export class DispatcherCore implements ComponentCore {
     this.tasks.rebuild(state);
     this.periodMs = heartbeatPeriodMs(state);
     this.adopting = true;
+    this.orphaned.clear();
   }
 
   decide(state: ClusterState, now: Date): readonly Proposal[] {
@@ -143,12 +146,21 @@ export class DispatcherCore implements ComponentCore {
   }
 
   private orphans(state: ClusterState, now: Date): Proposal[] {
-    return orphanTasks(state, (id) => this.unattended(id), now);
+    const proposals = orphanTasks(state, (id) => this.unattended(id), now);
+    for (const proposal of proposals) {
+      if (proposal.type === 'TaskStatusesReported') for (const { id } of proposal.data.statuses) this.orphaned.add(id);
+    }
+    return proposals;
   }
 
-  /** A node's tasks, unless the node has a session again (it will report on them itself). */
-  private unattended(nodeId: string): Iterable<string> {
-    return this.sessions.get(nodeId) ? [] : this.tasks.of(nodeId);
+  /**
+   * A node's tasks not yet reported ORPHANED, unless the node has a session again (it
+   * will report on them itself). A report evolve refused is not made again, so a refusal
+   * can never turn into a loop of writes.
+   */
+  private *unattended(nodeId: string): Iterable<string> {
+    if (this.sessions.get(nodeId)) return;
+    for (const id of this.tasks.of(nodeId)) if (!this.orphaned.has(id)) yield id;
   }
 
   private touch(state: ClusterState, items: readonly { readonly id: string }[], notify: boolean): void {

@@ -4,7 +4,7 @@
  * cadence gives the time bound). A status for a task the node does not hold is ignored
  * with a note, never fatal; one that would not move the task forward is dropped.
  */
-import { isAgentReportable, taskStateName } from '@shoal/contracts';
+import { TaskState, isAgentReportable, taskStateName } from '@shoal/contracts';
 import type { TaskState, TaskStatusReport } from '@shoal/contracts';
 import type { Proposal } from '../component-core';
 import type { ClusterState } from '../state';
@@ -29,7 +29,7 @@ export const batchStatuses = (state: ClusterState, pending: readonly PendingStat
       ignored.push(`ignoring a status from node ${nodeId} for task ${report.id}: no such task`);
       continue;
     }
-    if (task.nodeId !== nodeId) {
+    if (task.nodeId !== nodeId || task.status.state < TaskState.ASSIGNED) {
       ignored.push(`ignoring a status from node ${nodeId} for task ${report.id}: it is not assigned to that node`);
       continue;
     }
