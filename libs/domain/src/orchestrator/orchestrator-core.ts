@@ -163,10 +163,13 @@ export class OrchestratorCore implements ComponentCore {
    * Start-up (SwarmKit's CheckTasks): every service is reconciled, every task looked at
    * once — those of deleted services are removed, those on deleted, down or drained nodes
    * and those that ended are handed to the restart supervisor — and the replacements
-   * waiting out a restart delay (known from the log) start when it has passed.
+   * waiting out a restart delay (known from the log, or adopted from the state when the
+   * view was restored from a snapshot) start when it has passed. The restart history of
+   * the time before such a snapshot is not rebuilt: it counts from there.
    */
   reconcileAll(state: ClusterState): void {
     this.index.rebuild(state);
+    this.restarts.adopt(state);
     this.dirtyNodes.clear();
     for (const id of state.services.keys()) {
       this.dirtyServices.add(id);

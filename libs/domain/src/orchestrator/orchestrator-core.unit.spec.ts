@@ -7,9 +7,9 @@ import type { UpdateSupervisor } from './update-seam';
 
 const { RUNNING, SHUTDOWN, REMOVE, FAILED, READY } = TaskState;
 
-const spec = (name: string, replicas: number): ServiceSpec => ({
+const spec = (name: string, replicas: number, delayMs = 0): ServiceSpec => ({
   name,
-  task: { container: { image: 'nginx' }, restartPolicy: { condition: 'any', delayMs: 0, maxAttempts: 0, windowMs: 0 } },
+  task: { container: { image: 'nginx' }, restartPolicy: { condition: 'any', delayMs, maxAttempts: 0, windowMs: 0 } },
   mode: { kind: 'replicated', replicas },
 });
 const global: ServiceSpec = { ...spec('agent', 0), mode: { kind: 'global' } };
@@ -27,7 +27,7 @@ describe('start-up reconciliation (CheckTasks)', () => {
   const changedWhileAway = () => {
     const sim = new Simulation(new OrchestratorCore({ newId: counter() }));
     for (const n of ['n1', 'n2', 'n3']) sim.addNode(n);
-    sim.append('ServiceCreated', { id: 'web', spec: spec('web', 3) });
+    sim.append('ServiceCreated', { id: 'web', spec: spec('web', 3, 1_000) });
     sim.append('ServiceCreated', { id: 'gone', spec: spec('gone', 2) });
     sim.append('ServiceCreated', { id: 'agent', spec: global });
     sim.settle();
@@ -67,7 +67,7 @@ describe('start-up reconciliation (CheckTasks)', () => {
 
   it('creates what a service is missing', () => {
     const sim = changedWhileAway();
-    sim.append('ServiceUpdated', { id: 'web', spec: spec('web', 5) });
+    sim.append('ServiceUpdated', { id: 'web', spec: spec('web', 5, 1_000) });
     sim.addNode('n4');
     const core = freshCore(sim);
     const created = core
@@ -75,6 +75,21 @@ describe('start-up reconciliation (CheckTasks)', () => {
       .flatMap((p) => (p.type === 'TasksCreated' ? p.data.tasks : []));
     expect(created.filter((t) => t.serviceId === 'web').map((t) => t.slot)).toEqual([4, 5]);
     expect(created.filter((t) => t.serviceId === 'agent').map((t) => t.nodeId)).toEqual(['n4']);
+  });
+
+  it('starts a replacement that was waiting out its restart delay once the delay has passed, from the state alone', () => {
+    const sim = changedWhileAway();
+    const old = sim.running('web')[0]!;
+    sim.report(old.id, FAILED);
+    sim.decide();
+    const waiting = sim.tasksOf('web').find((t) => t.replaces === old.id)!;
+    expect(waiting.desiredState).toBe(READY);
+    const core = new OrchestratorCore({ newId: counter() });
+    core.reconcileAll(sim.state);
+    expect(core.decide(sim.state, sim.now())).toEqual([]);
+    expect(core.decide(sim.state, new Date(sim.now().getTime() + 1_000))).toEqual([
+      { type: 'TaskDesiredStatesChanged', data: { tasks: [{ id: waiting.id, desiredState: RUNNING, reason: 'restart delay elapsed' }] } },
+    ]);
   });
 
   it('proposes nothing for a cluster that is already right', () => {

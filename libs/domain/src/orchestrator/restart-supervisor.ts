@@ -72,6 +72,25 @@ export class RestartSupervisor {
     }
   }
 
+  /**
+   * At start-up: replacements waiting out a delay that the log did not show this supervisor
+   * (a view restored from a snapshot) are adopted, their delay counted from their creation.
+   */
+  adopt(state: ClusterState): void {
+    for (const task of state.tasks.values()) {
+      if (task.desiredState !== TaskState.READY || task.replaces === undefined || this.delayed.has(task.id)) continue;
+      const createdAt = Date.parse(task.createdAt);
+      const old = state.tasks.get(task.replaces);
+      this.delayed.set(task.id, {
+        taskId: task.id,
+        serviceId: task.serviceId,
+        startAt: createdAt + restartPolicyOf(task.spec).delayMs,
+        ...(old !== undefined && mayBeRunning(old) ? { waitFor: old.id } : {}),
+        giveUpAt: createdAt + OLD_TASK_TIMEOUT_MS,
+      });
+    }
+  }
+
   removed(taskId: string): void {
     this.delayed.delete(taskId);
     this.shutForRestart.delete(taskId);
