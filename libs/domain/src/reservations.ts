@@ -3,23 +3,53 @@
  * not ended. Derived from the tasks, kept up to date as tasks change, rebuilt on restore.
  */
 import { TaskState } from '@shoal/contracts';
-import type { Task } from '@shoal/contracts';
+import type { GenericResource, Task } from '@shoal/contracts';
 import type { ClusterState, Node, Reserved } from './state';
+import { hostPortKeys } from './scheduler/scheduling-task';
 
 /** A task holds its node's resources from assignment until it ends. */
 export const holdsResources = (task: Task): boolean =>
   task.nodeId !== undefined && task.status.state >= TaskState.ASSIGNED && task.status.state <= TaskState.RUNNING;
+
+/** Units of each generic resource kind a task asks for (a named unit counts one). */
+export const genericUnits = (resources: readonly GenericResource[] | undefined): Map<string, number> => {
+  const units = new Map<string, number>();
+  for (const r of resources ?? []) units.set(r.kind, (units.get(r.kind) ?? 0) + ('discrete' in r ? r.discrete : 1));
+  return units;
+};
+
+/** `counts` with `keys` added `sign` times each; undefined when nothing is left. */
+const tally = (counts: ReadonlyMap<string, number> | undefined, keys: ReadonlyMap<string, number>, sign: 1 | -1): ReadonlyMap<string, number> | undefined => {
+  if (keys.size === 0) return counts;
+  const next = new Map(counts ?? []);
+  for (const [key, n] of keys) {
+    const left = (next.get(key) ?? 0) + sign * n;
+    if (left === 0) next.delete(key);
+    else next.set(key, left);
+  }
+  return next.size > 0 ? next : undefined;
+};
+
+const ones = (keys: readonly string[]): Map<string, number> => {
+  const out = new Map<string, number>();
+  for (const key of keys) out.set(key, (out.get(key) ?? 0) + 1);
+  return out;
+};
 
 const add = (state: ClusterState, task: Task, sign: 1 | -1): void => {
   if (!holdsResources(task)) return;
   const wants = task.spec.resources?.reservations;
   const nodeId = task.nodeId as string;
   const current = state.reserved.get(nodeId) ?? { nanoCpus: 0, memoryBytes: 0 };
+  const generic = tally(current.generic, genericUnits(wants?.generic), sign);
+  const hostPorts = tally(current.hostPorts, ones(hostPortKeys(task.ports)), sign);
   const next: Reserved = {
     nanoCpus: current.nanoCpus + sign * (wants?.nanoCpus ?? 0),
     memoryBytes: current.memoryBytes + sign * (wants?.memoryBytes ?? 0),
+    ...(generic ? { generic } : {}),
+    ...(hostPorts ? { hostPorts } : {}),
   };
-  if (next.nanoCpus === 0 && next.memoryBytes === 0) state.reserved.delete(nodeId);
+  if (next.nanoCpus === 0 && next.memoryBytes === 0 && !generic && !hostPorts) state.reserved.delete(nodeId);
   else state.reserved.set(nodeId, next);
 };
 
@@ -34,10 +64,20 @@ export const putTask = (state: ClusterState, before: Task | undefined, after: Ta
 
 /** Why `task` does not fit on `node` given what is reserved there, or undefined when it does. */
 export const wontFit = (state: ClusterState, node: Node, task: Task): string | undefined => {
+  const used = state.reserved.get(node.id) ?? { nanoCpus: 0, memoryBytes: 0 };
+  const taken = hostPortKeys(task.ports).find((port) => used.hostPorts?.has(port));
+  if (taken) return `node ${node.id} already has host-mode port ${taken} in use`;
   const wants = task.spec.resources?.reservations;
   if (!wants) return undefined;
   const has = node.description.resources;
-  const used = state.reserved.get(node.id) ?? { nanoCpus: 0, memoryBytes: 0 };
+  if (wants.generic && wants.generic.length > 0) {
+    const offered = genericUnits(has.generic);
+    for (const [kind, units] of genericUnits(wants.generic)) {
+      if (units > 0 && (used.generic?.get(kind) ?? 0) + units > (offered.get(kind) ?? 0)) {
+        return `node ${node.id} is over capacity: insufficient ${kind}`;
+      }
+    }
+  }
   if ((wants.nanoCpus ?? 0) > 0 && used.nanoCpus + (wants.nanoCpus ?? 0) > (has.nanoCpus ?? 0)) {
     return `node ${node.id} is over capacity: insufficient CPU`;
   }

@@ -66,6 +66,10 @@ export interface Network {
 export interface Reserved {
   nanoCpus: number;
   memoryBytes: number;
+  /** Generic resource units held, by kind; absent when none. */
+  generic?: ReadonlyMap<string, number>;
+  /** Host-mode published ports held ("tcp/8080" → tasks holding it); absent when none. */
+  hostPorts?: ReadonlyMap<string, number>;
 }
 
 export interface ClusterState {
