@@ -1,6 +1,6 @@
 /**
- * `npm start`: Shoal in one process. The log (embedded in $SHOAL_DATA_DIR, or Kafka with
- * KAFKA_BROKERS), the cluster's view of it, and the components as this build has them.
+ * `npm start`: Shoal in one process — the control plane, the API, the dispatcher and a few
+ * simulated nodes on one log (embedded in $SHOAL_DATA_DIR, or Kafka with KAFKA_BROKERS).
  */
 import 'reflect-metadata';
 import { join, resolve } from 'node:path';
@@ -15,15 +15,19 @@ runUntilSignalled('shoal', async () => {
   const config = configFromEnv(process.env);
   const app = await NestFactory.createApplicationContext(ShoalModule.forRoot(config), { logger: ['error', 'warn'] });
   const runner = app.get(ShoalRunner);
-  const view = await runner.start();
+  const { view, apiPort, dispatcherPort } = await runner.start();
   const cluster = view.state.cluster;
+  const socket = resolve(join(config.dataDir, 'shoal.sock'));
   const log = config.brokers.length > 0 ? `Kafka ${config.brokers.join(',')}` : `embedded log in ${resolve(config.dataDir, 'log')}`;
   const lines = [
     `Shoal is up — all in one process`,
     `  log        ${log} (${view.position} records)`,
     `  cluster    ${cluster?.id} (state hash ${stateHash(view.state).slice(0, 16)}…)`,
-    `  API        will listen on http://127.0.0.1:${config.apiPort} and unix:${resolve(join(config.dataDir, 'shoal.sock'))}`,
+    `  API        unix:${socket} (no token) and http://127.0.0.1:${apiPort} (token in ${resolve(join(config.dataDir, 'admin.token'))})`,
+    `  agents     join at 127.0.0.1:${dispatcherPort} with the token from \`docker swarm join-token worker\``,
+    `  nodes      ${runner.simulatedNodes} simulated (SHOAL_SIM_NODES to change)`,
     `  running    ${runner.running.join(', ')}; snapshots every ${config.snapshotEveryMs / 1000} s and on shutdown`,
+    `  try        DOCKER_HOST=unix://${socket} docker service create --name web --replicas 3 nginx`,
     `  audit      npx shoal audit verify`,
     `Ctrl-C stops it.`,
   ];

@@ -4,8 +4,12 @@ export const SHOAL_CONFIG = Symbol('SHOAL_CONFIG');
 export interface ShoalConfig {
   /** Where the embedded log, snapshots, the socket and the admin token live. */
   readonly dataDir: string;
-  /** The API's TCP port on 127.0.0.1. */
+  /** The API's TCP port on 127.0.0.1 (0: any free port). */
   readonly apiPort: number;
+  /** The dispatcher's gRPC port on 127.0.0.1, where agents join (0: any free port). */
+  readonly dispatcherPort: number;
+  /** Simulated nodes started in this process (SHOAL_SIM_NODES, default 3). */
+  readonly simNodes: number;
   /** Kafka brokers; empty for the embedded log. */
   readonly brokers: readonly string[];
   /** How often the view is snapshotted (when it has moved), in ms. */
@@ -14,16 +18,25 @@ export interface ShoalConfig {
   readonly clusterId?: string;
 }
 
-export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => {
-  const port = Number(env.SHOAL_API_PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`SHOAL_API_PORT must be a port number (0–65535), not "${env.SHOAL_API_PORT}"`);
-  }
-  return {
-    dataDir: env.SHOAL_DATA_DIR ?? '.shoal',
-    apiPort: port,
-    snapshotEveryMs: Number(env.SHOAL_SNAPSHOT_EVERY_MS ?? 30_000),
-    brokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),
-    ...(env.SHOAL_CLUSTER_ID ? { clusterId: env.SHOAL_CLUSTER_ID } : {}),
-  };
+const port = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = env[name]?.trim() || String(fallback);
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > 65535) throw new Error(`${name} must be a port number (0–65535), not "${env[name]}"`);
+  return value;
 };
+
+const count = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = env[name]?.trim() || String(fallback);
+  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, not "${env[name]}"`);
+  return Number(raw);
+};
+
+export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => ({
+  dataDir: env.SHOAL_DATA_DIR ?? '.shoal',
+  apiPort: port(env, 'SHOAL_API_PORT', 8080),
+  dispatcherPort: port(env, 'SHOAL_DISPATCHER_PORT', 2377),
+  simNodes: count(env, 'SHOAL_SIM_NODES', 3),
+  snapshotEveryMs: count(env, 'SHOAL_SNAPSHOT_EVERY_MS', 30_000),
+  brokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),
+  ...(env.SHOAL_CLUSTER_ID ? { clusterId: env.SHOAL_CLUSTER_ID } : {}),
+});

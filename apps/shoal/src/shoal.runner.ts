@@ -1,20 +1,30 @@
 /**
- * The all-in-one process: one log, one view of it, the cluster object, and — as they
- * arrive — every component and the API in this one process. On the embedded log by
- * default, on Kafka when KAFKA_BROKERS is set.
+ * The all-in-one process: one log, and on it everything a cluster needs, each part with
+ * its own view as separate processes would have — the allocator, orchestrator, scheduler
+ * and reaper, the dispatcher (agents join over gRPC), the API (Docker's swarm API on a unix
+ * socket and 127.0.0.1), and a fleet of simulated nodes. On the embedded log by default, on
+ * Kafka when KAFKA_BROKERS is set. This process's own view is snapshotted now and then.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { BeforeApplicationShutdown } from '@nestjs/common';
+import type { BeforeApplicationShutdown, INestApplication } from '@nestjs/common';
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
-import { ReaperCore } from '@shoal/domain';
-import type { ComponentCore } from '@shoal/domain';
 import { EVENT_LOG, FileSnapshotStore } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { ComponentRunner, EventWriter, LiveView, makeInstanceId, newJoinTokens } from '@shoal/runtime';
+import { createApiApp } from '../../api/src/create-api-app';
+import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
+import { SimulatedFleet } from '../../agent/src/simulated-fleet';
+import { controlPlaneCores } from './cores';
 import { SHOAL_CONFIG } from './shoal.config';
 import type { ShoalConfig } from './shoal.config';
+
+export interface Started {
+  readonly view: LiveView;
+  readonly apiPort: number;
+  readonly dispatcherPort: number;
+}
 
 @Injectable()
 export class ShoalRunner implements BeforeApplicationShutdown {
@@ -24,6 +34,9 @@ export class ShoalRunner implements BeforeApplicationShutdown {
   private snapshotTimer?: NodeJS.Timeout;
   private snapshotAt = -1;
   private components: ComponentRunner[] = [];
+  private dispatcher?: DispatcherServer;
+  private api?: INestApplication;
+  private fleet?: SimulatedFleet;
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -32,23 +45,46 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     this.snapshots = new FileSnapshotStore(join(config.dataDir, 'snapshots', 'shoal'));
   }
 
-  /** Replays (from the latest snapshot when there is one), follows, and makes sure the cluster exists. */
-  async start(): Promise<LiveView> {
+  /** Replays (from the latest snapshot when there is one), makes sure the cluster exists, and starts every part. */
+  async start(): Promise<Started> {
     const snapshot = await this.snapshots.latest();
     const view = new LiveView(this.log, snapshot ? { snapshot } : {});
     if (view.snapshotRefused) this.logger.warn(`not using snapshot: ${view.snapshotRefused}`);
     await view.start();
     this.view = view;
     if (!view.state.cluster) await this.initializeCluster(view);
-    await this.startComponents(view.state.cluster!.id);
+    const cluster = view.state.cluster!.id;
+    await this.startComponents(cluster);
+
+    this.dispatcher = new DispatcherServer(this.log, {
+      port: this.config.dispatcherPort,
+      cluster,
+      log: (line) => this.logger.debug(`dispatcher: ${line}`),
+    });
+    const { port: dispatcherPort } = await this.dispatcher.start();
+    await this.dispatcher.runner?.untilActive();
+
+    this.api = await createApiApp({ log: this.log, dataDir: this.config.dataDir, port: this.config.apiPort, cluster, joinAddr: `127.0.0.1:${dispatcherPort}` });
+    const apiPort = (this.api.getHttpServer().address() as { port: number }).port;
+
+    if (this.config.simNodes > 0) {
+      this.fleet = new SimulatedFleet({
+        dispatcher: `127.0.0.1:${dispatcherPort}`,
+        joinToken: view.state.cluster!.tokens.worker,
+        nodes: this.config.simNodes,
+        hostnamePrefix: 'sim-node-',
+        onError: (error) => this.logger.warn(`simulated nodes: ${error.message}`),
+      });
+      await this.fleet.start();
+    }
+    await view.waitFor(await this.log.highWaterMark());
     this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.config.snapshotEveryMs);
-    return view;
+    return { view, apiPort, dispatcherPort };
   }
 
-  /** The components this build has, each with its own view and runner, as separate processes would run them. */
+  /** The control plane's cores, each with its own view and runner, as separate processes would run them. */
   private async startComponents(cluster: string): Promise<void> {
-    const cores: ComponentCore[] = [new ReaperCore()];
-    for (const core of cores) {
+    for (const core of controlPlaneCores()) {
       const runner = new ComponentRunner(this.log, core, {
         cluster,
         instance: makeInstanceId(core.component),
@@ -59,14 +95,18 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       await runner.start();
       this.components.push(runner);
     }
-    // Up means acting: every component owns its part, and this view has seen it take its term.
+    // Up means acting: every component owns its part before anything else starts.
     for (const runner of this.components) await runner.untilActive();
-    await this.view?.waitFor(await this.log.highWaterMark());
   }
 
-  /** The components running in this process. */
+  /** The parts running in this process. */
   get running(): readonly string[] {
-    return this.components.map((runner) => runner.component);
+    return [...this.components.map((runner) => runner.component), ...(this.dispatcher ? ['dispatcher'] : []), ...(this.api ? ['api'] : [])];
+  }
+
+  /** Simulated nodes with a session up. */
+  get simulatedNodes(): number {
+    return this.fleet?.connected ?? 0;
   }
 
   /** Saves a snapshot when the view has moved since the last one. */
@@ -89,6 +129,13 @@ export class ShoalRunner implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.snapshotTimer);
+    // Outside in: the nodes leave, the API and the dispatcher stop taking requests, then the components stop.
+    await this.fleet?.stop();
+    this.fleet = undefined;
+    await this.api?.close();
+    this.api = undefined;
+    await this.dispatcher?.stop();
+    this.dispatcher = undefined;
     for (const runner of this.components.splice(0)) await runner.stop();
     const view = this.view;
     if (!view) return;
