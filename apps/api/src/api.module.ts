@@ -12,6 +12,7 @@ import { ApiCoreModule } from './api-core.module';
 import { DockerModule } from './docker/docker.module';
 import { AuditModule } from './audit/audit.module';
 import { EventsModule } from './events/events.module';
+import { NetworksModule } from './networks/networks.module';
 
 export interface ApiModuleOptions {
   readonly config: ApiConfig;
@@ -28,7 +29,7 @@ class BorrowedLogModule {
 }
 
 @Module({
-  imports: [DockerModule, AuditModule, EventsModule],
+  imports: [DockerModule, AuditModule, EventsModule, NetworksModule],
 })
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {

@@ -1,0 +1,67 @@
+/** Docker's /networks: list (filters), create (overlay, ingress, IPAM), inspect (id, name or id prefix), remove (refused while in use). */
+import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { parseFilters } from '../docker/filters';
+import { findNetwork } from '../docker/lookup';
+import { Intents, newObjectId } from '../intents/intents';
+import { NetworkCreateDto } from './network-create.dto';
+import { NETWORK_FILTERS, checkNetworkFilters, networkMatches } from './network-filters';
+import { PREDEFINED_NETWORKS, fromNetworkCreate, servicesUsing, toDockerNetwork } from './network-mapper';
+import type { DockerNetwork } from './network-mapper';
+
+@ApiTags('docker: networks')
+@Controller('networks')
+export class NetworksController {
+  constructor(@Inject(Intents) private readonly intents: Intents) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List networks' })
+  @ApiQuery({ name: 'filters', required: false, description: 'JSON: id, name, driver, label, scope, type, dangling' })
+  list(@Query('filters') raw?: string): DockerNetwork[] {
+    this.intents.cluster();
+    const filters = parseFilters(raw, NETWORK_FILTERS);
+    checkNetworkFilters(filters);
+    const state = this.intents.state;
+    return [...state.networks.values()].filter((network) => networkMatches(state, filters, network)).map(toDockerNetwork);
+  }
+
+  @Post('create')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create an overlay network', description: 'Written as NetworkCreated; answers once evolve has applied it.' })
+  @ApiBody({ type: NetworkCreateDto })
+  async create(@Body() body: NetworkCreateDto): Promise<{ Id: string; Warning: string }> {
+    this.intents.cluster();
+    const state = this.intents.state;
+    if (PREDEFINED_NETWORKS.includes(body.Name)) throw new HttpException(`${body.Name} is a pre-defined network and cannot be created`, 403);
+    const clash = [...state.networks.values()].find((network) => network.spec.name === body.Name);
+    if (clash) throw new HttpException(`network with name ${body.Name} already exists`, 409);
+    const spec = fromNetworkCreate(body, state);
+    if (spec.ingress) {
+      const ingress = [...state.networks.values()].find((network) => network.spec.ingress);
+      if (ingress) throw new HttpException(`an ingress network already exists: ${ingress.spec.name}`, 409);
+    }
+    const id = newObjectId();
+    await this.intents.submit('NetworkCreated', { id, spec });
+    return { Id: id, Warning: '' };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Inspect a network (by id, name or id prefix)' })
+  @ApiQuery({ name: 'verbose', required: false })
+  @ApiQuery({ name: 'scope', required: false })
+  inspect(@Param('id') ref: string): DockerNetwork {
+    this.intents.cluster();
+    return toDockerNetwork(findNetwork(this.intents.state, ref));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove a network', description: 'Refused (409) while a service attaches to it.' })
+  async remove(@Param('id') ref: string): Promise<void> {
+    this.intents.cluster();
+    const network = findNetwork(this.intents.state, ref);
+    const users = servicesUsing(this.intents.state, network);
+    if (users.length > 0) throw new HttpException(`network ${network.spec.name} is in use by service ${users.join(', ')}`, 409);
+    await this.intents.submit('NetworkRemoved', { id: network.id });
+  }
+}

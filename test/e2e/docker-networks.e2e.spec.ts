@@ -1,0 +1,57 @@
+/**
+ * The real docker CLI (v28, unmodified) against the API: `docker network create -d overlay`,
+ * `ls`, `inspect`, `rm`. The API runs in this process on an embedded log; the docker
+ * binary is a separate process talking to its unix socket.
+ */
+import { serviceSpec } from '@shoal/testing';
+import { startApi } from '../../apps/api/src/testing/api-harness';
+import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
+
+describe('docker network, against Shoal', () => {
+  let api: ApiHarness;
+
+  beforeAll(async () => {
+    api = await startApi();
+  });
+  afterAll(() => api.close());
+
+  const docker = async (...args: string[]) => {
+    const result = await api.docker(args);
+    if (result.code !== 0) throw new Error(`docker ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+    return result.stdout;
+  };
+
+  it('docker network create -d overlay writes NetworkCreated and prints the id', async () => {
+    const id = (await docker('network', 'create', '-d', 'overlay', '--subnet', '10.0.9.0/24', '--gateway', '10.0.9.1', '--label', 'tier=db', 'backend')).trim();
+    expect(id).toMatch(/^[0-9a-z]{25}$/);
+    expect(api.view.state.networks.get(id)?.spec).toMatchObject({ name: 'backend', driver: 'overlay', ipam: [{ subnet: '10.0.9.0/24', gateway: '10.0.9.1' }] });
+    await docker('network', 'create', '--driver', 'overlay', '--attachable', 'frontend');
+  });
+
+  it('docker network ls and inspect show them', async () => {
+    const ls = await docker('network', 'ls', '--format', '{{.Name}} {{.Driver}} {{.Scope}}');
+    expect(ls.trim().split('\n').sort()).toEqual(['backend overlay swarm', 'frontend overlay swarm']);
+    expect(await docker('network', 'ls', '--filter', 'label=tier=db', '--format', '{{.Name}}')).toBe('backend\n');
+    expect(await docker('network', 'inspect', '--format', '{{.Driver}} {{.Scope}} {{(index .IPAM.Config 0).Subnet}} {{.Attachable}}', 'backend')).toBe('overlay swarm 10.0.9.0/24 false\n');
+    expect(await docker('network', 'inspect', '--format', '{{.Attachable}}', 'frontend')).toBe('true\n');
+  });
+
+  it('docker network create refuses a duplicate name and a bridge network', async () => {
+    const duplicate = await api.docker(['network', 'create', '-d', 'overlay', 'backend']);
+    expect(duplicate.code).not.toBe(0);
+    expect(duplicate.stderr).toMatch(/network with name backend already exists/);
+    const bridge = await api.docker(['network', 'create', 'plain']);
+    expect(bridge.code).not.toBe(0);
+    expect(bridge.stderr).toMatch(/driver "bridge" is not supported/);
+  });
+
+  it('docker network rm refuses a network in use, removes it once unused', async () => {
+    const web = serviceSpec('web', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'nginx' }, networks: [{ target: 'frontend' }] } });
+    await api.append(api.events.event('ServiceCreated', { id: 's1', spec: web }, { instance: 'another-api' }));
+    const refused = await api.docker(['network', 'rm', 'frontend']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/network frontend is in use by service web/);
+    expect(await docker('network', 'rm', 'backend')).toBe('backend\n');
+    expect((await docker('network', 'ls', '--format', '{{.Name}}')).trim()).toBe('frontend');
+  });
+});
