@@ -117,6 +117,32 @@ describe('docker service, against Shoal', () => {
     expect(named('web')).toMatchObject({ version: 4, spec: { task: { container: { image: 'nginx:1.27' } }, mode: { replicas: 5 } } });
   });
 
+  it('docker service create without --detach follows the tasks until they converge', async () => {
+    const cli = api.docker(['service', 'create', '--name', 'watched', '--replicas', '2', '--update-monitor', '1s', 'nginx:1.27']);
+    // What the orchestrator, allocator, scheduler and an agent would append, once the service is on the log.
+    const deadline = Date.now() + 10_000;
+    while (![...api.view.state.services.values()].some((service) => service.spec.name === 'watched')) {
+      if (Date.now() > deadline) throw new Error(`the service was never created: ${JSON.stringify(await cli)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const watched = named('watched');
+    const ids = ['w1', 'w2'];
+    await api.append(
+      api.events.event('TasksCreated', {
+        tasks: ids.map((id, index) => ({ id, serviceId: watched.id, slot: index + 1, specVersion: watched.version, spec: watched.spec.task, desiredState: TaskState.RUNNING })),
+      }),
+      api.events.event('TasksAllocated', { tasks: ids.map((id) => ({ id, attachments: [] })) }),
+      api.events.event('TasksAssigned', { tasks: ids.map((id) => ({ id, nodeId: N1, why: 'test' })) }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await api.append(api.events.event('TaskStatusesReported', { nodeId: N1, statuses: ids.map((id) => ({ id, state: TaskState.RUNNING, at: api.events.now() })) }));
+    const done = await cli;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain(watched.id);
+    expect(done.stdout).toMatch(/overall progress: 2 out of 2 tasks/);
+    expect(done.stdout).toMatch(/Service \w+ converged/);
+  });
+
   it('docker service logs says it is not supported', async () => {
     const logs = await api.docker(['service', 'logs', 'web']);
     expect(logs.code).not.toBe(0);
@@ -124,7 +150,7 @@ describe('docker service, against Shoal', () => {
   });
 
   it('docker service rm removes the services', async () => {
-    expect((await docker('service', 'rm', 'web', 'agent')).stdout).toBe('web\nagent\n');
+    expect((await docker('service', 'rm', 'web', 'agent', 'watched')).stdout).toBe('web\nagent\nwatched\n');
     expect(api.view.state.services.size).toBe(0);
     expect((await docker('service', 'ls', '-q')).stdout).toBe('');
   });

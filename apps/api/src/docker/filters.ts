@@ -5,6 +5,7 @@
  */
 import { parseTaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
+import { canonicalJson } from '@shoal/domain';
 import type { ClusterState, Node, Service } from '@shoal/domain';
 import { BadInputError } from '../http/bad-input';
 import { taskName } from './task-mapper';
@@ -74,8 +75,16 @@ export const nodeMatches = (filters: Filters, node: Node): boolean =>
   any(filters, 'role', (role) => role === node.spec.role) &&
   any(filters, 'membership', (membership) => membership === 'accepted');
 
-// ── tasks: id, name, service, node, desired-state, label ──────────────────
-export const TASK_FILTERS = ['id', 'name', 'service', 'node', 'desired-state', 'label'] as const;
+// ── tasks: id, name, service, node, desired-state, label, _up-to-date ──────
+/** `_up-to-date` is what the CLI's progress display asks for: tasks running the service's current spec. */
+export const TASK_FILTERS = ['id', 'name', 'service', 'node', 'desired-state', 'label', '_up-to-date'] as const;
+
+/** The task runs its service's current task spec: made from this version, or from one whose task spec is the same. */
+export const taskUpToDate = (state: ClusterState, task: Task): boolean => {
+  const service = state.services.get(task.serviceId);
+  if (!service) return false;
+  return task.specVersion === service.version || canonicalJson(task.spec) === canonicalJson(service.spec.task);
+};
 
 /** A service filter value names a service by id, id prefix or name. */
 const serviceFilterMatches = (state: ClusterState, value: string, serviceId: string): boolean => {
@@ -104,4 +113,7 @@ export const taskMatches = (state: ClusterState, filters: Filters, task: Task): 
   any(filters, 'service', (value) => serviceFilterMatches(state, value, task.serviceId)) &&
   any(filters, 'node', (value) => nodeFilterMatches(state, value, task.nodeId)) &&
   any(filters, 'desired-state', (value) => parseTaskState(value) === task.desiredState) &&
-  allLabels(filters, 'label', task.spec.container.labels);
+  allLabels(filters, 'label', task.spec.container.labels) &&
+  any(filters, '_up-to-date', (value) => !queryTrue(value) || taskUpToDate(state, task));
+
+const queryTrue = (value: string): boolean => /^(1|true)$/i.test(value);

@@ -86,6 +86,16 @@ describe('task filters', () => {
     expect(pick('{"id":{"t2":true}}')).toEqual(['t2']);
   });
 
+  it("_up-to-date keeps the tasks that run the service's current task spec", () => {
+    expect(pick('{"_up-to-date":{"true":true}}')).toEqual(['t1', 't2']);
+    state.services.set('s1', { id: 's1', spec: { ...spec, mode: { kind: 'replicated', replicas: 3 } }, version: 2, createdAt: 't', updatedAt: 't' });
+    expect(pick('{"_up-to-date":{"true":true}}')).toEqual(['t1', 't2']);
+    state.services.set('s1', { id: 's1', spec: { ...spec, task: { container: { image: 'nginx:1.28' } } }, version: 3, createdAt: 't', updatedAt: 't' });
+    expect(pick('{"_up-to-date":{"true":true}}')).toEqual([]);
+    expect(pick('{}')).toEqual(['t1', 't2']);
+    state.services.set('s1', { id: 's1', spec, version: 1, createdAt: 't', updatedAt: 't' });
+  });
+
   it('refuses a desired state that is not a task state', () => {
     expect(() => pick('{"desired-state":{"sleeping":true}}')).toThrow(/invalid filter 'desired-state=sleeping'/);
   });
