@@ -216,7 +216,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     again.stream.cancel();
   });
 
-  it('a standby instance refuses sessions with FAILED_PRECONDITION and names the active one', async () => {
+  it('a standby instance refuses sessions with FAILED_PRECONDITION, names the active one, and takes over when it stops', async () => {
     const standbyLog = await KafkaEventLog.open({ brokers, topic, clientId: 'dispatcher-int-standby' });
     const standby = new DispatcherServer(standbyLog, { cluster });
     closing.push(async () => {
@@ -232,5 +232,18 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     const refused = openSession(other, tokens.worker);
     expect(await refused.end()).toMatchObject({ code: status.FAILED_PRECONDITION, details: expect.stringMatching(/not the active dispatcher/) });
     expect(refused.trailers?.get(DISPATCHER_REDIRECT_KEY)).toEqual([server.address]);
+
+    // The active one stops: the standby takes over under a newer term and serves agents.
+    const readyBefore = [...server.runner!.view.state.nodes.values()].filter((n) => n.status.state === 'ready').map((n) => n.id);
+    expect(readyBefore).toHaveLength(1);
+    await server.stop();
+    await standby.runner!.untilActive();
+    expect(standby.runner!.term).toBe(2);
+    const joined = openSession(other, tokens.worker);
+    const { nodeId } = await joined.next(0);
+    closing.unshift(() => joined.stream.cancel());
+    await findEvent(standbyLog, 'NodeRegistered', (e) => e.data.id === nodeId && e.by.instance.endsWith(`@${standby.address}`));
+    // A node that was READY under the old dispatcher and does not come back goes DOWN after the grace period.
+    await findEvent(standbyLog, 'NodeStatusChanged', (e) => e.by.term === 2 && e.data.nodes.some((n) => n.id === readyBefore[0] && n.state === 'down'));
   });
 });
