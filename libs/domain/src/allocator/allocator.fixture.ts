@@ -4,7 +4,7 @@
  * does) until it has nothing more to say. Restarting replays the log into a new core.
  */
 import { TaskState } from '@shoal/contracts';
-import type { EventDataMap, EventType, ServiceSpec, ShoalEvent, Task } from '@shoal/contracts';
+import type { EventDataMap, EventType, PortConfig, ServiceSpec, ShoalEvent, Task } from '@shoal/contracts';
 import { EventBuilder, clusterInit, newTask, serviceSpec } from '@shoal/testing';
 import type { EventOptions } from '@shoal/testing';
 import { evolve } from '../evolve';
@@ -111,3 +111,14 @@ export const withNetworks = (name: string, networks: readonly string[], override
   const spec = serviceSpec(name, { kind: 'replicated', replicas: 1 }, overrides);
   return { ...spec, task: { ...spec.task, networks: networks.map((target) => ({ target })) } };
 };
+
+/** An ingress-mode tcp port, published as asked or (without a number) from the dynamic range. */
+export const ingressPort = (targetPort: number, publishedPort?: number): PortConfig => ({
+  protocol: 'tcp',
+  targetPort,
+  publishMode: 'ingress',
+  ...(publishedPort === undefined ? {} : { publishedPort }),
+});
+
+export const published = (name: string, ports: PortConfig[], mode: 'vip' | 'dnsrr' = 'vip'): ServiceSpec =>
+  serviceSpec(name, undefined, { endpoint: { mode, ports } });

@@ -1,0 +1,140 @@
+import { TaskState } from '@shoal/contracts';
+import { AllocatorWorld, withNetworks } from './allocator.fixture';
+
+describe('allocator: networks', () => {
+  it('creates the ingress network at start-up when there is none, and gives it the first /24 of 10.0.0.0/8', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    const ingress = [...w.state.networks.values()].find((n) => n.spec.ingress);
+    expect(ingress).toMatchObject({ spec: { name: 'ingress', ingress: true }, subnet: '10.0.0.0/24', gateway: '10.0.0.1' });
+    w.restart();
+    expect(w.settle()).toEqual([]);
+    expect([...w.state.networks.values()].filter((n) => n.spec.ingress)).toHaveLength(1);
+  });
+
+  it('carves user networks without a subnet from the default pool, one /24 each, skipping taken ones', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.network('n1', 'given', '10.0.1.0/24', '10.0.1.254');
+    w.network('n2', 'carved');
+    w.network('n3', 'carved-too');
+    w.settle();
+    expect(w.state.networks.get('n1')).toMatchObject({ subnet: '10.0.1.0/24', gateway: '10.0.1.254' });
+    expect(w.state.networks.get('n2')).toMatchObject({ subnet: '10.0.2.0/24', gateway: '10.0.2.1' });
+    expect(w.state.networks.get('n3')).toMatchObject({ subnet: '10.0.3.0/24', gateway: '10.0.3.1' });
+  });
+
+  it('refuses an overlapping subnet, and tasks on that network say why', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.network('n1', 'a', '10.1.0.0/16');
+    w.network('n2', 'b', '10.1.2.0/24');
+    w.settle();
+    expect(w.state.networks.get('n2')?.subnet).toBeUndefined();
+    w.service('s1', withNetworks('web', ['b'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1');
+    w.settle();
+    expect(w.task('t1').status).toMatchObject({ state: TaskState.NEW, err: expect.stringMatching(/network b could not be allocated: .*overlaps with 10.1.0.0\/16/) });
+  });
+
+  it('gives each task an address on each of its networks, never the gateway, never twice', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.network('n1', 'backend', '10.9.0.0/24');
+    w.settle();
+    w.service('s1', withNetworks('web', ['backend'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1', 't2');
+    w.settle();
+    expect(w.addressOf('t1', 'backend')).toBe('10.9.0.2/24');
+    expect(w.addressOf('t2', 'backend')).toBe('10.9.0.3/24');
+    expect(w.task('t1').status.state).toBe(TaskState.PENDING);
+  });
+
+  it('a task waits for its network to get its subnet, then is allocated in the same settling', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.network('n1', 'backend');
+    w.service('s1', withNetworks('web', ['backend'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1');
+    const written = w.settle();
+    expect(written.map((e) => e.type)).not.toContain('TasksAllocationFailed');
+    expect(w.addressOf('t1', 'backend')).toBe('10.0.1.2/24');
+  });
+
+  it('a task attached to a network that does not exist stays NEW with the reason, and goes once the network exists', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.service('s1', withNetworks('web', ['nope'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1');
+    w.settle();
+    expect(w.task('t1').status).toMatchObject({ state: TaskState.NEW, err: 'network nope not found' });
+    expect(w.settle()).toEqual([]);
+    w.network('n1', 'nope');
+    w.settle();
+    expect(w.task('t1').status.state).toBe(TaskState.PENDING);
+  });
+
+  it('a task\'s reason follows what stops it: first a missing network, then an exhausted one', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.service('s1', withNetworks('web', ['later'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1', 't2', 't3');
+    w.settle();
+    expect(w.task('t3').status.err).toBe('network later not found');
+    w.network('n1', 'later', '192.168.9.0/30');
+    w.settle();
+    expect(w.task('t1').status.state).toBe(TaskState.PENDING);
+    expect(w.task('t3').status.err).toMatch(/no available IP addresses on network later/);
+  });
+
+  it('exhaustion is a reason on the task, not a crash; it is retried only when an address is freed', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    // A /29: 8 addresses less network, broadcast and gateway leave 5.
+    w.network('n1', 'tiny', '192.168.0.0/29');
+    w.settle();
+    w.service('s1', withNetworks('web', ['tiny'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1', 't2', 't3', 't4', 't5', 't6');
+    w.settle();
+    expect(['t1', 't2', 't3', 't4', 't5'].map((id) => w.task(id).status.state)).toEqual(Array(5).fill(TaskState.PENDING));
+    expect(w.task('t6').status).toMatchObject({ state: TaskState.NEW, err: expect.stringMatching(/no available IP addresses on network tiny \(192.168.0.0\/29\)/) });
+    expect(w.settle()).toEqual([]);
+    expect(w.core.watching).toMatchObject({ pending: 0, blocked: 1 });
+
+    w.end('t2');
+    w.settle();
+    expect(w.task('t6').status.state).toBe(TaskState.PENDING);
+    expect(w.addressOf('t6', 'tiny')).toBe(w.addressOf('t2', 'tiny'));
+  });
+
+  it('releases a task\'s address when the task is removed', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.network('n1', 'tiny', '192.168.0.0/30');
+    w.settle();
+    w.service('s1', withNetworks('web', ['tiny'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1', 't2');
+    w.settle();
+    expect(w.addressOf('t1', 'tiny')).toBe('192.168.0.2/30');
+    expect(w.task('t2').status.err).toMatch(/no available IP addresses/);
+    w.happen('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: TaskState.REMOVE }] });
+    w.happen('TasksRemoved', { tasks: [{ id: 't1', reason: 'scaled down' }] });
+    w.settle();
+    expect(w.addressOf('t2', 'tiny')).toBe('192.168.0.2/30');
+  });
+
+  it('gives back what it proposed for a task the log then refused', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.network('n1', 'backend', '10.9.0.0/24');
+    w.settle();
+    w.service('s1', withNetworks('web', ['backend'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1');
+    const proposals = w.core.decide(w.state, new Date());
+    expect(w.core.ledger.pools.get('n1')?.available).toBe(252);
+    w.happen('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: TaskState.SHUTDOWN }] });
+    for (const p of proposals) w.append(w.b.event(p.type, p.data as never, { by: 'allocator' }));
+    expect(w.task('t1').status.state).toBe(TaskState.NEW);
+    expect(w.core.ledger.pools.get('n1')?.available).toBe(253);
+  });
+});
