@@ -66,7 +66,7 @@ export class ApiCoreModule {
           provide: API_WRITER,
           inject: [EVENT_LOG, API_VIEW],
           useFactory: (log: EventLog, view: LiveView) =>
-            new ApiEventWriter(log, config.cluster ?? view.state.cluster?.id ?? newClusterId(), 'api', makeInstanceId('api')),
+            new ApiEventWriter(log, config.cluster ?? view.state.cluster?.id ?? newClusterId(), 'api', makeInstanceId('api'), { view }),
         },
         ApiViewCloser,
         Intents,

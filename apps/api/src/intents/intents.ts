@@ -39,7 +39,7 @@ export class Intents {
 
   /** The cluster id this API writes for (the one `docker swarm init` creates, on a log with none). */
   get clusterId(): string {
-    return this.writer.cluster;
+    return this.writer.currentCluster;
   }
 
   /** Appends one intent and waits for evolve's verdict; a refusal throws Docker's error. */
