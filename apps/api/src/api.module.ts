@@ -13,6 +13,7 @@ import { DockerModule } from './docker/docker.module';
 import { AuditModule } from './audit/audit.module';
 import { EventsModule } from './events/events.module';
 import { NetworksModule } from './networks/networks.module';
+import { HealthModule } from './health/health.module';
 
 export interface ApiModuleOptions {
   readonly config: ApiConfig;
@@ -29,7 +30,7 @@ class BorrowedLogModule {
 }
 
 @Module({
-  imports: [DockerModule, AuditModule, EventsModule, NetworksModule],
+  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, HealthModule],
 })
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {

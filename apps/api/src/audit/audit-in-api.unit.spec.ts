@@ -43,4 +43,12 @@ describe('the audit surface in the API', () => {
       ]),
     );
   });
+
+  it('serves /readyz and /metrics beside it', async () => {
+    const ready = await api.request('GET', '/readyz', { socket: true });
+    expect(ready).toMatchObject({ status: 200, body: { ready: true, position: 1, highWaterMark: 1 } });
+    const metrics = await api.request('GET', '/metrics', { token: api.adminToken });
+    expect(metrics.status).toBe(200);
+    expect(String(metrics.body)).toContain('shoal_records_total{verdict="applied"} 1');
+  });
 });

@@ -1,0 +1,61 @@
+/** The API process's /healthz (it serves), /readyz (its view has caught up with the log) and /metrics (Prometheus). */
+import { Controller, Get, Header, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { EVENT_LOG } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
+import type { LiveView } from '@shoal/runtime';
+import { API_VIEW } from '../api.tokens';
+import { apiMetrics } from './api-metrics';
+import { prometheusText } from './prometheus';
+
+export interface ApiHealth {
+  readonly status: 'ok';
+  /** The offset of the next record the view will apply. */
+  readonly position: number;
+}
+
+export interface ApiReadiness {
+  readonly ready: true;
+  readonly position: number;
+  readonly highWaterMark: number;
+}
+
+@ApiTags('health')
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(API_VIEW) private readonly view: LiveView,
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+  ) {}
+
+  @Get('healthz')
+  @ApiOperation({ summary: 'Live: the API process serves' })
+  @ApiOkResponse({ description: '{status: "ok", position}' })
+  health(): ApiHealth {
+    return { status: 'ok', position: this.view.position };
+  }
+
+  @Get('readyz')
+  @ApiOperation({ summary: "Ready: the API's view has applied every record the log had when asked" })
+  @ApiOkResponse({ description: '{ready: true, position, highWaterMark}' })
+  @ApiServiceUnavailableResponse({ description: "The view is behind the log: {message}" })
+  async ready(): Promise<ApiReadiness> {
+    const highWaterMark = await this.log.highWaterMark();
+    const position = this.view.position;
+    if (position < highWaterMark) {
+      throw new HttpException(
+        { message: `the API's view is behind the log: at offset ${position} of ${highWaterMark}` },
+        HttpStatus.SERVICE_UNAVAILABLE,
+      );
+    }
+    return { ready: true, position, highWaterMark };
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @ApiOperation({ summary: 'Metrics in Prometheus text format' })
+  @ApiProduces('text/plain')
+  async metrics(): Promise<string> {
+    return prometheusText(apiMetrics(this.view.projection, await this.log.highWaterMark()));
+  }
+}
