@@ -148,7 +148,9 @@ export class SchedulerCore implements ComponentCore {
       assign: (node, path) => {
         const tracked = group[next++] as Tracked;
         this.view.place(tracked, node.id);
-        decision.assigned.push({ id: tracked.st.id, nodeId: node.id, why: why(node, path, first.serviceId, serviceName, passed, seen) });
+        const faulty = node.recentFailures(first.serviceId, first.specVersion, now);
+        const note = faulty >= MAX_FAILURES ? `; node failed ${faulty} tasks of ${serviceName} lately, but no better node was left` : '';
+        decision.assigned.push({ id: tracked.st.id, nodeId: node.id, why: why(node, path, first.serviceId, serviceName, passed, seen) + note });
         return this.pipeline.process(node);
       },
     });

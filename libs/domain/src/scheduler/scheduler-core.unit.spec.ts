@@ -105,7 +105,9 @@ describe('the scheduler core', () => {
         c.report('n1', c.lastTasks[0] as string, REJECTED);
       }
       c.pending('web', 1);
-      expect([...c.whenScheduled().assigned.values()]).toEqual(['n1']);
+      const out = c.whenScheduled();
+      expect([...out.assigned.values()]).toEqual(['n1']);
+      expect(out.why.get(c.lastTasks[0] as string)).toMatch(/node failed 5 tasks of web lately, but no better node was left$/);
     });
 
     it('counts failures per spec version: a new version starts afresh', () => {
