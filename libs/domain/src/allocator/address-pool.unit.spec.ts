@@ -1,0 +1,36 @@
+import { AddressPool, taskHolder } from './address-pool';
+import { parseAddress, parseSubnet } from './cidr';
+import type { Subnet } from './cidr';
+
+const pool = (subnet: string, gateway: string) => new AddressPool('n1', parseSubnet(subnet) as Subnet, parseAddress(gateway) as number);
+
+describe('a network\'s address pool', () => {
+  it('never hands out the network address, the broadcast address or the gateway', () => {
+    const p = pool('192.168.0.0/29', '192.168.0.1');
+    expect(p.capacity).toBe(5);
+    const taken = Array.from({ length: 5 }, (_, i) => p.format(p.take(taskHolder(`t${i}`)) as number));
+    expect(taken).toEqual(['192.168.0.2/29', '192.168.0.3/29', '192.168.0.4/29', '192.168.0.5/29', '192.168.0.6/29']);
+    expect(p.take(taskHolder('t5'))).toBeUndefined();
+  });
+
+  it('goes on after the last address taken, so a freed one is not reused at once', () => {
+    const p = pool('10.0.0.0/24', '10.0.0.1');
+    const a = p.take('task:a') as number;
+    p.take('task:b');
+    expect(p.release(a, 'task:a')).toBe(true);
+    expect(p.take('task:c')).toBe(a + 2);
+  });
+
+  it('claims what the log recorded, once per address; only the holder may release it', () => {
+    const p = pool('10.0.0.0/24', '10.0.0.1');
+    const address = parseAddress('10.0.0.7') as number;
+    expect(p.claim(address, 'task:a')).toBe(true);
+    expect(p.claim(address, 'task:a')).toBe(true);
+    expect(p.claim(address, 'task:b')).toBe(false);
+    expect(p.claim(parseAddress('10.0.0.1') as number, 'task:b')).toBe(false);
+    expect(p.claim(parseAddress('10.0.1.7') as number, 'task:b')).toBe(false);
+    expect(p.release(address, 'task:b')).toBe(false);
+    expect(p.holderOf(address)).toBe('task:a');
+    expect(p.available).toBe(252);
+  });
+});
