@@ -139,8 +139,15 @@ const fromDockerNetworks = (networks: DockerServiceSpec['Networks'], field: stri
     return { target: network.Target, ...(network.Aliases && network.Aliases.length > 0 ? { aliases: [...network.Aliases] } : {}) };
   });
 
+/** Container features Shoal's agents do not provide: refused rather than silently dropped. */
+const UNSUPPORTED_CONTAINER_FIELDS = ['Mounts', 'Secrets', 'Configs'] as const;
+
 export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNetworks?: DockerServiceSpec['Networks']): TaskSpec => {
   const container = task?.ContainerSpec;
+  for (const field of UNSUPPORTED_CONTAINER_FIELDS) {
+    const value = container?.[field];
+    if (Array.isArray(value) && value.length > 0) throw new SpecError(`TaskTemplate.ContainerSpec.${field}`, `${field.toLowerCase()} are not supported by Shoal`);
+  }
   const image = container?.Image?.trim();
   if (!image) throw new SpecError('TaskTemplate.ContainerSpec.Image', 'an image is required');
   const limits = fromDockerResources(task?.Resources?.Limits, 'TaskTemplate.Resources.Limits');
