@@ -75,10 +75,13 @@ export const superviseUpdate = (
   const shutDown: Task[] = [];
   const created: NewTask[] = [];
   let waitingForWorker = false;
+  // Slots with work left for this update (not those left to the restart supervisor).
+  let outstanding = false;
 
   for (const slot of dirty) {
     const keeper = keeperOf(service, slot);
     if (keeper) {
+      outstanding = true;
       // Start-first: the old tasks go once the new one runs. Otherwise at once.
       if (config.order === 'start-first' && keeper.status.state < TaskState.RUNNING) continue;
       shutDown.push(...slot.tasks.filter((task) => task !== keeper));
@@ -91,9 +94,11 @@ export const superviseUpdate = (
     const replaced = attempted.has(slot.key);
     if (replaced || free <= 0) {
       if (!replaced) waitingForWorker = true;
+      if (!replaced || extras.length > 0) outstanding = true;
       shutDown.push(...extras);
       continue;
     }
+    outstanding = true;
     free--;
     created.push(replacement(service, slot, serving ?? slot.tasks[slot.tasks.length - 1]!, newId()));
     // Stop-first: the old task stops as the new one is created. Start-first: one keeps serving until the new one runs.
@@ -109,8 +114,7 @@ export const superviseUpdate = (
   }
   if (created.length > 0) proposals.push({ type: 'TasksCreated', data: { tasks: created } });
 
-  const remaining = dirty.length > 0;
-  if (remaining) {
+  if (outstanding) {
     return { proposals, ...(waitingForWorker && busy.freeAt !== undefined ? { wakeAt: busy.freeAt } : {}) };
   }
   if (!running || busy.waiting) return { proposals };

@@ -200,6 +200,20 @@ describe('update supervisor: monitor and completion', () => {
     expect(running(world)).toEqual(['1:nginx:2', '2:nginx:1.27']);
   });
 
+  it('given start-first and failure action continue, when a new task fails and is not restarted, then the old one keeps serving and the update still completes', () => {
+    const spec = replicated(1, { order: 'start-first', failureAction: 'continue', monitorMs: 1_000 });
+    const world = new UpdateWorld().service('s', spec);
+    const [old] = world.tasksOf('s');
+    world.update('s', image('2', spec));
+    world.step('s');
+    world.start('u1').report('u1', FAILED);
+    world.propose({ type: 'TaskDesiredStatesChanged', data: { tasks: [{ id: 'u1', desiredState: SHUTDOWN }] } });
+    world.wait(1_000);
+    world.step('s');
+    expect(world.service$('s').updateStatus?.state).toBe('completed');
+    expect(world.desiredRunning('s').map((t) => t.id)).toEqual([old!.id]);
+  });
+
   it('given a task that never started fails, then it counts as a failure', () => {
     const world = new UpdateWorld().service('s', replicated(2, {}));
     world.update('s', image('2', replicated(2, {})));
