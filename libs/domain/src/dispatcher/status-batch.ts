@@ -5,7 +5,7 @@
  * with a note, never fatal; one that would not move the task forward is dropped.
  */
 import { TaskState, isAgentReportable, taskStateName } from '@shoal/contracts';
-import type { TaskState, TaskStatusReport } from '@shoal/contracts';
+import type { TaskStatusReport } from '@shoal/contracts';
 import type { Proposal } from '../component-core';
 import type { ClusterState } from '../state';
 import type { PendingStatus } from './session-table';

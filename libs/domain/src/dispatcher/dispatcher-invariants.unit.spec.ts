@@ -1,0 +1,61 @@
+/** The dispatcher's invariants over random histories. */
+import { TaskState } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import fc from 'fast-check';
+import { EventBuilder, histories, nodeDescription } from '@shoal/testing';
+import { evolve } from '../evolve';
+import { Projection } from '../projection';
+import { DispatcherCore } from './dispatcher-core';
+import { SessionTable } from './session-table';
+
+const { ASSIGNED } = TaskState;
+
+describe('dispatcher invariants', () => {
+  /** Random sessions, reports and clock moves after a random history. */
+  const activity = fc.record({
+    sessions: fc.array(fc.nat(4), { maxLength: 4 }),
+    reports: fc.array(fc.tuple(fc.nat(4), fc.nat(8), fc.constantFrom(...Object.values(TaskState))), { maxLength: 20 }),
+    advanceMs: fc.nat(48 * 3_600_000),
+  });
+
+  it('proposes only what evolve applies in full, and keeps each node’s task list as the state has it', () => {
+    const proposed = new Map<string, number>();
+    fc.assert(
+      fc.property(histories(), activity, (log, { sessions, reports, advanceMs }) => {
+        const table = new SessionTable();
+        const core = new DispatcherCore(table);
+        const projection = new Projection(undefined, 0, { onEvent: (event, verdict, state) => core.observe(event, verdict, state) });
+        log.forEach((value, offset) => projection.apply({ offset, value }));
+        const state = projection.state;
+        core.reconcileAll(state);
+        const start = Date.parse('2026-01-01T00:00:00.000Z');
+        for (const n of sessions) {
+          table.open({ nodeId: `n${n}`, sessionId: `s${n}`, role: 'worker', description: nodeDescription(`n${n}`) }, start);
+        }
+        for (const [n, t, reported] of reports) table.report(`n${n}`, [{ id: `t${t}`, state: reported, at: new Date(start).toISOString() }]);
+        const b = new EventBuilder();
+        const term = state.terms.get('dispatcher') ?? 0;
+        for (const at of [start, start + advanceMs]) {
+          for (const proposal of core.decide(state, new Date(at))) {
+            const event = b.event(proposal.type, proposal.data as never, { by: 'dispatcher', instance: 'dispatcher-prop', term }) as ShoalEvent;
+            const verdict = evolve(state, event);
+            core.observe(event, verdict, state);
+            expect(verdict).toMatchObject({ status: 'applied' });
+            proposed.set(event.type, (proposed.get(event.type) ?? 0) + 1);
+          }
+        }
+        const byScan = new Map<string, string[]>();
+        for (const task of state.tasks.values()) {
+          if (task.nodeId !== undefined && task.status.state >= ASSIGNED) byScan.set(task.nodeId, [...(byScan.get(task.nodeId) ?? []), task.id]);
+        }
+        for (const node of new Set([...byScan.keys(), ...state.nodes.keys()])) {
+          expect([...core.tasksOf(node)].sort()).toEqual((byScan.get(node) ?? []).sort());
+        }
+      }),
+      { numRuns: 150 },
+    );
+    // The histories reach every kind of proposal, so the property is about something.
+    expect([...proposed.keys()].sort()).toEqual(['NodeRegistered', 'NodeStatusChanged', 'TaskStatusesReported']);
+  });
+});
+

@@ -1,0 +1,63 @@
+/** Orphans: the live tasks of a node DOWN longer than the node-down period. */
+import { TaskState } from '@shoal/contracts';
+import { DispatcherHarness } from './dispatcher.test-harness';
+
+const { RUNNING, COMPLETE, ORPHANED } = TaskState;
+
+describe('dispatcher: orphans', () => {
+  const setup = () => {
+    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 }, nodeDownPeriodMs: 10_000 });
+    h.takeOver();
+    h.connect('n1');
+    h.assign('running', 'n1', 1);
+    h.assign('assigned', 'n1', 2);
+    h.assign('done', 'n1', 3);
+    h.report('n1', 'running', RUNNING);
+    h.report('n1', 'done', COMPLETE);
+    h.tick();
+    h.advance(3_000);
+    h.tick();
+    expect(h.state.nodes.get('n1')?.status.state).toBe('down');
+    return h;
+  };
+
+  it('ORPHANs the live tasks of a node DOWN longer than the node-down period, and leaves stopped ones', () => {
+    const h = setup();
+    expect(h.core.wakeAt(h.state)).toBe(h.now + 10_000);
+    h.advance(9_999);
+    expect(h.tick()).toEqual([]);
+    h.advance(1);
+    const [event] = h.tick();
+    expect(event).toMatchObject({ type: 'TaskStatusesReported', data: { nodeId: 'n1' } });
+    expect(h.proposed.at(-1)?.verdict.status).toBe('applied');
+    expect([h.taskState('running'), h.taskState('assigned'), h.taskState('done')]).toEqual([ORPHANED, ORPHANED, COMPLETE]);
+    expect(h.state.tasks.get('running')?.status.message).toMatch(/node n1 has been down for more than 10000 ms/);
+    expect(h.tick()).toEqual([]);
+    expect(h.core.wakeAt(h.state)).toBeUndefined();
+  });
+
+  it('does not orphan the tasks of a node that came back in time', () => {
+    const h = setup();
+    h.advance(5_000);
+    h.connect('n1');
+    h.advance(5_000);
+    h.sessions.heartbeat('n1', 'n1-session', h.now);
+    expect(h.tick()).toEqual([]);
+    expect(h.taskState('running')).toBe(RUNNING);
+  });
+
+  it('waits 24 hours by default', () => {
+    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 }, nodeDownPeriodMs: undefined });
+    h.takeOver();
+    h.connect('n1');
+    h.assign('t', 'n1');
+    h.advance(3_000);
+    h.tick();
+    h.advance(24 * 3_600_000 - 1);
+    expect(h.tick()).toEqual([]);
+    h.advance(1);
+    h.tick();
+    expect(h.taskState('t')).toBe(ORPHANED);
+  });
+});
+
