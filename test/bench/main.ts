@@ -1,12 +1,15 @@
 /**
  * npm run bench -- <name> [options] [--json] [--write]
+ *   scheduler  SwarmKit's BenchmarkScheduler shapes, pure core and through the view; --runs (3), --quick
  *   replay     rebuild views from a log of --records (1,000,000) records; --runs (3)
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';
+import { schedulerBench } from './scheduler.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
+  scheduler: schedulerBench,
 };
 
 const main = async (): Promise<void> => {

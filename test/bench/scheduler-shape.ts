@@ -1,0 +1,113 @@
+/**
+ * One shape of the scheduler benchmark, in a process of its own (so its peak memory is its
+ * own): `nodes` ready nodes, one replicated service of `tasks` PENDING tasks, then the
+ * scheduler places them all. Prints one JSON line:
+ *   core     time spent in SchedulerCore.decide until every task has a node
+ *   view     the same through the scheduler's view: decide → stamp → evolve → observe, until
+ *            the state has every task ASSIGNED (what the running component does, less the log)
+ *   maxRss   the process's peak resident memory
+ * With `constraints`, as SwarmKit's BenchmarkSchedulerConstraints*: the tasks attach to an
+ * overlay network and only every third node has the overlay network plugin.
+ */
+import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, TaskState } from '@shoal/contracts';
+import type { Component, EventDataMap, EventType, NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
+import { Projection, SchedulerCore } from '@shoal/domain';
+
+const [nodesArg, tasksArg, constraintsArg] = process.argv.slice(2);
+const nodes = Number(nodesArg);
+const tasks = Number(tasksArg);
+const constraints = constraintsArg === 'constraints';
+
+interface ShapeTiming {
+  readonly coreMs: number;
+  readonly viewMs: number;
+  readonly nodesUsed: number;
+}
+
+const place = (nodes: number, tasks: number, constraints: boolean): ShapeTiming => {
+  let seq = 0;
+  const event = <K extends EventType>(type: K, data: EventDataMap[K], component: Component): ShoalEvent =>
+    ({
+      id: `e${++seq}`,
+      type,
+      v: EVENT_TYPES[type].v,
+      cluster: 'bench',
+      at: new Date(Date.parse('2026-01-01T00:00:00Z') + seq).toISOString(),
+      by: { component, instance: `${component}-bench`, term: 0 },
+      seq,
+      data,
+    }) as unknown as ShoalEvent;
+
+  const core = new SchedulerCore();
+  const projection = new Projection(undefined, 0, { keepRefusals: 10, onEvent: (e, v, s) => core.observe(e, v, s) });
+  let offset = 0;
+  const apply = (e: ShoalEvent): void => {
+    const verdict = projection.applyDecoded(offset++, { ok: true, event: e });
+    if (verdict.status !== 'applied') throw new Error(`${e.type}: ${verdict.status} ${verdict.reasons.slice(0, 3).join('; ')}`);
+  };
+
+  apply(event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }, 'api'));
+  for (let i = 0; i < nodes; i++) {
+    apply(
+      event(
+        'NodeRegistered',
+        {
+          id: `node-${i}`,
+          role: 'worker',
+          description: {
+            hostname: `node-${i}`,
+            platform: { os: 'linux', architecture: 'x86_64' },
+            resources: { nanoCpus: 1_000e9, memoryBytes: 4 * 2 ** 40 },
+            engine: { version: '28.2.2', ...(constraints ? { plugins: [{ type: 'Network', name: i % 3 === 0 ? 'overlay' : 'bridge' }] } : {}) },
+          },
+        },
+        'dispatcher',
+      ),
+    );
+  }
+  if (constraints) apply(event('NetworkCreated', { id: 'net-1', spec: { name: 'backend', driver: 'overlay' } }, 'api'));
+  const spec: ServiceSpec = {
+    name: 'bench',
+    task: { container: { image: 'registry.local/bench:1' }, ...(constraints ? { networks: [{ target: 'net-1' }] } : {}) },
+    mode: { kind: 'replicated', replicas: tasks },
+  };
+  apply(event('ServiceCreated', { id: 'svc', spec }, 'api'));
+  for (let first = 0; first < tasks; first += 10_000) {
+    const batch: NewTask[] = [];
+    for (let i = first; i < Math.min(tasks, first + 10_000); i++) {
+      batch.push({ id: `task-${i}`, serviceId: 'svc', slot: i + 1, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
+    }
+    apply(event('TasksCreated', { tasks: batch }, 'orchestrator'));
+    apply(event('TasksAllocated', { tasks: batch.map((t) => ({ id: t.id, attachments: [] })) }, 'allocator'));
+  }
+  const state = projection.state;
+  core.reconcileAll(state);
+
+  const now = new Date('2026-01-01T01:00:00Z');
+  let coreNs = 0n;
+  let assigned = 0;
+  const started = process.hrtime.bigint();
+  for (let round = 0; assigned < tasks; round++) {
+    if (round > 1_000) throw new Error(`only ${assigned} of ${tasks} tasks placed`);
+    const t0 = process.hrtime.bigint();
+    const proposals = core.decide(state, now);
+    coreNs += process.hrtime.bigint() - t0;
+    for (const proposal of proposals) {
+      if (proposal.type !== 'TasksAssigned') throw new Error(`unexpected ${proposal.type}: ${JSON.stringify(proposal.data).slice(0, 300)}`);
+      apply(event('TasksAssigned', proposal.data, 'scheduler'));
+      assigned += proposal.data.tasks.length;
+    }
+  }
+  const viewNs = process.hrtime.bigint() - started;
+  if ([...state.tasks.values()].some((t) => t.status.state !== TaskState.ASSIGNED)) throw new Error('not every task is ASSIGNED');
+  const nodesUsed = new Set([...state.tasks.values()].map((t) => t.nodeId)).size;
+  return { coreMs: Number(coreNs) / 1e6, viewMs: Number(viewNs) / 1e6, nodesUsed };
+};
+
+// A small shape first, unmeasured, so the measured one runs on warm code as a long-lived scheduler does.
+place(100, 2_000, constraints);
+const timing = place(nodes, tasks, constraints);
+
+process.stdout.write(
+  `${JSON.stringify({ nodes, tasks, constraints, ...timing, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`,
+);
