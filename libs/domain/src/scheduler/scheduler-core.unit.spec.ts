@@ -1,5 +1,6 @@
 import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec } from '@shoal/contracts';
+import { newTask } from '@shoal/testing';
 import { given } from './scheduler-given.fixture';
 
 const { RUNNING, FAILED, REJECTED, COMPLETE, SHUTDOWN } = TaskState;
@@ -143,6 +144,13 @@ describe('the scheduler core', () => {
       expect(c.whenScheduled().proposals.map((p) => p.type)).toEqual(['TasksAssigned']);
     });
 
+    it('is placed when a down node comes back', () => {
+      const c = given().node('n1', { state: 'down' }).service('web').pending('web', 1);
+      expect([...c.whenScheduled().unschedulable.values()]).toEqual(['no suitable node (1 node not available for new tasks)']);
+      c.apply(c.b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'ready' }] }));
+      expect([...c.whenScheduled().assigned.values()]).toEqual(['n1']);
+    });
+
     it('is placed when a node joins', () => {
       const c = given().node('n1', { cpus: 1 }).service('big', { resources: { reservations: { nanoCpus: 2e9 } } }).pending('big', 1);
       c.whenScheduled();
@@ -179,6 +187,16 @@ describe('the scheduler core', () => {
       expect(c.whenScheduled().proposals).toEqual([]);
       expect(c.core.view.tasks.has(c.lastTasks[0] as string)).toBe(false);
     });
+  });
+
+  it('leaves alone tasks not yet allocated (NEW), and places a task waiting to start (desired READY) like any other', () => {
+    const c = given().node('n1').service('web');
+    const spec = c.state.services.get('web')?.spec as ServiceSpec;
+    c.apply(c.b.event('TasksCreated', { tasks: [newTask('fresh', 'web', spec, { slot: 1 })] }));
+    expect(c.whenScheduled().proposals).toEqual([]);
+    c.apply(c.b.event('TasksCreated', { tasks: [newTask('ready', 'web', spec, { slot: 2, desiredState: TaskState.READY })] }));
+    c.apply(c.b.event('TasksAllocated', { tasks: [{ id: 'ready', attachments: [] }] }));
+    expect([...c.whenScheduled().assigned.entries()]).toEqual([['ready', 'n1']]);
   });
 
   it('gives the node back when its assignment is refused, and places the task again after the change', () => {
