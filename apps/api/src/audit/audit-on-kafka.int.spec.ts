@@ -1,0 +1,73 @@
+/**
+ * The audit surface, /events and /metrics on a real Kafka broker: the same answers as on
+ * the embedded log, with Kafka's offsets and a topic of the test's own.
+ */
+import { randomUUID } from 'node:crypto';
+import { TaskState } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import { KafkaEventLog } from '@shoal/eventlog';
+import { EventBuilder, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import type { VerifyReport } from '@shoal/runtime';
+import { EventsModule } from '../events/events.module';
+import { HealthModule } from '../health/health.module';
+import { startStandaloneApi } from '../spec-support/standalone-api';
+import type { StandaloneApi } from '../spec-support/standalone-api';
+import { AuditModule } from './audit.module';
+import type { AuditPage, AuditState, TaskHistory } from './audit.service';
+
+const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
+if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: run through jest, whose global setup finds or starts a broker.');
+
+describe('audit surface and /events on Kafka', () => {
+  let api: StandaloneApi;
+  const b = new EventBuilder('c1');
+  const web = serviceSpec('web', { kind: 'replicated', replicas: 1 });
+  const history: (ShoalEvent | string)[] = [
+    clusterInit(b),
+    b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('node-1') }),
+    b.event('ServiceCreated', { id: 's1', spec: web }),
+    b.event('TasksCreated', { tasks: [newTask('t1', 's1', web)] }),
+    b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] }),
+    b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'node-1: the only ready node' }] }),
+    'poison',
+    b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: TaskState.RUNNING, at: b.now() }] }),
+    b.event('ServiceRemoved', { id: 'nope' }),
+  ];
+
+  beforeAll(async () => {
+    const topic = `shoal-test-${randomUUID()}.events`;
+    api = await startStandaloneApi([AuditModule, EventsModule, HealthModule], {
+      openLog: () => KafkaEventLog.open({ brokers, topic, clientId: 'api-audit-int' }),
+    });
+    await api.append(history);
+  });
+  afterAll(() => api?.close());
+
+  const json = async <T>(path: string): Promise<T> => (await (await api.get(path)).json()) as T;
+
+  it('pages the log with verdicts, and the task history names the placement', async () => {
+    const page = await json<AuditPage>('/shoal/v1/audit/events');
+    expect(page.records.map((r) => r.verdict.status)).toEqual(['applied', 'applied', 'applied', 'applied', 'applied', 'applied', 'poison', 'applied', 'rejected']);
+    const history = await json<TaskHistory>('/shoal/v1/audit/tasks/t1/history');
+    expect(history.placement).toBe('node-1: the only ready node');
+    expect(history.records).toHaveLength(4);
+  });
+
+  it('gives the state at an offset with the hash verify reaches at the end', async () => {
+    const verify = await json<VerifyReport>('/shoal/v1/audit/verify');
+    expect(verify.agree).toBe(true);
+    const end = await json<AuditState>(`/shoal/v1/audit/state?at=${verify.highWaterMark}`);
+    expect(end.hash).toBe(verify.hash);
+    expect(end.hash).toBe(api.view.projection.hash());
+    const early = await json<AuditState>('/shoal/v1/audit/state?at=3');
+    expect(early.state.services.map((s) => s.id)).toEqual(['s1']);
+    expect(early.state.tasks).toEqual([]);
+  });
+
+  it('streams the history as Docker events, and /readyz is ready', async () => {
+    const text = await (await api.get(`/events?since=0&until=${Math.floor(Date.parse(b.now()) / 1000) + 10}&filters=${encodeURIComponent('{"type":{"task":true}}')}`)).text();
+    const states = text.trim().split('\n').map((line) => (JSON.parse(line) as { Actor: { Attributes: Record<string, string> } }).Actor.Attributes['state.new'] ?? 'created');
+    expect(states).toEqual(['created', 'PENDING', 'ASSIGNED', 'RUNNING']);
+    expect((await api.get('/readyz')).status).toBe(200);
+  });
+});
