@@ -4,6 +4,8 @@
  * orchestrator, allocator and scheduler, not the API. Tasks are made to exist by
  * appending what those components append.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
 import type { Service } from '@shoal/domain';
 import { nodeDescription } from '@shoal/testing';
@@ -147,6 +149,20 @@ describe('docker service, against Shoal', () => {
     const logs = await api.docker(['service', 'logs', 'web']);
     expect(logs.code).not.toBe(0);
     expect(logs.stderr).toMatch(/logs are not supported by Shoal/);
+  });
+
+  it('docker stack deploy and docker stack rm go through the same endpoints', async () => {
+    const compose = join(api.dataDir, 'stack.yml');
+    writeFileSync(compose, 'services:\n  app:\n    image: nginx:1.27\n    deploy:\n      replicas: 3\n    ports:\n      - "8090:80"\n');
+    expect((await docker('stack', 'deploy', '--detach', '-c', compose, 'demo')).stdout).toMatch(/Creating service demo_app/);
+    expect(named('demo_app').spec).toMatchObject({
+      mode: { kind: 'replicated', replicas: 3 },
+      labels: { 'com.docker.stack.namespace': 'demo' },
+      endpoint: { ports: [{ targetPort: 80, publishedPort: 8090 }] },
+    });
+    expect((await docker('stack', 'services', '--format', '{{.Name}} {{.Replicas}}', 'demo')).stdout).toBe('demo_app 0/3\n');
+    expect((await docker('stack', 'rm', 'demo')).stdout).toMatch(/Removing service demo_app/);
+    expect([...api.view.state.services.values()].map((service) => service.spec.name)).not.toContain('demo_app');
   });
 
   it('docker service rm removes the services', async () => {
