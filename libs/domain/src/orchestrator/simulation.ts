@@ -6,7 +6,18 @@
  * meant to stop. Time is a counter the test moves. Pure: no clock, no randomness.
  */
 import { EVENT_TYPES, TaskState, isJob } from '@shoal/contracts';
-import type { Component, EventDataMap, EventOf, EventType, NodeDescription, ShoalEvent, Task, TaskStatusReport } from '@shoal/contracts';
+import type {
+  Component,
+  EventDataMap,
+  EventOf,
+  EventType,
+  NodeDescription,
+  ShoalEvent,
+  Task,
+  TaskStatusReport,
+  TasksAllocated,
+  TasksAssigned,
+} from '@shoal/contracts';
 import type { ComponentCore, Proposal } from '../component-core';
 import { evolve } from '../evolve';
 import { emptyState } from '../state';
@@ -101,69 +112,27 @@ export class Simulation {
 
   /** The allocator: every NEW task still meant to run becomes PENDING. */
   allocate(): number {
-    const tasks = [...this.state.tasks.values()]
-      .filter((t) => t.status.state === TaskState.NEW && t.desiredState <= TaskState.RUNNING)
-      .map((t) => ({ id: t.id, attachments: [] }));
+    const tasks = simulatedAllocations(this.state);
     if (tasks.length > 0) this.append('TasksAllocated', { tasks });
     return tasks.length;
   }
 
   /** The scheduler: pending tasks to their node (global) or the ready, active node with fewest of the service's tasks. */
   schedule(): number {
-    const ready = [...this.state.nodes.values()].filter((n) => n.status.state === 'ready' && n.spec.availability === 'active');
-    const load = new Map<string, number>();
-    for (const t of this.state.tasks.values()) {
-      if (t.nodeId !== undefined && t.desiredState <= TaskState.RUNNING) load.set(`${t.serviceId}@${t.nodeId}`, (load.get(`${t.serviceId}@${t.nodeId}`) ?? 0) + 1);
-    }
-    const assigned: { id: string; nodeId: string; why: string }[] = [];
-    for (const t of this.state.tasks.values()) {
-      if (t.status.state !== TaskState.PENDING || t.desiredState > TaskState.RUNNING) continue;
-      let node = t.nodeId;
-      if (node === undefined) {
-        let best: string | undefined;
-        for (const n of ready) {
-          const l = load.get(`${t.serviceId}@${n.id}`) ?? 0;
-          if (best === undefined || l < (load.get(`${t.serviceId}@${best}`) ?? 0)) best = n.id;
-        }
-        node = best;
-      } else if (!ready.some((n) => n.id === node)) node = undefined;
-      if (node === undefined) continue;
-      load.set(`${t.serviceId}@${node}`, (load.get(`${t.serviceId}@${node}`) ?? 0) + 1);
-      assigned.push({ id: t.id, nodeId: node, why: 'simulated' });
-    }
+    const assigned = simulatedAssignments(this.state);
     if (assigned.length > 0) this.append('TasksAssigned', { tasks: assigned });
     return assigned.length;
   }
 
   /** The agents of the ready nodes: run what is meant to run, stop what is meant to stop, finish jobs. */
   runAgents(): number {
-    const byNode = new Map<string, TaskStatusReport[]>();
-    const at = new Date(this.clock).toISOString();
-    for (const t of this.state.tasks.values()) {
-      if (t.nodeId === undefined || t.status.state < TaskState.ASSIGNED || t.status.state > TaskState.RUNNING) continue;
-      const node = this.state.nodes.get(t.nodeId);
-      if (!node || node.status.state !== 'ready') continue;
-      const report = this.agentStep(t);
-      if (report === undefined) continue;
-      const list = byNode.get(t.nodeId) ?? [];
-      list.push({ id: t.id, state: report, at });
-      byNode.set(t.nodeId, list);
-    }
     let count = 0;
-    for (const [nodeId, statuses] of byNode) {
+    const reports = simulatedAgentReports(this.state, new Date(this.clock).toISOString(), { completeJobs: this.completeJobs, fails: this.fails });
+    for (const [nodeId, statuses] of reports) {
       this.append('TaskStatusesReported', { nodeId, statuses });
       count += statuses.length;
     }
     return count;
-  }
-
-  private agentStep(t: Task): TaskState | undefined {
-    if (t.desiredState > TaskState.RUNNING) return TaskState.SHUTDOWN;
-    if (t.desiredState < TaskState.RUNNING) return t.status.state < TaskState.READY ? TaskState.READY : undefined;
-    if (t.status.state < TaskState.RUNNING) return this.fails(t) ? TaskState.FAILED : TaskState.RUNNING;
-    const service = this.state.services.get(t.serviceId);
-    if (this.completeJobs && service && isJob(service.spec.mode)) return TaskState.COMPLETE;
-    return undefined;
   }
 
   /** An agent reports a task's end. */
@@ -214,3 +183,68 @@ export class Simulation {
     return this.log.filter((e) => e.event.type === type && e.event.by.component === 'orchestrator').map((e) => e.event as EventOf<K>);
   }
 }
+
+// ── the other components, played simply (pure: from a state, what they would write) ──
+
+/** The allocator's part: every NEW task still meant to run, allocated with no attachments. */
+export const simulatedAllocations = (state: ClusterState): TasksAllocated['tasks'] =>
+  [...state.tasks.values()]
+    .filter((t) => t.status.state === TaskState.NEW && t.desiredState <= TaskState.RUNNING)
+    .map((t) => ({ id: t.id, attachments: [] }));
+
+/** The scheduler's part: a pending task to its own node (global) or the ready, active node with fewest of its service's tasks. */
+export const simulatedAssignments = (state: ClusterState): TasksAssigned['tasks'] => {
+  const ready = [...state.nodes.values()].filter((n) => n.status.state === 'ready' && n.spec.availability === 'active');
+  const load = new Map<string, number>();
+  const key = (serviceId: string, nodeId: string) => `${serviceId}@${nodeId}`;
+  for (const t of state.tasks.values()) {
+    if (t.nodeId !== undefined && t.desiredState <= TaskState.RUNNING) load.set(key(t.serviceId, t.nodeId), (load.get(key(t.serviceId, t.nodeId)) ?? 0) + 1);
+  }
+  const assigned: { id: string; nodeId: string; why: string }[] = [];
+  for (const t of state.tasks.values()) {
+    if (t.status.state !== TaskState.PENDING || t.desiredState > TaskState.RUNNING) continue;
+    let node = t.nodeId;
+    if (node === undefined) {
+      let best: string | undefined;
+      for (const n of ready) {
+        if (best === undefined || (load.get(key(t.serviceId, n.id)) ?? 0) < (load.get(key(t.serviceId, best)) ?? 0)) best = n.id;
+      }
+      node = best;
+    } else if (!ready.some((n) => n.id === node)) node = undefined;
+    if (node === undefined) continue;
+    load.set(key(t.serviceId, node), (load.get(key(t.serviceId, node)) ?? 0) + 1);
+    assigned.push({ id: t.id, nodeId: node, why: 'simulated' });
+  }
+  return assigned;
+};
+
+export interface AgentBehaviour {
+  /** Job tasks complete one step after RUNNING. */
+  readonly completeJobs?: boolean;
+  /** These tasks fail as they would start. */
+  readonly fails?: (task: Task) => boolean;
+}
+
+/** The agents' part, per ready node: one step along for each task assigned there that has not ended. */
+export const simulatedAgentReports = (state: ClusterState, at: string, behaviour: AgentBehaviour = {}): Map<string, TaskStatusReport[]> => {
+  const byNode = new Map<string, TaskStatusReport[]>();
+  for (const t of state.tasks.values()) {
+    if (t.nodeId === undefined || t.status.state < TaskState.ASSIGNED || t.status.state > TaskState.RUNNING) continue;
+    if (state.nodes.get(t.nodeId)?.status.state !== 'ready') continue;
+    const next = agentStep(state, t, behaviour);
+    if (next === undefined) continue;
+    const list = byNode.get(t.nodeId) ?? [];
+    list.push({ id: t.id, state: next, at });
+    byNode.set(t.nodeId, list);
+  }
+  return byNode;
+};
+
+const agentStep = (state: ClusterState, t: Task, behaviour: AgentBehaviour): TaskState | undefined => {
+  if (t.desiredState > TaskState.RUNNING) return TaskState.SHUTDOWN;
+  if (t.desiredState < TaskState.RUNNING) return t.status.state < TaskState.READY ? TaskState.READY : undefined;
+  if (t.status.state < TaskState.RUNNING) return behaviour.fails?.(t) ? TaskState.FAILED : TaskState.RUNNING;
+  const service = state.services.get(t.serviceId);
+  if ((behaviour.completeJobs ?? true) && service && isJob(service.spec.mode)) return TaskState.COMPLETE;
+  return undefined;
+};
