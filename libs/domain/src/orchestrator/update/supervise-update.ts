@@ -18,7 +18,8 @@ import { DEFAULT_UPDATE_CONFIG, TaskState, isJob } from '@shoal/contracts';
 import type { NewTask, Task, UpdateConfig } from '@shoal/contracts';
 import type { Proposal } from '../../component-core';
 import type { ClusterState, Service } from '../../state';
-import { isTaskDirty } from './task-dirty';
+import { dirtiness } from './task-dirty';
+import type { IsDirty } from './task-dirty';
 import { isSlotDirty, liveSlots, slotKeyOf, tasksOf } from './update-slots';
 import type { UpdateSlot } from './update-slots';
 import { busySlots, failedWhileMonitored, tasksOfUpdate } from './update-progress';
@@ -51,7 +52,8 @@ export const superviseUpdate = (
   if (isPaused(status)) return NOTHING;
 
   const tasks = tasksOf(state, serviceId);
-  const dirty = liveSlots(service, tasks).filter((slot) => isSlotDirty(service, slot));
+  const isDirty = dirtiness(service, state.nodes);
+  const dirty = liveSlots(service, tasks).filter((slot) => isSlotDirty(isDirty, slot));
   const running = isRunning(status);
   if (!running && dirty.length === 0) return NOTHING;
 
@@ -62,7 +64,7 @@ export const superviseUpdate = (
     proposals.push(statusChange(service, { state: 'updating', message: UPDATE_MESSAGES.started, startedAt: now.toISOString() }));
   }
   const startedAt = status?.startedAt !== undefined ? Date.parse(status.startedAt) : nowMs;
-  const mine = tasksOfUpdate(service, tasks, startedAt);
+  const mine = tasksOfUpdate(isDirty, tasks, startedAt);
 
   if (running && config.failureAction !== 'continue') {
     const failure = failureAction(service, dirty, mine, config, now);
@@ -79,7 +81,7 @@ export const superviseUpdate = (
   let outstanding = false;
 
   for (const slot of dirty) {
-    const keeper = keeperOf(service, slot);
+    const keeper = keeperOf(isDirty, slot);
     if (keeper) {
       outstanding = true;
       // Start-first: the old tasks go once the new one runs. Otherwise at once.
@@ -131,10 +133,10 @@ export const superviseUpdate = (
 };
 
 /** The clean task a dirty slot keeps: meant to run before waiting, further along, then newest. */
-const keeperOf = (service: Service, slot: UpdateSlot): Task | undefined => {
+const keeperOf = (isDirty: IsDirty, slot: UpdateSlot): Task | undefined => {
   let best: Task | undefined;
   for (const task of slot.tasks) {
-    if (isTaskDirty(service, task)) continue;
+    if (isDirty(task)) continue;
     if (
       !best ||
       task.desiredState > best.desiredState ||

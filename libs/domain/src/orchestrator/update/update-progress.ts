@@ -8,18 +8,18 @@
 import { TaskState } from '@shoal/contracts';
 import type { Task, UpdateConfig } from '@shoal/contracts';
 import type { Service } from '../../state';
-import { isTaskDirty } from './task-dirty';
+import type { IsDirty } from './task-dirty';
 import { slotKeyOf } from './update-slots';
 
 const ms = (iso: string): number => Date.parse(iso);
 
 /** The tasks the update that started at `startedAt` (ms) created for `service`. */
-export const tasksOfUpdate = (service: Service, tasks: readonly Task[], startedAt: number): Task[] => {
+export const tasksOfUpdate = (dirty: IsDirty, tasks: readonly Task[], startedAt: number): Task[] => {
   const byId = new Map(tasks.map((task) => [task.id, task]));
   return tasks.filter((task) => {
-    if (task.replaces === undefined || isTaskDirty(service, task) || ms(task.createdAt) < startedAt) return false;
+    if (task.replaces === undefined || dirty(task) || ms(task.createdAt) < startedAt) return false;
     const replaced = byId.get(task.replaces);
-    return replaced === undefined || isTaskDirty(service, replaced);
+    return replaced === undefined || dirty(replaced);
   });
 };
 

@@ -7,7 +7,7 @@
 import { TaskState, isGlobal } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState, Service } from '../../state';
-import { isTaskDirty } from './task-dirty';
+import type { IsDirty } from './task-dirty';
 
 export interface UpdateSlot {
   /** The slot number (replicated) or the node id (global), as a string. */
@@ -53,5 +53,5 @@ export const liveSlots = (service: Service, tasks: readonly Task[]): UpdateSlot[
 };
 
 /** A slot needs the updater when it holds more than one task, or one that is dirty. */
-export const isSlotDirty = (service: Service, slot: UpdateSlot): boolean =>
-  slot.tasks.length > 1 || (slot.tasks.length === 1 && isTaskDirty(service, slot.tasks[0]!));
+export const isSlotDirty = (dirty: IsDirty, slot: UpdateSlot): boolean =>
+  slot.tasks.length > 1 || (slot.tasks.length === 1 && dirty(slot.tasks[0]!));
