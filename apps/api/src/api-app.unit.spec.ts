@@ -99,12 +99,21 @@ describe('the API over HTTP', () => {
       ['bad constraint syntax', { body: service({ TaskTemplate: { ContainerSpec: { Image: 'x' }, Placement: { Constraints: ['node.labels.zone=east'] } } }) }, /Constraints\[0\]/],
       ['an unknown restart condition', { body: service({ TaskTemplate: { ContainerSpec: { Image: 'x' }, RestartPolicy: { Condition: 'always' } } }) }, /RestartPolicy\.Condition/],
       ['a port out of range', { body: service({ EndpointSpec: { Ports: [{ TargetPort: 0 }] } }) }, /EndpointSpec\.Ports\.0\.TargetPort/],
+      ['a label that is not a string', { body: service({ Labels: { tier: 3 } }) }, /Labels\.tier: a label value must be a string/],
       ['an oversized body', { body: service({ Labels: { big: 'x'.repeat(2 * 1024 * 1024) } }) }, /larger than/],
       ['no body', {}, /Name/],
     ])('%s', async (_case, input, message) => {
       const before = await api.log.highWaterMark();
       const answer = await api.request('POST', '/v1.47/services/create', { socket: true, ...input });
       expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(message) } });
+      expect(await api.log.highWaterMark()).toBe(before);
+    });
+
+    it('never writes a record the log would read as poison (the event shape is checked before appending)', async () => {
+      const swarm = (await api.request('GET', '/swarm', { socket: true })).body as { Version: { Index: number }; Spec: Record<string, unknown> };
+      const before = await api.log.highWaterMark();
+      const answer = await api.request('POST', `/swarm/update?version=${swarm.Version.Index}`, { socket: true, body: { ...swarm.Spec, Labels: { team: 7 } } });
+      expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(/labels\.team/) } });
       expect(await api.log.highWaterMark()).toBe(before);
     });
 

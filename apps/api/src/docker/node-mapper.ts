@@ -38,10 +38,14 @@ export const fromDockerNodeSpec = (spec: DockerNodeSpec, current: NodeSpec): Nod
   if (!NODE_AVAILABILITIES.includes(availability as NodeAvailability)) {
     throw new SpecError('Availability', `"${availability}" is not one of ${NODE_AVAILABILITIES.join(', ')}`);
   }
+  const labels = spec.Labels ?? current.labels;
+  for (const [key, value] of Object.entries(labels)) {
+    if (typeof value !== 'string') throw new SpecError(`Labels.${key}`, 'a label value must be a string');
+  }
   const name = spec.Name ?? current.name;
   return {
     ...(name ? { name } : {}),
-    labels: { ...(spec.Labels ?? current.labels) },
+    labels: { ...labels },
     role: role as NodeRole,
     availability: availability as NodeAvailability,
   };

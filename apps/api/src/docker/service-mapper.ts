@@ -53,6 +53,18 @@ const oneOf = <T extends string>(allowed: readonly T[], value: string | undefine
   return value as T;
 };
 
+/** Labels are string → string; anything else is refused, naming the label. */
+const labelsOf = (labels: unknown, field: string): Record<string, string> | undefined => {
+  if (labels === undefined || labels === null) return undefined;
+  if (typeof labels !== 'object' || Array.isArray(labels)) throw new SpecError(field, 'expected an object of string labels');
+  for (const [key, value] of Object.entries(labels)) {
+    if (typeof value !== 'string') throw new SpecError(`${field}.${key}`, 'a label value must be a string');
+  }
+  return Object.keys(labels).length > 0 ? { ...(labels as Record<string, string>) } : undefined;
+};
+
+const optionalLabels = (labels: Record<string, string> | undefined): { labels?: Record<string, string> } => (labels ? { labels } : {});
+
 const nonNegative = (value: number | undefined, field: string): number | undefined => {
   if (value === undefined || value === null) return undefined;
   if (!Number.isInteger(value) || value < 0) throw new SpecError(field, `${value} is not a non-negative integer`);
@@ -163,7 +175,7 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
       ...(container?.Command && container.Command.length > 0 ? { command: [...container.Command] } : {}),
       ...(container?.Args && container.Args.length > 0 ? { args: [...container.Args] } : {}),
       ...(container?.Env && container.Env.length > 0 ? { env: [...container.Env] } : {}),
-      ...(container?.Labels && Object.keys(container.Labels).length > 0 ? { labels: { ...container.Labels } } : {}),
+      ...optionalLabels(labelsOf(container?.Labels, 'TaskTemplate.ContainerSpec.Labels')),
       ...(container?.Dir ? { dir: container.Dir } : {}),
       ...(container?.User ? { user: container.User } : {}),
       ...(container?.Hostname ? { hostname: container.Hostname } : {}),
@@ -228,7 +240,7 @@ export const fromDockerServiceSpec = (spec: DockerServiceSpec): ServiceSpec => {
   const endpoint = fromDockerEndpoint(spec.EndpointSpec);
   return {
     name,
-    ...(spec.Labels && Object.keys(spec.Labels).length > 0 ? { labels: { ...spec.Labels } } : {}),
+    ...optionalLabels(labelsOf(spec.Labels, 'Labels')),
     task: fromDockerTaskSpec(spec.TaskTemplate, spec.Networks),
     mode: fromDockerMode(spec.Mode),
     ...(update ? { update } : {}),

@@ -83,6 +83,7 @@ describe("Docker's ServiceSpec → Shoal's", () => {
     ['an unknown restart condition', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x' }, RestartPolicy: { Condition: 'always' } } }, /RestartPolicy\.Condition/],
     ['a ratio above 1', { ...dockerSpec, UpdateConfig: { MaxFailureRatio: 2 } }, /UpdateConfig\.MaxFailureRatio/],
     ['a port out of range', { ...dockerSpec, EndpointSpec: { Ports: [{ TargetPort: 70000 }] } }, /EndpointSpec\.Ports\[0\]\.TargetPort/],
+    ['a label that is not a string', { ...dockerSpec, Labels: { n: 1 as unknown as string } }, /Labels\.n: a label value must be a string/],
     ['mounts', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Mounts: [{ Type: 'volume', Target: '/data' }] } } }, /ContainerSpec\.Mounts: mounts are not supported/],
     ['secrets', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Secrets: [{ SecretName: 's' }] } } }, /secrets are not supported/],
   ])('refuses %s, naming the field', (_case, input, message) => {

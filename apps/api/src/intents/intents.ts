@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { HttpException, Inject, Injectable } from '@nestjs/common';
+import { EVENT_SHAPES } from '@shoal/contracts';
 import type { EventDataMap, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
 import type { Cluster, ClusterState } from '@shoal/domain';
 import type { LiveView } from '@shoal/runtime';
@@ -54,6 +55,11 @@ export class Intents {
 
   async submitAll(events: readonly ShoalEvent[]): Promise<void> {
     if (events.length === 0) return;
+    // The log must never get a record every reader would skip as poison: check the shape first.
+    for (const event of events) {
+      const problem = EVENT_SHAPES[event.type](event.data, 'data');
+      if (problem) throw new HttpException(`invalid request: ${problem}`, 400);
+    }
     const verdicts = await this.writer.appendAndWait(this.view, events);
     for (const verdict of verdicts) {
       const answer = verdictAnswer(verdict);
