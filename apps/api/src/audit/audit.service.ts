@@ -3,7 +3,8 @@
  * task's history, a verification replay and a task's explanation. Reads come from the
  * audit trail and from replays of the log, never from a component's view.
  */
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { join } from 'node:path';
+import { Inject, Injectable, NotFoundException, Optional } from '@nestjs/common';
 import { decode, taskStateName } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { toStateData } from '@shoal/domain';
@@ -12,13 +13,15 @@ import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog, LogRecord } from '@shoal/eventlog';
 import { replayLog, verifyLog } from '@shoal/runtime';
 import type { LiveView, VerifyReport } from '@shoal/runtime';
-import { API_VIEW } from '../api.tokens';
+import { API_CONFIG, API_VIEW } from '../api.tokens';
+import type { ApiConfig } from '../api.config';
 import type { AuditTrail } from './audit-trail';
 import { DEFAULT_PAGE } from './audit-query.dto';
 import type { AuditEventsQuery, StatePoint } from './audit-query.dto';
 import { badRequest } from './docker-validation';
 import { entitiesOf, taskItemOf } from './entities';
 import type { EntityRef } from './entities';
+import { latestSnapshots } from './snapshots-on-disk';
 import { explainTask } from './task-explain';
 import type { TaskExplanation } from './task-explain';
 
@@ -90,6 +93,7 @@ export class AuditService {
     @Inject(EVENT_LOG) private readonly log: EventLog,
     @Inject(AUDIT_TRAIL) private readonly trail: AuditTrail,
     @Inject(API_VIEW) private readonly view: LiveView,
+    @Optional() @Inject(API_CONFIG) private readonly config?: Pick<ApiConfig, 'dataDir'>,
   ) {}
 
   async events(query: AuditEventsQuery): Promise<AuditPage> {
@@ -180,8 +184,10 @@ export class AuditService {
     return { task: taskId, placement, unschedulable, records };
   }
 
+  /** As `shoal audit verify`: the log replayed twice and from its middle, and every component's newest snapshot on disk + the tail. */
   async verify(): Promise<VerifyReport> {
-    return verifyLog(this.log);
+    const snapshots = this.config ? await latestSnapshots(join(this.config.dataDir, 'snapshots')) : [];
+    return verifyLog(this.log, { snapshots });
   }
 
   explain(taskId: string, now: Date): TaskExplanation {
