@@ -89,6 +89,9 @@ export class AllocatorCore implements ComponentCore {
         if (!applied) return;
         this.ledger.removeNetwork(event.data.id);
         this.networkFailures.delete(event.data.id);
+        // Whatever waited on it now finds it missing, and says so.
+        this.wake(networkKey(event.data.id));
+        this.retryServices();
         // Its subnet is free again: networks that found none may now.
         for (const network of state.networks.values()) if (network.subnet === undefined) this.dirtyNetworks.add(network.id);
         return;

@@ -107,6 +107,22 @@ describe('allocator: networks', () => {
     expect(w.addressOf('t6', 'tiny')).toBe(w.addressOf('t2', 'tiny'));
   });
 
+  it('a task waiting on an exhausted network that is then removed says the network is gone', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.network('n1', 'tiny', '192.168.0.0/30');
+    w.settle();
+    w.service('s1', withNetworks('web', ['tiny'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1', 't2');
+    w.settle();
+    expect(w.task('t2').status.err).toMatch(/no available IP addresses/);
+    // The service moves off the network; its old task t2 still asks for it.
+    w.happen('ServiceUpdated', { id: 's1', spec: withNetworks('web', [], { endpoint: { mode: 'dnsrr' } }) });
+    expect(w.happen('NetworkRemoved', { id: 'n1' }).status).toBe('applied');
+    w.settle();
+    expect(w.task('t2').status).toMatchObject({ state: TaskState.NEW, err: 'network tiny not found' });
+  });
+
   it('releases a task\'s address when the task is removed', () => {
     const w = new AllocatorWorld();
     w.settle();
