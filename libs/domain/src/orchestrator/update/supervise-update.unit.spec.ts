@@ -379,6 +379,31 @@ describe('update supervisor: one update at a time, from the state alone', () => 
     expect(running(world)).toEqual(['n1:nginx:2', 'n2:nginx:2']);
   });
 
+  it('given two up-to-date tasks in one slot, then one keeps running and the other is shut down', () => {
+    const world = new UpdateWorld().service('s', replicated(1, {}));
+    const spec = world.service$('s').spec.task;
+    world.propose({ type: 'TasksCreated', data: { tasks: [{ id: 'twin', serviceId: 's', slot: 1, specVersion: 1, spec, desiredState: RUNNING }] } });
+    const decision = world.step('s');
+    expect(decision.proposals).toEqual([
+      { type: 'ServiceUpdateStatusChanged', data: { id: 's', status: expect.objectContaining({ state: 'updating' }) }, expect: { serviceVersions: { s: 1 } } },
+      { type: 'TaskDesiredStatesChanged', data: { tasks: [{ id: 'twin', desiredState: SHUTDOWN, reason: 'updated to service version 1' }] } },
+    ]);
+    expect(world.desiredRunning('s')).toHaveLength(1);
+  });
+
+  it('given a stale task and an up-to-date one waiting in its slot, then the stale one is shut down and no new task is made', () => {
+    const world = new UpdateWorld().service('s', replicated(1, {}));
+    const [old] = world.tasksOf('s');
+    world.update('s', image('2', replicated(1, {})));
+    world.propose({
+      type: 'TasksCreated',
+      data: { tasks: [{ id: 'ready', serviceId: 's', slot: 1, specVersion: 2, spec: world.service$('s').spec.task, desiredState: READY }] },
+    });
+    world.step('s');
+    expect(world.task(old!.id).desiredState).toBe(SHUTDOWN);
+    expect(world.desiredRunning('s').map((t) => t.id)).toEqual(['ready']);
+  });
+
   it('leaves a task waiting out a restart delay (desired READY) to the restart supervisor', () => {
     const world = new UpdateWorld().service('s', replicated(1, {}));
     world.update('s', image('2', replicated(1, {})));
