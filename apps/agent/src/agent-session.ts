@@ -45,10 +45,15 @@ export interface AgentSessionOptions {
   readonly defaultHeartbeatMs?: number;
   /** Lines worth telling an operator (connection lost, retrying, redirected). */
   readonly log?: (line: string) => void;
+  /** Called once if the session stops for good (the join token was refused). */
+  readonly onFailure?: (error: Error) => void;
   /** Called when the session comes up or goes down. */
   readonly onConnectionChange?: (connected: boolean) => void;
   readonly random?: () => number;
 }
+
+const HEARTBEAT_TIMEOUT_MS = 5_000;
+const HEARTBEAT_JITTER = 0.2;
 
 const describeError = (error: unknown): string => {
   const grpcError = error as Partial<ServiceError>;
@@ -177,13 +182,19 @@ export class AgentSession {
     call.on('end', () => this.broken(generation, new Error('the dispatcher ended the assignments stream')));
   }
 
-  private scheduleHeartbeat(generation: number): void {
-    this.cancelTimer = this.options.timers.after(this.periodMs, () => {
+  private scheduleHeartbeat(generation: number, delayMs?: number): void {
+    // A little early, at random: nodes that joined together do not beat together.
+    const delay = delayMs ?? Math.round(this.periodMs * (1 - HEARTBEAT_JITTER * (this.options.random ?? Math.random)()));
+    this.cancelTimer = this.options.timers.after(delay, () => {
       this.cancelTimer = undefined;
       if (generation !== this.generation) return;
-      const deadline = Date.now() + Math.max(this.periodMs, 1_000);
+      // As SwarmKit's agent: a heartbeat may take its time (5 s at least).
+      const deadline = Date.now() + Math.max(this.periodMs * 2, HEARTBEAT_TIMEOUT_MS);
       this.client().heartbeat({ nodeId: this.id ?? '', sessionId: this.session ?? '' }, { deadline }, (error, response) => {
         if (generation !== this.generation) return;
+        // A slow answer is not a lost session (the streams and keepalives tell that): beat again at once.
+        // Tearing sessions down because the dispatcher is busy would only make it busier.
+        if (error?.code === GrpcStatus.DEADLINE_EXCEEDED) return this.scheduleHeartbeat(generation, 0);
         if (error) return this.broken(generation, error);
         if (response && response.periodMs > 0) this.periodMs = response.periodMs;
         this.scheduleHeartbeat(generation);
@@ -220,6 +231,7 @@ export class AgentSession {
       this.stopped = true;
       this.failure = new JoinRefusedError(this.address, (error as ServiceError).details || (error as Error).message);
       this.options.log?.(this.failure.message);
+      this.options.onFailure?.(this.failure);
       this.started?.reject(this.failure);
       this.started = undefined;
       return;

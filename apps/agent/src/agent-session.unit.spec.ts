@@ -99,7 +99,7 @@ describe('the agent session', () => {
     const firstSession = session.sessionId;
 
     dispatcher.breakSessions();
-    await eventually(() => dispatcher.sessionRequests.length === 2 && session.connected, 'a second session');
+    await eventually(() => dispatcher.sessionRequests.length === 2 && session.connected && dispatcher.hasAssignments('node-1'), 'a second session');
     expect(dispatcher.sessionRequests[1]?.nodeId).toBe('node-1');
     expect(session.sessionId).not.toBe(firstSession);
     expect(changes).toEqual([true, false, true]);

@@ -25,6 +25,8 @@ const fail = (stream: ServerWritableStream<unknown, unknown>, error: Error & { c
 export class FakeDispatcher {
   readonly sessionRequests: SessionRequest[] = [];
   readonly heartbeats: HeartbeatRequest[] = [];
+  /** Nodes that have sent at least one heartbeat. */
+  readonly heartbeatingNodes = new Set<string>();
   readonly statusCalls: UpdateTaskStatusRequest[] = [];
   /** Accepted join tokens. */
   readonly tokens = new Set<string>(['SWMTKN-1-good']);
@@ -77,6 +79,11 @@ export class FakeDispatcher {
     return this.sessions.get(nodeId)?.sessionId;
   }
 
+  /** Whether the node has its assignments stream open. */
+  hasAssignments(nodeId: string): boolean {
+    return this.assignmentStreams.has(nodeId);
+  }
+
   /** Sends a message on the node's assignments stream; false if it has none. */
   push(nodeId: string, message: AssignmentsMessage): boolean {
     const stream = this.assignmentStreams.get(nodeId);
@@ -126,6 +133,7 @@ export class FakeDispatcher {
       return;
     }
     this.heartbeats.push(call.request);
+    this.heartbeatingNodes.add(call.request.nodeId);
     callback(null, { periodMs: this.heartbeatPeriodMs });
   }
 

@@ -1,0 +1,75 @@
+import { TaskState } from '@shoal/contracts';
+import { SimulatedFleet, labelsOfNode } from './simulated-fleet';
+import { assignment, complete, update } from './testing/assignments';
+import { FakeDispatcher } from './testing/fake-dispatcher';
+
+const eventually = async (check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+describe('a simulated fleet', () => {
+  let dispatcher: FakeDispatcher;
+  beforeEach(async () => {
+    dispatcher = await FakeDispatcher.start();
+    dispatcher.heartbeatPeriodMs = 200;
+  });
+  afterEach(() => dispatcher.stop());
+
+  it('deals label values out across nodes and gives fixed ones to all', () => {
+    const labels = { zone: ['a', 'b', 'c'], tier: 'web' };
+    expect([0, 1, 2, 3].map((index) => labelsOfNode(labels, index))).toEqual([
+      { zone: 'a', tier: 'web' },
+      { zone: 'b', tier: 'web' },
+      { zone: 'c', tier: 'web' },
+      { zone: 'a', tier: 'web' },
+    ]);
+  });
+
+  it('joins every node as its own session with its own name, resources and labels, and runs their tasks', async () => {
+    const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', nodes: 6, cpus: 2, memoryBytes: 4 * 2 ** 30, labels: { zone: ['a', 'b', 'c'] }, hostnamePrefix: 'worker-' });
+    for (let node = 1; node <= 6; node += 1) dispatcher.initialAssignments.set(`node-${node}`, complete(update(assignment(`task-${node}`, ['SIM_RUN_FOR=50ms']))));
+    try {
+      await fleet.start();
+      expect(fleet.connected).toBe(6);
+      expect(new Set(fleet.nodeIds).size).toBe(6);
+      const described = dispatcher.sessionRequests.map((request) => [request.description.hostname, request.description.engineLabels.zone, request.description.nanoCpus, request.description.memoryBytes]);
+      expect(described).toEqual(
+        expect.arrayContaining([
+          ['worker-1', 'a', 2e9, 4 * 2 ** 30],
+          ['worker-2', 'b', 2e9, 4 * 2 ** 30],
+          ['worker-6', 'c', 2e9, 4 * 2 ** 30],
+        ]),
+      );
+      await eventually(() => dispatcher.statuses.filter((status) => status.state === TaskState.COMPLETE).length === 6, 'six tasks complete');
+      dispatcher.breakSessions();
+      await eventually(() => fleet.connected === 6 && dispatcher.connectedNodes.length === 6, 'the fleet back');
+    } finally {
+      await fleet.stop();
+    }
+  });
+
+  it('refuses to start with a wrong join token, with the dispatcher’s reason', async () => {
+    const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-nope', nodes: 3 });
+    await expect(fleet.start()).rejects.toThrow(/refused the join token: invalid join token/);
+    expect(fleet.connected).toBe(0);
+  });
+
+  it('holds 5,000 nodes in one process over a handful of channels', async () => {
+    dispatcher.heartbeatPeriodMs = 5_000;
+    const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', nodes: 5_000, joinWave: 1_000 });
+    try {
+      await fleet.start();
+      expect(fleet.connected).toBe(5_000);
+      expect(fleet.channelCount).toBe(10);
+      expect(dispatcher.connectedNodes).toHaveLength(5_000);
+      await eventually(() => dispatcher.heartbeatingNodes.size === 5_000, 'a heartbeat from every node');
+      expect(fleet.connected).toBe(5_000);
+    } finally {
+      await fleet.stop();
+    }
+  });
+});
