@@ -61,4 +61,14 @@ describe('docker events, against Shoal', () => {
     const tasks = await docker('events', '--since', String(first), '--until', String(last + 1), '--filter', 'service=web', '--filter', 'event=update', '--format', '{{.Actor.Attributes.name}} {{index .Actor.Attributes "state.new"}}');
     expect(tasks.trim().split('\n')).toEqual(['web.1.t1 PENDING', 'web.1.t1 ASSIGNED', 'web.1.t1 RUNNING']);
   });
+
+  it('docker events with --until ahead follows the log live, then ends at until', async () => {
+    const start = Date.now();
+    const until = Math.ceil(start / 1000) + 3;
+    const running = api.docker(['events', '--since', String(first), '--until', String(until), '--filter', 'type=node', '--format', '{{.Action}} {{.Actor.Attributes.name}}']);
+    await api.append(api.events.event('NodeRegistered', { id: 'n2', role: 'worker', description: nodeDescription('node-2') }, { at: new Date(start).toISOString(), instance: 'dispatcher-live' }));
+    const result = await running;
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual(['create node-1', 'create node-2']);
+  });
 });
