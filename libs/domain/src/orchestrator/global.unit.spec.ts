@@ -1,7 +1,7 @@
 import { TaskState } from '@shoal/contracts';
 import type { NodeSpec, ServiceSpec } from '@shoal/contracts';
 import { OrchestratorCore } from './orchestrator-core';
-import { Simulation } from './simulation';
+import { Simulation, absentOrchestrator } from './simulation';
 
 const { RUNNING, SHUTDOWN, REMOVE, FAILED } = TaskState;
 
@@ -180,5 +180,39 @@ describe('node events for replicated services', () => {
     sim.append('NodeSpecUpdated', { id: 'n1', spec: nodeSpec({ availability: 'pause' }) });
     expect(sim.decide()).toEqual([]);
     expect(sim.running('s1')).toHaveLength(2);
+  });
+});
+
+describe('global services at start-up', () => {
+  it('given two running tasks of the service on one node, then one of them is shut down', () => {
+    const sim = new Simulation(absentOrchestrator());
+    sim.addNode('n1');
+    sim.append('ServiceCreated', { id: 'g', spec: spec() });
+    const task = (id: string) => ({ id, serviceId: 'g', nodeId: 'n1', specVersion: 1, spec: spec().task, desiredState: RUNNING });
+    sim.append('TasksCreated', { tasks: [task('a'), task('b')] });
+    sim.settle();
+    expect(sim.running('g')).toHaveLength(2);
+    sim.takeOver(new OrchestratorCore({ newId: () => 'never' }));
+    sim.settle();
+    expect(sim.runnable('g')).toHaveLength(1);
+    expect(sim.running('g')).toHaveLength(1);
+  });
+
+  it('given tasks on a drained node and on a node that no longer exists, then the first is shut down and the second removed', () => {
+    const sim = setup(['n1', 'n2', 'n3']);
+    sim.append('ServiceCreated', { id: 'g', spec: spec() });
+    sim.settle();
+    const onN2 = sim.running('g').find((t) => t.nodeId === 'n2')!;
+    const onN3 = sim.running('g').find((t) => t.nodeId === 'n3')!;
+    sim.core = absentOrchestrator();
+    sim.append('NodeSpecUpdated', { id: 'n2', spec: { labels: {}, role: 'worker', availability: 'drain' } });
+    sim.append('NodeStatusChanged', { nodes: [{ id: 'n3', state: 'down' }] });
+    sim.append('NodeRemoved', { id: 'n3' });
+    sim.takeOver(new OrchestratorCore({ newId: () => 'never' }));
+    const proposals = sim.decide();
+    const changes = proposals.flatMap((p) => (p.type === 'TaskDesiredStatesChanged' ? p.data.tasks : []));
+    expect(changes.find((c) => c.id === onN2.id)?.desiredState).toBe(SHUTDOWN);
+    expect(changes.find((c) => c.id === onN3.id)?.desiredState).toBe(REMOVE);
+    expect(proposals.some((p) => p.type === 'TasksCreated')).toBe(false);
   });
 });

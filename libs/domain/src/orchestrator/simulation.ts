@@ -36,6 +36,14 @@ const WRITER: { readonly [K in EventType]?: Component } = {
   TasksRemoved: 'reaper',
 };
 
+/** A core that watches and never acts: the time no orchestrator was running. */
+export const absentOrchestrator = (): ComponentCore => ({
+  component: 'orchestrator',
+  observe: () => undefined,
+  reconcileAll: () => undefined,
+  decide: () => [],
+});
+
 export const simNode = (hostname: string): NodeDescription => ({
   hostname,
   platform: { os: 'linux', architecture: 'x86_64' },
@@ -63,7 +71,7 @@ export class Simulation {
   private readonly fails: (task: Task) => boolean;
 
   constructor(
-    readonly core: ComponentCore,
+    public core: ComponentCore,
     options: SimulationOptions = {},
   ) {
     this.clock = options.start ?? Date.parse('2026-01-01T00:00:00.000Z');
@@ -97,6 +105,12 @@ export class Simulation {
     this.log.push({ event, verdict });
     this.core.observe(event, verdict, this.state);
     return verdict;
+  }
+
+  /** Another orchestrator takes over, seeing only the state (as from a snapshot): its start-up pass runs. */
+  takeOver(core: ComponentCore): void {
+    this.core = core;
+    core.reconcileAll(this.state);
   }
 
   /** The orchestrator decides once; its proposals are appended. */
