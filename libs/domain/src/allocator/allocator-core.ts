@@ -5,7 +5,8 @@
  * TasksAllocated (NEW → PENDING) and, for tasks that cannot be allocated, one
  * TasksAllocationFailed with the reason. A task that cannot be allocated waits, blocked on
  * what it lacks (a network, its service's endpoint), until that changes: it is not retried
- * every tick. At start-up it creates the ingress network if the cluster has none.
+ * every tick. At start-up it creates the ingress network if the cluster has none (once the
+ * cluster is initialized).
  */
 import { TaskState } from '@shoal/contracts';
 import type { Endpoint, NetworkAttachment, NetworkSpec, PortConfig, ShoalEvent } from '@shoal/contracts';
@@ -170,7 +171,8 @@ export class AllocatorCore implements ComponentCore {
 
   decide(state: ClusterState, _now?: Date): readonly Proposal[] {
     const proposals: Proposal[] = [];
-    if (this.needIngress) {
+    // As swarm init does: the ingress network comes with the cluster, never before it.
+    if (this.needIngress && state.cluster) {
       this.needIngress = false;
       if (![...state.networks.values()].some((n) => n.spec.ingress)) {
         proposals.push({ type: 'NetworkCreated', data: { id: this.newId(), spec: INGRESS_NETWORK_SPEC } });

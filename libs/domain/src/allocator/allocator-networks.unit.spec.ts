@@ -1,4 +1,4 @@
-import { TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import { AllocatorWorld, withNetworks } from './allocator.fixture';
 
 describe('allocator: networks', () => {
@@ -10,6 +10,13 @@ describe('allocator: networks', () => {
     w.restart();
     expect(w.settle()).toEqual([]);
     expect([...w.state.networks.values()].filter((n) => n.spec.ingress)).toHaveLength(1);
+  });
+
+  it('creates the ingress network only once the cluster is initialized', () => {
+    const w = new AllocatorWorld({}, false);
+    expect(w.settle()).toEqual([]);
+    w.happen('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } });
+    expect(w.settle().map((e) => e.type)).toEqual(['NetworkCreated', 'NetworkAllocated']);
   });
 
   it('carves user networks without a subnet from the default pool, one /24 each, skipping taken ones', () => {

@@ -22,9 +22,12 @@ export class AllocatorWorld {
   readonly log: ShoalEvent[] = [];
   private ids = 0;
 
-  constructor(private readonly options: Partial<AllocatorOptions> = {}) {
+  constructor(
+    private readonly options: Partial<AllocatorOptions> = {},
+    initialized = true,
+  ) {
     this.core = this.newCore();
-    this.happen('ClusterInitialized', clusterInit(this.b).data);
+    if (initialized) this.happen('ClusterInitialized', clusterInit(this.b).data);
     this.core.reconcileAll(this.state);
   }
 
