@@ -2,14 +2,17 @@
  * npm run bench -- <name> [options] [--json] [--write]
  *   scheduler  SwarmKit's BenchmarkScheduler shapes, pure core and through the view; --runs (3), --quick
  *   replay     rebuild views from a log of --records (1,000,000) records; --runs (3)
+ *   memory     bytes per node and per task in each view at --nodes (5,000), --tasks (100,000); --runs (3)
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';
 import { schedulerBench } from './scheduler.bench';
+import { memoryBench } from './memory.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
   scheduler: schedulerBench,
+  memory: memoryBench,
 };
 
 const main = async (): Promise<void> => {
