@@ -140,7 +140,7 @@ export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
   JoinTokensRotated: object({ worker: optional(nonEmptyStr), manager: optional(nonEmptyStr) }),
   OwnershipTaken: object({ component: oneOf(COMPONENTS), term: positiveInt }),
   ServiceCreated: object({ id, spec: serviceSpec }),
-  ServiceUpdated: object({ id, spec: serviceSpec, rollback: optional(bool) }),
+  ServiceUpdated: object({ id, spec: serviceSpec, rollback: optional(bool), message: optional(str) }),
   ServiceRemoved: object({ id }),
   ServiceEndpointsAllocated: object({
     services: arrayOf(

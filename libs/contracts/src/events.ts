@@ -41,6 +41,8 @@ export interface ServiceUpdated {
    * or by the orchestrator when a failed update rolls back on its own.
    */
   readonly rollback?: boolean;
+  /** A rollback's update status message (why the orchestrator rolled back); the API's reads "manually requested rollback". */
+  readonly message?: string;
 }
 export interface ServiceRemoved {
   readonly id: string;

@@ -42,7 +42,7 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
       return applied(event.type);
     }
     case 'ServiceUpdated': {
-      const { id, spec, rollback } = event.data;
+      const { id, spec, rollback, message } = event.data;
       const service = state.services.get(id);
       if (!service) return rejected(event.type, `service ${id} not found`);
       if (spec.name !== service.spec.name) return rejected(event.type, `renaming services is not supported`);
@@ -66,7 +66,7 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
           ? {
               updateStatus: {
                 state: 'rollback_started' as const,
-                message: event.by.component === 'api' ? 'manually requested rollback' : 'rollback started',
+                message: message ?? (event.by.component === 'api' ? 'manually requested rollback' : 'rollback started'),
                 startedAt: event.at,
               },
             }

@@ -91,12 +91,13 @@ describe('evolve: services', () => {
     const v2 = serviceSpec('web', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'nginx:2' } } });
     const updated = () => b.event('ServiceUpdated', { id: 's1', spec: v2 });
 
-    it('may restore the previous spec', () => {
+    it('may restore the previous spec, saying why in the update status', () => {
+      const message = 'update rolled back due to failure or early termination of task t9';
       given(created(), updated())
-        .when(b.event('ServiceUpdated', { id: 's1', spec: serviceSpec(), rollback: true }, { by: 'orchestrator' }))
+        .when(b.event('ServiceUpdated', { id: 's1', spec: serviceSpec(), rollback: true, message }, { by: 'orchestrator' }))
         .thenApplied((state) => {
           expect(state.services.get('s1')?.spec).toEqual(serviceSpec());
-          expect(state.services.get('s1')?.updateStatus?.state).toBe('rollback_started');
+          expect(state.services.get('s1')?.updateStatus).toMatchObject({ state: 'rollback_started', message });
         });
     });
 

@@ -67,7 +67,7 @@ export const superviseUpdate = (
   const mine = tasksOfUpdate(isDirty, tasks, startedAt);
 
   if (running && config.failureAction !== 'continue') {
-    const failure = failureAction(service, dirty, mine, config, now);
+    const failure = failureAction(service, dirty, mine, config);
     if (failure) return { proposals: failure };
   }
 
@@ -169,7 +169,6 @@ const failureAction = (
   dirty: readonly UpdateSlot[],
   mine: readonly Task[],
   config: UpdateConfig,
-  now: Date,
 ): Proposal[] | undefined => {
   const failures = mine
     .filter((task) => failedWhileMonitored(task, config.monitorMs))
@@ -190,16 +189,12 @@ const failureAction = (
   if (!service.previousSpec) {
     return [statusChange(service, { state: 'paused', message: UPDATE_MESSAGES.noPreviousSpec(first), ...kept })];
   }
+  // One record: the spec goes back and the status says why, or nothing happens at all.
   return [
     {
       type: 'ServiceUpdated',
-      data: { id: service.id, spec: service.previousSpec, rollback: true },
+      data: { id: service.id, spec: service.previousSpec, rollback: true, message: UPDATE_MESSAGES.rolledBack(first) },
       expect: { serviceVersions: { [service.id]: service.version } },
     },
-    statusChange(
-      service,
-      { state: 'rollback_started', message: UPDATE_MESSAGES.rolledBack(first), startedAt: now.toISOString() },
-      service.version + 1,
-    ),
   ];
 };

@@ -289,8 +289,14 @@ describe('update supervisor: rollback', () => {
   it('given failure action rollback, when a new task fails, then the service goes back to its previous spec and rolls back with the rollback config', () => {
     const world = failingUpdate();
     const decision = world.step('s');
-    expect(decision.proposals.map((p) => p.type)).toEqual(['ServiceUpdated', 'ServiceUpdateStatusChanged']);
-    expect(world.verdicts.slice(-2).map((v) => v.status)).toEqual(['applied', 'applied']);
+    expect(decision.proposals).toEqual([
+      {
+        type: 'ServiceUpdated',
+        data: { id: 's', spec: v1, rollback: true, message: 'update rolled back due to failure or early termination of task u1' },
+        expect: { serviceVersions: { s: 2 } },
+      },
+    ]);
+    expect(world.verdicts.at(-1)?.status).toBe('applied');
     const service = world.service$('s');
     expect(service.spec.task.container.image).toBe('nginx:1.27');
     expect(service.version).toBe(3);
