@@ -32,7 +32,8 @@ describe('the audit surface in the API', () => {
 
   it('is listed in the OpenAPI document', async () => {
     const res = await api.request('GET', '/openapi.json', { socket: true });
-    const paths = Object.keys((res.body as { paths: Record<string, unknown> }).paths);
+    const document = res.body as { paths: Record<string, unknown>; components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const paths = Object.keys(document.paths);
     expect(paths).toEqual(
       expect.arrayContaining([
         '/shoal/v1/audit/events',
@@ -42,6 +43,8 @@ describe('the audit surface in the API', () => {
         '/shoal/v1/tasks/{id}/explain',
       ]),
     );
+    expect(Object.keys(document.components.schemas.AuditRecordDoc!.properties)).toEqual(expect.arrayContaining(['offset', 'verdict', 'type', 'data', 'raw']));
+    expect(Object.keys(document.components.schemas.TaskExplanationDoc!.properties)).toEqual(expect.arrayContaining(['reason', 'explanation', 'placement']));
   });
 
   it('serves /readyz and /metrics beside it', async () => {

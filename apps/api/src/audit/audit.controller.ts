@@ -4,11 +4,12 @@ import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation
 import type { VerifyReport } from '@shoal/runtime';
 import { AuditEventsQuery, AuditStateQuery, IdParam, statePoint } from './audit-query.dto';
 import { dockerValidationPipe } from './docker-validation';
+import { AuditPageDoc, AuditStateDoc, DOCKER_ERROR_SCHEMA, TaskExplanationDoc, TaskHistoryDoc, VerifyReportDoc } from './audit-responses';
 import { AuditService } from './audit.service';
 import type { AuditPage, AuditState, TaskHistory } from './audit.service';
 import type { TaskExplanation } from './task-explain';
 
-const ERROR = { schema: { type: 'object', properties: { message: { type: 'string' } } } };
+const ERROR = { schema: DOCKER_ERROR_SCHEMA };
 
 @ApiTags('audit')
 @Controller('shoal/v1')
@@ -21,7 +22,7 @@ export class AuditController {
     description:
       'Each record with its position, envelope, data and evolve\'s verdict: applied, partial (some items of a batch refused), rejected (and why) or poison (unreadable, shown as stored).',
   })
-  @ApiOkResponse({ description: '{from, next, highWaterMark, records: [{offset, id, type, at, by, verdict: {status, reasons}, entities, data | raw}]}' })
+  @ApiOkResponse({ type: AuditPageDoc })
   @ApiBadRequestResponse({ description: 'A query parameter is invalid: the field and the reason.', ...ERROR })
   events(@Query(dockerValidationPipe(AuditEventsQuery)) query: AuditEventsQuery): Promise<AuditPage> {
     return this.audit.events(query);
@@ -32,7 +33,7 @@ export class AuditController {
     summary: 'The whole cluster state at a point of the log, and its hash',
     description: 'Replays the log from offset 0 to that point: an offset (every record before it) or an ISO 8601 time.',
   })
-  @ApiOkResponse({ description: '{position, highWaterMark, at, hash, tally, state}' })
+  @ApiOkResponse({ type: AuditStateDoc })
   @ApiBadRequestResponse({ description: '`at` is neither an offset nor a time, or is past the end of the log.', ...ERROR })
   state(@Query(dockerValidationPipe(AuditStateQuery)) query: AuditStateQuery): Promise<AuditState> {
     return this.audit.stateAt(statePoint(query.at), query.at);
@@ -41,7 +42,7 @@ export class AuditController {
   @Get('audit/tasks/:id/history')
   @ApiOperation({ summary: 'Every record that touched a task, in log order, with the scheduler\'s reason for its placement' })
   @ApiParam({ name: 'id', description: 'Task id' })
-  @ApiOkResponse({ description: '{task, placement, unschedulable, records: [{offset, type, at, by, verdict, outcome, item}]}' })
+  @ApiOkResponse({ type: TaskHistoryDoc })
   @ApiNotFoundResponse({ description: 'No record ever touched this task.', ...ERROR })
   history(@Param(dockerValidationPipe(IdParam)) params: IdParam): Promise<TaskHistory> {
     return this.audit.taskHistory(params.id);
@@ -52,7 +53,7 @@ export class AuditController {
     summary: 'Replay the log and check that every replay agrees',
     description: 'The same as `shoal audit verify`: the whole log twice and from a snapshot made at its middle; hashes, tally, rejected and poison records.',
   })
-  @ApiOkResponse({ description: '{log, highWaterMark, hash, agree, checks, tally, refusals}' })
+  @ApiOkResponse({ type: VerifyReportDoc })
   verify(): Promise<VerifyReport> {
     return this.audit.verify();
   }
@@ -64,7 +65,7 @@ export class AuditController {
     description: 'Unschedulable (the scheduler\'s explanation), allocation failure, restart delay, node down, shutting down, ended (and what replaced it).',
   })
   @ApiParam({ name: 'id', description: 'Task id' })
-  @ApiOkResponse({ description: '{task, service, state, desiredState, running, reason, explanation, placement?, startsAt?, replacedBy?}' })
+  @ApiOkResponse({ type: TaskExplanationDoc })
   @ApiNotFoundResponse({ description: 'No such task in the current state.', ...ERROR })
   explain(@Param(dockerValidationPipe(IdParam)) params: IdParam): TaskExplanation {
     return this.audit.explain(params.id, new Date());
