@@ -2,14 +2,8 @@
  * The one place the orchestrator calls the update supervisor: for a service whose tasks
  * may need replacing because their spec is out of date (a rolling update or rollback).
  */
-import type { Proposal } from '../component-core';
 import type { ClusterState } from '../state';
-
-export interface UpdateDecision {
-  readonly proposals: readonly Proposal[];
-  /** When it next needs to look even if the log does not move, ms since the epoch. */
-  readonly wakeAt?: number;
-}
+import type { UpdateDecision } from './update';
 
 export type UpdateSupervisor = (state: ClusterState, serviceId: string, now: Date, newId: () => string) => UpdateDecision;
 
