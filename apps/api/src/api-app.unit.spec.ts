@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { createApiApp } from './create-api-app';
 import { startApi } from './testing/api-harness';
 import type { ApiHarness } from './testing/api-harness';
 
@@ -28,6 +29,11 @@ describe('the API over HTTP', () => {
     it('keeps the socket and the admin token to their owner (0600)', () => {
       expect(statSync(api.socketPath).mode & 0o777).toBe(0o600);
       expect(statSync(join(api.dataDir, 'admin.token')).mode & 0o777).toBe(0o600);
+    });
+
+    it('will not take over a socket another API serves', async () => {
+      await expect(createApiApp({ log: api.log, dataDir: api.dataDir, port: 0, cluster: api.cluster })).rejects.toThrow(/another process is serving the API/);
+      expect((await api.request('GET', '/_ping', { socket: true })).status).toBe(200);
     });
 
     it('needs no token on the socket', async () => {
@@ -152,6 +158,20 @@ describe('the API over HTTP', () => {
       expect(answers.find((answer) => answer.status === 409)?.body).toEqual({ message: expect.stringMatching(/^update out of sequence/) });
       const after = await api.request('GET', `/services/${id}`, { socket: true });
       expect(after.body).toMatchObject({ Version: { Index: 2 } });
+    });
+
+    it('gives the records of one call one correlation id', async () => {
+      const swarm = (await api.request('GET', '/swarm', { socket: true })).body as { Version: { Index: number }; Spec: { Orchestration: object } };
+      const from = await api.log.highWaterMark();
+      const updated = await api.request('POST', `/swarm/update?version=${swarm.Version.Index}&rotateWorkerToken=true`, {
+        socket: true,
+        body: { ...swarm.Spec, Orchestration: { TaskHistoryRetentionLimit: 9 } },
+      });
+      expect(updated.status).toBe(200);
+      const records = (await api.log.read(from)).map((record) => JSON.parse(record.value) as { type: string; correlation?: string });
+      expect(records.map((record) => record.type)).toEqual(['ClusterSpecUpdated', 'JoinTokensRotated']);
+      expect(records[0]!.correlation).toEqual(expect.any(String));
+      expect(records[1]!.correlation).toBe(records[0]!.correlation);
     });
 
     it('answers 404 for what does not exist', async () => {

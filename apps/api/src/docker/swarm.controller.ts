@@ -1,4 +1,5 @@
 /** Docker's /swarm: inspect, init (the cluster object, once) and update (spec, join tokens). */
+import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
@@ -71,9 +72,10 @@ export class SwarmController {
     const spec = fromDockerSwarmSpec((body ?? {}) as DockerSwarmSpec, cluster.spec);
     const events: ShoalEvent[] = [];
     const expect = { clusterVersion: version };
-    if (!sameSpec(spec, cluster.spec)) events.push(this.intents.propose('ClusterSpecUpdated', { spec }, expect));
+    const correlation = randomUUID();
+    if (!sameSpec(spec, cluster.spec)) events.push(this.intents.propose('ClusterSpecUpdated', { spec }, expect, correlation));
     const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id) } : {}) };
-    if (Object.keys(rotate).length > 0) events.push(this.intents.propose('JoinTokensRotated', rotate, events.length === 0 ? expect : undefined));
+    if (Object.keys(rotate).length > 0) events.push(this.intents.propose('JoinTokensRotated', rotate, events.length === 0 ? expect : undefined, correlation));
     if (events.length === 0 && version !== cluster.version) {
       throw new HttpException(`update out of sequence: cluster is at version ${cluster.version}, not ${version}`, 409);
     }

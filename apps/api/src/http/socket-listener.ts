@@ -7,11 +7,23 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { BeforeApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { markSocketConnection } from './http-pipeline';
+
+/** Whether something accepts connections on the socket (a stale file from a crash does not). */
+const answers = (path: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
 
 @Injectable()
 export class SocketListener implements BeforeApplicationShutdown {
@@ -22,7 +34,10 @@ export class SocketListener implements BeforeApplicationShutdown {
 
   async listen(path: string): Promise<void> {
     mkdirSync(dirname(path), { recursive: true });
-    if (existsSync(path)) rmSync(path);
+    if (existsSync(path)) {
+      if (await answers(path)) throw new Error(`another process is serving the API on ${path}`);
+      rmSync(path);
+    }
     const temporary = `${path}.${process.pid}.tmp`;
     if (existsSync(temporary)) rmSync(temporary);
     const server = createServer(this.adapterHost.httpAdapter.getInstance());

@@ -3,7 +3,7 @@
  * the answer waits for evolve's verdict on it, so a 2xx means the log has applied it and
  * the API's view already shows it (read-your-writes).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { HttpException, Inject, Injectable } from '@nestjs/common';
 import { EVENT_SHAPES } from '@shoal/contracts';
 import type { EventDataMap, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
@@ -45,12 +45,15 @@ export class Intents {
 
   /** Appends one intent and waits for evolve's verdict; a refusal throws Docker's error. */
   async submit<K extends EventType>(type: K, data: EventDataMap[K], expect?: Expectations): Promise<void> {
-    await this.submitAll([this.writer.propose(type, data, expect ? { expect } : {})]);
+    await this.submitAll([this.propose(type, data, expect, randomUUID())]);
   }
 
-  /** Proposes intents as one batch (the first carries `expect`); the first refusal throws Docker's error. */
-  propose<K extends EventType>(type: K, data: EventDataMap[K], expect?: Expectations): ShoalEvent {
-    return this.writer.propose(type, data, expect ? { expect } : {}) as ShoalEvent;
+  /**
+   * Stamps an intent without appending it, for `submitAll`. The records of one API call
+   * share a correlation id, so the audit shows them as one intent.
+   */
+  propose<K extends EventType>(type: K, data: EventDataMap[K], expect: Expectations | undefined, correlation: string): ShoalEvent {
+    return this.writer.propose(type, data, { correlation, ...(expect ? { expect } : {}) }) as ShoalEvent;
   }
 
   async submitAll(events: readonly ShoalEvent[]): Promise<void> {
