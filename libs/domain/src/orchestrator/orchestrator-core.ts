@@ -40,6 +40,8 @@ export interface OrchestratorOptions {
 }
 
 const DEFAULT_MAX_PLAN_SIZE = 5_000;
+/** When the update supervisor asks to be woken at a time already past, it is woken this much later. */
+const PAST_WAKE_RETRY_MS = 1_000;
 
 export class OrchestratorCore implements ComponentCore {
   readonly component = 'orchestrator' as const;
@@ -261,7 +263,8 @@ export class OrchestratorCore implements ComponentCore {
       const decision = this.superviseUpdate(state, id, now, this.newId);
       proposals.push(...decision.proposals);
       if (decision.wakeAt === undefined) this.updateWake.delete(id);
-      else this.updateWake.set(id, decision.wakeAt);
+      // A time already past would wake the runner at once, again and again: look a little later.
+      else this.updateWake.set(id, decision.wakeAt > now.getTime() ? decision.wakeAt : now.getTime() + PAST_WAKE_RETRY_MS);
     }
     return proposals;
   }

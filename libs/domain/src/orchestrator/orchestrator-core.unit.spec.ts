@@ -181,6 +181,14 @@ describe('the orchestrator core', () => {
       // While the update is under way it is asked every time.
       expect(sim.decide()).toEqual([statusChange]);
     });
+
+    it('never asks the runner to wake at a time already past', () => {
+      const core = new OrchestratorCore({ newId: counter(), superviseUpdate: () => ({ proposals: [], wakeAt: 0 }) });
+      const sim = new Simulation(core);
+      sim.append('ServiceCreated', { id: 'a', spec: spec('a', 0) });
+      sim.decide();
+      expect(core.wakeAt(sim.state)).toBe(sim.now().getTime() + 1_000);
+    });
   });
 
   it('never proposes a desired state that does not move forward', () => {
