@@ -172,11 +172,12 @@ describe('the orchestrator core', () => {
 
     it('merges the update supervisor’s proposals after the plan, and its wake-up time', () => {
       const statusChange: Proposal = { type: 'ServiceUpdateStatusChanged', data: { id: 'a', status: { state: 'updating' } } };
-      const core = new OrchestratorCore({ newId: counter(), superviseUpdate: () => ({ proposals: [statusChange], wakeAt: 42_000 }) });
-      const sim = new Simulation(core);
+      const inAMinute = Date.parse('2026-01-01T00:01:00.000Z');
+      const core = new OrchestratorCore({ newId: counter(), superviseUpdate: () => ({ proposals: [statusChange], wakeAt: inAMinute }) });
+      const sim = new Simulation(core, { start: Date.parse('2026-01-01T00:00:00.000Z') });
       sim.append('ServiceCreated', { id: 'a', spec: spec('a', 0) });
       expect(sim.decide()).toEqual([statusChange]);
-      expect(core.wakeAt(sim.state)).toBe(42_000);
+      expect(core.wakeAt(sim.state)).toBe(inAMinute);
       expect(sim.state.services.get('a')!.updateStatus?.state).toBe('updating');
       // While the update is under way it is asked every time.
       expect(sim.decide()).toEqual([statusChange]);
