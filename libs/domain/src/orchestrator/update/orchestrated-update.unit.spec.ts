@@ -44,6 +44,21 @@ describe('rolling updates in the orchestrator', () => {
     expect(states).toEqual(['updating', 'completed']);
   });
 
+  it('given start-first, when the image changes, then the service never runs fewer than its replicas', () => {
+    const sim = cluster();
+    sim.append('ServiceCreated', { id: 's', spec: spec('1', { order: 'start-first' }) });
+    sim.settle();
+    sim.append('ServiceUpdated', { id: 's', spec: spec('2', { order: 'start-first' }) });
+    let fewest = 3;
+    for (let i = 0; i < 200 && sim.state.services.get('s')?.updateStatus?.state !== 'completed'; i++) {
+      sim.step();
+      sim.advance(500);
+      fewest = Math.min(fewest, sim.running('s').length + sim.tasksOf('s').filter((t) => t.desiredState > TaskState.RUNNING && t.status.state === TaskState.RUNNING).length);
+    }
+    expect(images(sim)).toEqual(['nginx:2', 'nginx:2', 'nginx:2']);
+    expect(fewest).toBeGreaterThanOrEqual(3);
+  });
+
   it('given a new version that fails, when the failure action is rollback, then the service goes back to its previous spec and the rollback completes', () => {
     const sim = cluster();
     sim.append('ServiceCreated', { id: 's', spec: spec('1', { failureAction: 'rollback' }) });
@@ -71,6 +86,30 @@ describe('rolling updates in the orchestrator', () => {
     sim.settle(200);
     expect(images(sim)).toEqual(['nginx:3', 'nginx:3', 'nginx:3']);
     expect(sim.state.services.get('s')?.updateStatus?.state).toBe('completed');
+  });
+
+  it('given a global service, when its image changes start-first, then each node gets the new task before its old one stops', () => {
+    const sim = cluster();
+    const global = (tag: string): ServiceSpec =>
+      serviceSpec('agent', { kind: 'global' }, {
+        task: { container: { image: `nginx:${tag}` } },
+        update: { parallelism: 1, delayMs: 0, failureAction: 'pause', monitorMs: 1_000, maxFailureRatio: 0, order: 'start-first' },
+      });
+    sim.append('ServiceCreated', { id: 's', spec: global('1') });
+    sim.settle();
+    expect(images(sim)).toEqual(['nginx:1', 'nginx:1', 'nginx:1']);
+    sim.append('ServiceUpdated', { id: 's', spec: global('2') });
+    let most = 0;
+    for (let i = 0; i < 200 && sim.state.services.get('s')?.updateStatus?.state !== 'completed'; i++) {
+      sim.step();
+      sim.advance(500);
+      most = Math.max(most, sim.runnable('s').length);
+    }
+    expect(images(sim)).toEqual(['nginx:2', 'nginx:2', 'nginx:2']);
+    expect(sim.state.services.get('s')?.updateStatus?.state).toBe('completed');
+    // Start-first with parallelism 1: at most one node runs two tasks at once.
+    expect(most).toBe(4);
+    for (const nodeId of ['n1', 'n2', 'n3']) expect(sim.running('s').filter((t) => t.nodeId === nodeId)).toHaveLength(1);
   });
 
   it('given the orchestrator restarts mid-update, then a new one picks the update up from the log and finishes it', () => {
