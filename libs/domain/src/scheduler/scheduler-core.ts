@@ -132,7 +132,13 @@ export class SchedulerCore implements ComponentCore {
   /** One batch of identical tasks over one decision tree. */
   private scheduleGroup(state: ClusterState, group: readonly Tracked[], now: number, decision: Decision): void {
     const first = (group[0] as Tracked).st;
-    const serviceName = state.services.get(first.serviceId)?.spec.name ?? first.serviceId;
+    const service = state.services.get(first.serviceId);
+    if (!service) {
+      // Its service is gone: the orchestrator will tell these tasks to go; nothing to place.
+      for (const tracked of group) this.view.park(tracked);
+      return;
+    }
+    const serviceName = service.spec.name;
     this.pipeline.setTask(first);
     const compare = nodeOrder(first.serviceId, first.specVersion, now);
     const { tree, passed, seen } = buildTree(this.view.nodes.values(), {

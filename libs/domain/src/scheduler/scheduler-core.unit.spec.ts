@@ -199,6 +199,12 @@ describe('the scheduler core', () => {
     expect([...c.whenScheduled().assigned.entries()]).toEqual([['ready', 'n1']]);
   });
 
+  it('places no task of a service that has been removed', () => {
+    const c = given().node('n1').service('web').pending('web', 2);
+    c.apply(c.b.event('ServiceRemoved', { id: 'web' }));
+    expect(c.whenScheduled().proposals).toEqual([]);
+  });
+
   it('gives the node back when its assignment is refused, and places the task again after the change', () => {
     const c = given().nodes('n', 2).service('web').pending('web', 1);
     const id = c.lastTasks[0] as string;
