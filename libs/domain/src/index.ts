@@ -11,6 +11,7 @@ export * from './reaper/slots';
 export * from './reaper/reaper';
 export * from './reaper/reaper-core';
 export * from './orchestrator';
+export * from './orchestrator/update';
 export * from './dispatcher/join-token';
 export * from './dispatcher/session-table';
 export * from './dispatcher/heartbeat';
