@@ -21,6 +21,7 @@ import type { AuditEventsQuery, StatePoint } from './audit-query.dto';
 import { badRequest } from './docker-validation';
 import { entitiesOf, taskItemOf } from './entities';
 import type { EntityRef } from './entities';
+import { readOffsets } from './read-offsets';
 import { latestSnapshots } from './snapshots-on-disk';
 import { explainTask } from './task-explain';
 import type { TaskExplanation } from './task-explain';
@@ -106,13 +107,12 @@ export class AuditService {
     if (query.entity !== undefined) {
       const offsets = this.trail.offsetsTouching(query.entity).filter((offset) => offset >= from && offset < end);
       let next: number | null = null;
-      for (const offset of offsets) {
-        if (records.length === limit) {
-          next = offset;
-          break;
-        }
-        const [record] = await this.log.read(offset, { to: offset + 1 });
-        if (record) {
+      for (let i = 0; i < offsets.length && next === null; i += limit) {
+        for (const record of await readOffsets(this.log, offsets.slice(i, i + limit))) {
+          if (records.length === limit) {
+            next = record.offset;
+            break;
+          }
           const described = this.describe(record);
           if (keep(described)) records.push(described);
         }
@@ -163,9 +163,8 @@ export class AuditService {
     const records: TaskHistoryEntry[] = [];
     let placement: string | null = null;
     let unschedulable: string | null = null;
-    for (const offset of offsets) {
-      const [record] = await this.log.read(offset, { to: offset + 1 });
-      if (!record) continue;
+    for (const record of await readOffsets(this.log, offsets)) {
+      const offset = record.offset;
       const decoded = decode(record.value);
       if (!decoded.ok) continue;
       const event = decoded.event;
