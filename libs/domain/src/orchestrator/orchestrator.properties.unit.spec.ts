@@ -110,6 +110,35 @@ describe('orchestrator invariants', () => {
     );
   });
 
+  it('a global service converges to one task on every ready, active node, and never has two desired RUNNING on one node', () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 40 }), (commands) => {
+        let ids = 0;
+        const sim = new Simulation(new OrchestratorCore({ newId: () => `t${++ids}` }));
+        for (const n of NODES) sim.addNode(n);
+        sim.append('ServiceCreated', { id: 's1', spec: { ...spec(0, 1_000), mode: { kind: 'global' } } });
+        const perNode = () => {
+          const count = new Map<string, number>();
+          for (const t of sim.tasksOf('s1')) if (t.desiredState === RUNNING) count.set(t.nodeId!, (count.get(t.nodeId!) ?? 0) + 1);
+          return count;
+        };
+        for (const c of commands) {
+          apply(sim, c, () => undefined);
+          sim.step();
+          expect([...perNode().values()].every((n) => n <= 1)).toBe(true);
+        }
+        for (const id of NODES) {
+          sim.append('NodeStatusChanged', { nodes: [{ id, state: 'ready' }] });
+          sim.append('NodeSpecUpdated', { id, spec: { labels: {}, role: 'worker', availability: 'active' } });
+        }
+        sim.settle(200, 1_000);
+        expect(sim.running('s1').map((t) => t.nodeId).sort()).toEqual(NODES);
+        expect([...perNode().values()].every((n) => n === 1)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('restarts of a slot never exceed max attempts within the window', () => {
     const failures = fc.array(
       fc.oneof(
