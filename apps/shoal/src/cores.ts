@@ -4,9 +4,7 @@
  * run them together. Ids are random in the shell; the cores stay pure.
  */
 import { randomUUID } from 'node:crypto';
-import { AllocatorCore, OrchestratorCore, ReaperCore } from '@shoal/domain';
-import { SchedulerCore } from '../../../libs/domain/src/scheduler';
-import { superviseUpdate } from '../../../libs/domain/src/orchestrator/update';
+import { AllocatorCore, OrchestratorCore, ReaperCore, SchedulerCore, superviseUpdate } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
 
 /** A task id as Docker shows them: 25 lowercase base-36 characters. */

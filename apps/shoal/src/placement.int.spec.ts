@@ -113,7 +113,17 @@ describe('placement through the log', () => {
     ]);
     expect(verdict?.status).toBe('applied');
 
+    // The drained node's agent stops what it is told to stop, as an agent does; the
+    // replacements start once their old tasks have stopped (SwarmKit's restart waits).
+    const reported = new Set<string>();
     await until(view, "the drained node's tasks are shut down and replaced elsewhere", (s) => {
+      const stopping = [...s.tasks.values()].filter((t) => t.nodeId === drained && t.desiredState > TaskState.RUNNING && !reported.has(t.id));
+      if (stopping.length > 0) {
+        for (const t of stopping) reported.add(t.id);
+        void dispatcher.append([
+          dispatcher.propose('TaskStatusesReported', { nodeId: drained, statuses: stopping.map((t) => ({ id: t.id, state: TaskState.SHUTDOWN, at: new Date().toISOString() })) }),
+        ]);
+      }
       const running = placed(s);
       return running.length === 1_000 && running.every((t) => t.nodeId !== drained);
     });

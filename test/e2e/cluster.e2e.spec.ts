@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
+import { dockerApi, eventually } from '../../libs/testing/src/processes/docker-api';
+
+const brokers = (): string => {
+  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
+  return process.env.KAFKA_BROKERS;
+};
+
+interface DockerTask {
+  readonly ID: string;
+  readonly NodeID?: string;
+  readonly DesiredState: string;
+  readonly Status: { readonly State: string };
+}
+interface DockerNode {
+  readonly ID: string;
+  readonly Description: { readonly Hostname: string };
+  readonly Status: { readonly State: string };
+}
+interface Health {
+  readonly state: string;
+  readonly term?: number;
+}
+
+const health = async (port: number): Promise<Health> => (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as Health;
+
+// Shoal deployed as separate processes on a real broker: the API, the allocator, the
+// orchestrator, two schedulers, the reaper, the dispatcher, and two agent processes of
+// simulated nodes. A service runs; an agent process dies and its nodes' tasks move; the
+// active scheduler dies and its standby places the next tasks; the log audits clean.
+describe('Shoal as separate processes on Kafka', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  const processes: ShoalProcess[] = [];
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
+    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: `shoal-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_HEALTH_PORT: '0', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' };
+  });
+  afterAll(async () => {
+    await Promise.all(processes.splice(0).map((p) => p.stop()));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = (args: readonly string[]): ShoalProcess => {
+    const p = ShoalProcess.cli(args, env);
+    processes.push(p);
+    return p;
+  };
+  const healthPort = async (p: ShoalProcess): Promise<number> => Number((await p.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000))[1]);
+
+  it('runs a service, moves the tasks of a dead agent, survives the loss of the active scheduler, and audits clean', async () => {
+    const api = start(['run', 'api']);
+    await api.waitFor(/api: listening on/, 90_000);
+    const socket = join(dataDir, 'shoal.sock');
+    // A fast heartbeat so that a dead agent's nodes are DOWN within seconds.
+    const init = await dockerApi(socket, 'POST', '/v1.47/swarm/init', { ListenAddr: '0.0.0.0:2377', Spec: { Dispatcher: { HeartbeatPeriod: 1_000_000_000 } } });
+    expect(init.status).toBe(200);
+
+    const components = ['allocator', 'orchestrator', 'scheduler', 'reaper', 'dispatcher'].map((name) => start(['run', name]));
+    const secondScheduler = start(['run', 'scheduler']);
+    const ports = await Promise.all([...components, secondScheduler].map(healthPort));
+    const [, dispatcherPort] = await components[4]!.waitFor(/dispatcher: agents on 127\.0\.0\.1:(\d+)/, 90_000);
+    for (const port of [ports[0]!, ports[1]!, ports[3]!, ports[4]!]) {
+      await eventually('the component is active', async () => ((await health(port)).state === 'active' ? true : undefined), 90_000);
+    }
+    // Two schedulers: one active, the other standing by.
+    const schedulers = [
+      { process: components[2]!, port: ports[2]! },
+      { process: secondScheduler, port: ports[5]! },
+    ];
+    const states = await eventually('one scheduler is active, the other stands by', async () => {
+      const seen = await Promise.all(schedulers.map(async (s) => (await health(s.port)).state));
+      return [...seen].sort().join() === 'active,standby' ? seen : undefined;
+    }, 90_000);
+    const [active, standby] = states[0] === 'active' ? schedulers : [schedulers[1]!, schedulers[0]!];
+
+    const swarm = await dockerApi<{ JoinTokens: { Worker: string } }>(socket, 'GET', '/swarm');
+    const agent = (prefix: string) =>
+      start(['agent', '--simulate', '2', '--join-token', swarm.body.JoinTokens.Worker, '--dispatcher', `127.0.0.1:${dispatcherPort}`, '--hostname-prefix', prefix]);
+    agent('alpha-');
+    const beta = agent('beta-');
+    const nodes = await eventually('four nodes are ready', async () => {
+      const { body } = await dockerApi<DockerNode[]>(socket, 'GET', '/nodes');
+      return body.filter((n) => n.Status.State === 'ready').length === 4 ? body : undefined;
+    }, 90_000);
+    const betaNodes = new Set(nodes.filter((n) => n.Description.Hostname.startsWith('beta-')).map((n) => n.ID));
+    expect(betaNodes.size).toBe(2);
+
+    const created = await dockerApi(socket, 'POST', '/v1.47/services/create', {
+      Name: 'web',
+      TaskTemplate: { ContainerSpec: { Image: 'nginx:1.27' }, RestartPolicy: { Condition: 'any', Delay: 0 } },
+      Mode: { Replicated: { Replicas: 4 } },
+    });
+    expect(created.status).toBe(201);
+    const runningTasks = (count: number, accept: (t: DockerTask) => boolean = () => true) => async (): Promise<DockerTask[] | undefined> => {
+      const { body } = await dockerApi<DockerTask[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['web'], 'desired-state': ['running'] }))}`);
+      const up = body.filter((t) => t.Status.State === 'running');
+      return up.length === count && up.every(accept) ? up : undefined;
+    };
+    const spread = await eventually('four tasks run, one per node', runningTasks(4), 90_000);
+    expect(new Set(spread.map((t) => t.NodeID)).size).toBe(4);
+
+    // An agent process dies: its two nodes go DOWN and their tasks are replaced on the others.
+    await beta.crash();
+    await eventually('the dead agent\'s nodes are down', async () => {
+      const { body } = await dockerApi<DockerNode[]>(socket, 'GET', '/nodes');
+      return body.filter((n) => betaNodes.has(n.ID)).every((n) => n.Status.State === 'down') ? true : undefined;
+    }, 60_000);
+    await eventually('four tasks run on the live nodes', runningTasks(4, (t) => !betaNodes.has(t.NodeID ?? '')), 90_000);
+
+    // The active scheduler dies: the standby takes the next term and places new tasks.
+    expect((await health(active!.port)).state).toBe('active');
+    expect((await health(standby!.port)).state).toBe('standby');
+    await active!.process.crash();
+    const taken = await eventually('the standby scheduler is active', async () => {
+      const h = await health(standby!.port);
+      return h.state === 'active' ? h : undefined;
+    }, 90_000);
+    expect(taken.term).toBe(2);
+    const web = await dockerApi<{ ID: string; Version: { Index: number }; Spec: Record<string, unknown> }>(socket, 'GET', '/services/web');
+    const scaled = await dockerApi(socket, 'POST', `/v1.47/services/${web.body.ID}/update?version=${web.body.Version.Index}`, { ...web.body.Spec, Mode: { Replicated: { Replicas: 6 } } });
+    expect(scaled.status).toBe(200);
+    await eventually('six tasks run', runningTasks(6, (t) => !betaNodes.has(t.NodeID ?? '')), 90_000);
+
+    const verify = await runShoalCli(['audit', 'verify', '--json'], env, 120_000);
+    expect(verify.code).toBe(0);
+    const report = JSON.parse(verify.stdout) as { agree: boolean; tally: { poison: number } };
+    expect(report.agree).toBe(true);
+    expect(report.tally.poison).toBe(0);
+  });
+});
