@@ -161,7 +161,8 @@ export class AllocatorCore implements ComponentCore {
     this.dirtyNetworks.clear();
     this.dirtyServices.clear();
     for (const network of state.networks.values()) if (network.subnet === undefined) this.dirtyNetworks.add(network.id);
-    for (const service of state.services.values()) if (!endpointReady(service)) this.dirtyServices.add(service.id);
+    // Not only services whose tasks wait: one that stopped publishing may still hold ports to give back.
+    for (const service of state.services.values()) if (service.endpointVersion !== service.version) this.dirtyServices.add(service.id);
     for (const task of state.tasks.values()) {
       if (task.status.state === TaskState.NEW && task.desiredState <= TaskState.RUNNING) this.pending.add(task.id);
     }

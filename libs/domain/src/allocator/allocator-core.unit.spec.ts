@@ -97,6 +97,20 @@ describe('allocator: restart', () => {
     expect(w.state.services.get('s1')?.endpoint?.ports[0]?.publishedPort).toBe(30000);
   });
 
+  it('gives back, after a restart, the ports of a service that stopped publishing while it was down', () => {
+    const w = new AllocatorWorld();
+    w.settle();
+    w.service('s1', published('web', [ingressPort(80, 8080)]));
+    w.settle();
+    w.happen('ServiceUpdated', { id: 's1', spec: serviceSpec('web') });
+    w.restart();
+    w.service('s2', published('api', [ingressPort(80, 8080)]));
+    w.tasks('s2', 't1');
+    w.settle();
+    expect(w.state.services.get('s1')?.endpoint).toEqual({ virtualIps: [], ports: [] });
+    expect(w.task('t1').status.state).toBe(TaskState.PENDING);
+  });
+
   it('picks up NEW tasks that were waiting when it stopped', () => {
     const w = new AllocatorWorld();
     w.settle();
