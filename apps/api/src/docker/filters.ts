@@ -86,18 +86,19 @@ export const taskUpToDate = (state: ClusterState, task: Task): boolean => {
   return task.specVersion === service.version || canonicalJson(task.spec) === canonicalJson(service.spec.task);
 };
 
-/** A service filter value names a service by id, id prefix or name. */
-const serviceFilterMatches = (state: ClusterState, value: string, serviceId: string): boolean => {
-  if (serviceId.startsWith(value)) return true;
-  return state.services.get(serviceId)?.spec.name === value;
-};
-
-/** A node filter value names a node by id, id prefix or hostname. */
-const nodeFilterMatches = (state: ClusterState, value: string, nodeId: string | undefined): boolean => {
-  if (!nodeId) return false;
-  if (nodeId.startsWith(value)) return true;
-  const node = state.nodes.get(nodeId);
-  return node !== undefined && (node.description.hostname === value || node.spec.name === value);
+/**
+ * The ids a service or node filter value names, resolved as Docker resolves them: an
+ * exact id or name first, else every id it is a prefix of.
+ */
+const resolveIds = <T extends { readonly id: string }>(all: Iterable<T>, values: readonly string[] | undefined, named: (item: T, name: string) => boolean): Set<string> | undefined => {
+  if (!values || values.length === 0) return undefined;
+  const items = [...all];
+  const ids = new Set<string>();
+  for (const value of values) {
+    const exact = items.filter((item) => item.id === value || named(item, value));
+    for (const item of exact.length > 0 ? exact : items.filter((candidate) => candidate.id.startsWith(value))) ids.add(item.id);
+  }
+  return ids;
 };
 
 /** Checks desired-state values up front: running, shutdown, accepted (Docker's), or any task state. */
@@ -107,13 +108,18 @@ export const checkDesiredStates = (filters: Filters): void => {
   }
 };
 
-export const taskMatches = (state: ClusterState, filters: Filters, task: Task): boolean =>
-  any(filters, 'id', (id) => task.id.startsWith(id)) &&
-  any(filters, 'name', (name) => taskName(state, task).startsWith(name)) &&
-  any(filters, 'service', (value) => serviceFilterMatches(state, value, task.serviceId)) &&
-  any(filters, 'node', (value) => nodeFilterMatches(state, value, task.nodeId)) &&
-  any(filters, 'desired-state', (value) => parseTaskState(value) === task.desiredState) &&
-  allLabels(filters, 'label', task.spec.container.labels) &&
-  any(filters, '_up-to-date', (value) => !queryTrue(value) || taskUpToDate(state, task));
+/** The predicate of a task list's filters; names of services and nodes are resolved once. */
+export const taskFilter = (state: ClusterState, filters: Filters): ((task: Task) => boolean) => {
+  const services = resolveIds(state.services.values(), filters.get('service'), (service, name) => service.spec.name === name);
+  const nodes = resolveIds(state.nodes.values(), filters.get('node'), (node, name) => node.description.hostname === name || node.spec.name === name);
+  return (task) =>
+    any(filters, 'id', (id) => task.id.startsWith(id)) &&
+    any(filters, 'name', (name) => taskName(state, task).startsWith(name)) &&
+    (!services || services.has(task.serviceId)) &&
+    (!nodes || (task.nodeId !== undefined && nodes.has(task.nodeId))) &&
+    any(filters, 'desired-state', (value) => parseTaskState(value) === task.desiredState) &&
+    allLabels(filters, 'label', task.spec.container.labels) &&
+    any(filters, '_up-to-date', (value) => !queryTrue(value) || taskUpToDate(state, task));
+};
 
 const queryTrue = (value: string): boolean => /^(1|true)$/i.test(value);

@@ -2,7 +2,7 @@ import { TaskState } from '@shoal/contracts';
 import { emptyState } from '@shoal/domain';
 import type { Node, Service } from '@shoal/domain';
 import { newTask, nodeDescription, serviceSpec } from '@shoal/testing';
-import { FilterError, NODE_FILTERS, SERVICE_FILTERS, TASK_FILTERS, checkDesiredStates, labelMatches, nodeMatches, parseFilters, serviceMatches, taskMatches } from './filters';
+import { FilterError, NODE_FILTERS, SERVICE_FILTERS, TASK_FILTERS, checkDesiredStates, labelMatches, nodeMatches, parseFilters, serviceMatches, taskFilter } from './filters';
 
 describe("Docker's filters parameter", () => {
   it('reads the map form and the old list form', () => {
@@ -71,7 +71,7 @@ describe('task filters', () => {
   const pick = (raw: string) => {
     const filters = parseFilters(raw, TASK_FILTERS);
     checkDesiredStates(filters);
-    return [running, old].filter((task) => taskMatches(state, filters, task)).map((task) => task.id);
+    return [running, old].filter(taskFilter(state, filters)).map((task) => task.id);
   };
 
   it('by service name or id, node hostname or id, desired state, name and id', () => {
@@ -84,6 +84,16 @@ describe('task filters', () => {
     expect(pick('{"desired-state":{"shutdown":true}}')).toEqual(['t2']);
     expect(pick('{"name":{"web.1":true}}')).toEqual(['t1', 't2']);
     expect(pick('{"id":{"t2":true}}')).toEqual(['t2']);
+  });
+
+  it('resolves a service name exactly before trying it as an id prefix, as Docker does', () => {
+    state.services.set('webapp', { id: 'webapp', spec: serviceSpec('other'), version: 1, createdAt: 't', updatedAt: 't' });
+    const elsewhere = { ...newTask('t3', 'webapp', spec), createdAt: 't', status: { state: TaskState.NEW, at: 't' } };
+    const filters = parseFilters('{"service":{"web":true}}', TASK_FILTERS);
+    expect([running, old, elsewhere].filter(taskFilter(state, filters)).map((task) => task.id)).toEqual(['t1', 't2']);
+    const byPrefix = parseFilters('{"service":{"weba":true}}', TASK_FILTERS);
+    expect([running, old, elsewhere].filter(taskFilter(state, byPrefix)).map((task) => task.id)).toEqual(['t3']);
+    state.services.delete('webapp');
   });
 
   it("_up-to-date keeps the tasks that run the service's current task spec", () => {

@@ -3,7 +3,7 @@ import { Controller, Get, HttpException, Inject, Param, Query } from '@nestjs/co
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Intents } from '../intents/intents';
 import type { DockerTask } from './docker-types';
-import { TASK_FILTERS, checkDesiredStates, parseFilters, taskMatches } from './filters';
+import { TASK_FILTERS, checkDesiredStates, parseFilters, taskFilter } from './filters';
 import { findTask } from './lookup';
 import { LOGS_NOT_SUPPORTED } from './services.controller';
 import { toDockerTask } from './task-mapper';
@@ -21,7 +21,8 @@ export class TasksController {
     const filters = parseFilters(raw, TASK_FILTERS);
     checkDesiredStates(filters);
     const state = this.intents.state;
-    return [...state.tasks.values()].filter((task) => taskMatches(state, filters, task)).map((task) => toDockerTask(state, task));
+    const matches = taskFilter(state, filters);
+    return [...state.tasks.values()].filter(matches).map((task) => toDockerTask(state, task));
   }
 
   @Get(':id')
