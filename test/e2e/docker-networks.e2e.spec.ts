@@ -54,4 +54,11 @@ describe('docker network, against Shoal', () => {
     expect(await docker('network', 'rm', 'backend')).toBe('backend\n');
     expect((await docker('network', 'ls', '--format', '{{.Name}}')).trim()).toBe('frontend');
   });
+
+  it('docker network prune -f removes the networks no service uses', async () => {
+    await docker('network', 'create', '-d', 'overlay', 'scratch');
+    const out = await docker('network', 'prune', '-f');
+    expect(out).toMatch(/Deleted Networks:\s*scratch/);
+    expect((await docker('network', 'ls', '--format', '{{.Name}}')).trim()).toBe('frontend');
+  });
 });

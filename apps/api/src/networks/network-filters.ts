@@ -1,7 +1,8 @@
-/** Docker's network list filters: id (prefix), name (substring), driver, label, scope, type, dangling. */
+/** Docker's network filters: for lists id (prefix), name (substring), driver, label, scope, type, dangling; for prune label, label!, until. */
 import type { ClusterState, Network } from '@shoal/domain';
 import { FilterError, labelMatches } from '../docker/filters';
 import type { Filters } from '../docker/filters';
+import { parseEventTime } from '../events/event-time';
 import { servicesUsing } from './network-mapper';
 
 export const NETWORK_FILTERS = ['id', 'name', 'driver', 'label', 'scope', 'type', 'dangling'] as const;
@@ -29,3 +30,24 @@ export const networkMatches = (state: ClusterState, filters: Filters, network: N
   any(filters, 'scope', (scope) => scope === 'swarm') &&
   any(filters, 'type', (type) => type === 'custom') &&
   any(filters, 'dangling', (value) => /^(true|1)$/i.test(value) === (servicesUsing(state, network).length === 0));
+
+// ── prune: label, label!, until ─────────────────────────────────────────────
+export const PRUNE_FILTERS = ['label', 'label!', 'until'] as const;
+
+/** `until` as ms since the epoch (Unix seconds or RFC 3339); only networks created before it are pruned. */
+export const pruneUntil = (filters: Filters): number | undefined => {
+  const values = filters.get('until') ?? [];
+  if (values.length > 1) throw new FilterError("invalid filter 'until': give one time");
+  if (values.length === 0) return undefined;
+  const parsed = parseEventTime('until', values[0]!);
+  if (!parsed.ok) throw new FilterError(`invalid filter 'until=${values[0]}': expected Unix seconds or an RFC 3339 time`);
+  return Number(parsed.ns / 1_000_000n);
+};
+
+/** Unused by every service, not the ingress network, and matching the prune filters. */
+export const prunable = (state: ClusterState, filters: Filters, network: Network, until: number | undefined): boolean =>
+  !network.spec.ingress &&
+  servicesUsing(state, network).length === 0 &&
+  (filters.get('label') ?? []).every((label) => labelMatches(network.spec.labels, label)) &&
+  (filters.get('label!') ?? []).every((label) => !labelMatches(network.spec.labels, label)) &&
+  (until === undefined || Date.parse(network.createdAt) < until);

@@ -5,7 +5,7 @@ import { parseFilters } from '../docker/filters';
 import { findNetwork } from '../docker/lookup';
 import { Intents, newObjectId } from '../intents/intents';
 import { NetworkCreateDto } from './network-create.dto';
-import { NETWORK_FILTERS, checkNetworkFilters, networkMatches } from './network-filters';
+import { NETWORK_FILTERS, PRUNE_FILTERS, checkNetworkFilters, networkMatches, prunable, pruneUntil } from './network-filters';
 import { PREDEFINED_NETWORKS, fromNetworkCreate, servicesUsing, toDockerNetwork } from './network-mapper';
 import type { DockerNetwork } from './network-mapper';
 
@@ -43,6 +43,23 @@ export class NetworksController {
     const id = newObjectId();
     await this.intents.submit('NetworkCreated', { id, spec });
     return { Id: id, Warning: '' };
+  }
+
+  @Post('prune')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Remove every network no service uses (never the ingress network)' })
+  @ApiQuery({ name: 'filters', required: false, description: 'JSON: label, label! (key or key=value), until (Unix seconds or RFC 3339)' })
+  async prune(@Query('filters') raw?: string): Promise<{ NetworksDeleted: string[] }> {
+    this.intents.cluster();
+    const filters = parseFilters(raw, PRUNE_FILTERS);
+    const until = pruneUntil(filters);
+    const deleted: string[] = [];
+    for (const network of [...this.intents.state.networks.values()]) {
+      if (!prunable(this.intents.state, filters, network, until)) continue;
+      await this.intents.submit('NetworkRemoved', { id: network.id });
+      deleted.push(network.spec.name);
+    }
+    return { NetworksDeleted: deleted };
   }
 
   @Get(':id')

@@ -120,4 +120,17 @@ describe("Docker's /networks", () => {
     expect([...api.view.state.networks.values()].map((n) => n.spec.name)).not.toContain('frontend');
     expect((await call('DELETE', '/networks/frontend')).status).toBe(404);
   });
+
+  it('prunes the networks no service uses, never the ingress network, as the filters say', async () => {
+    expect((await create({ Name: 'scratch', Driver: 'overlay', Labels: { keep: 'no' } })).status).toBe(201);
+    expect((await create({ Name: 'scratch2', Driver: 'overlay' })).status).toBe(201);
+    const web = serviceSpec('api', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'nginx' }, networks: [{ target: 'scratch2' }] } });
+    await api.append([b.event('ServiceCreated', { id: 's2', spec: web }, { instance: 'other-api' })]);
+    const q = (filters: object) => `/networks/prune?filters=${encodeURIComponent(JSON.stringify(filters))}`;
+    expect(await call('POST', q({ until: ['2000-01-01T00:00:00Z'] }))).toEqual({ status: 200, body: { NetworksDeleted: [] } });
+    expect(await call('POST', q({ label: ['keep=no'] }))).toEqual({ status: 200, body: { NetworksDeleted: ['scratch'] } });
+    expect(await call('POST', '/networks/prune')).toEqual({ status: 200, body: { NetworksDeleted: ['backend'] } });
+    expect(names((await call<DockerNetwork[]>('GET', '/networks')).body)).toEqual(['ingress', 'scratch2']);
+    expect((await call<{ message: string }>('POST', q({ until: ['soon'] }))).status).toBe(400);
+  });
 });
