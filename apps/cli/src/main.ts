@@ -3,11 +3,13 @@
  *   shoal run <component>                        one component as its own process
  *   shoal audit replay [--to OFFSET] [--json]   the state and its hash at an offset
  *   shoal audit verify [--json]                  replay twice and from snapshots; agree?
+ *   shoal agent --join-token T --dispatcher H:P  a node agent on this host (or --simulate N nodes)
  * The log: Kafka when KAFKA_BROKERS is set, else the embedded log in $SHOAL_DATA_DIR.
  */
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import { auditReplay } from './audit-replay';
 import { auditVerify } from './audit-verify';
+import { agentCommand } from '../../agent/src/agent-command';
 
 /** The components `shoal run` starts; each is also `node dist/apps/<component>/main.js`. */
 export const RUNNABLE = ['allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper', 'api'] as const;
@@ -28,6 +30,7 @@ export const cli = (): Command => {
       // Each app's main starts its process when loaded; it runs until SIGINT or SIGTERM.
       await import(`../../${component}/src/main`);
     });
+  program.addCommand(agentCommand());
   const audit = program.command('audit').description('rebuild and verify state from the log');
   audit
     .command('replay')

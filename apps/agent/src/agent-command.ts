@@ -1,0 +1,169 @@
+/**
+ * `shoal agent`: a node agent on this host, or a simulated fleet.
+ *   shoal agent --join-token T --dispatcher HOST:PORT [--hostname H] [--label k=v]…
+ *     this host as one node; tasks run as real processes (the exec executor)
+ *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
+ *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-]
+ *     N simulated nodes in this one process, each its own session
+ * The join token and dispatcher may also come from SHOAL_JOIN_TOKEN and SHOAL_DISPATCHER.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { AgentSession } from './agent-session';
+import { parseByteSize } from './byte-size';
+import { DispatcherChannels } from './dispatcher-channels';
+import { ExecExecutor } from './exec-executor';
+import { parseLabel } from './node-description';
+import { SimulatedFleet } from './simulated-fleet';
+import type { FleetLabels } from './simulated-fleet';
+import { TimerWheel } from './timers';
+
+export interface AgentCommandOptions {
+  joinToken?: string;
+  dispatcher?: string;
+  hostname?: string;
+  label: string[];
+  simulate?: number;
+  cpus?: number;
+  memory?: number;
+  labelCycle: string[];
+  hostnamePrefix?: string;
+}
+
+const argument = <T>(parse: (value: string) => T) => (value: string): T => {
+  try {
+    return parse(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+};
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+const nodeCount = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`expected a number of nodes (1 or more), e.g. --simulate 100; got "${value}"`);
+  return Number(value);
+};
+
+const cpuCount = (value: string): number => {
+  const cpus = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(cpus > 0)) throw new Error(`expected a number of CPUs, e.g. --cpus 4 or --cpus 0.5; got "${value}"`);
+  return cpus;
+};
+
+const hostPort = (value: string): string => {
+  if (!/^[^\s:]+:\d{1,5}$/.test(value)) throw new Error(`expected host:port, e.g. 127.0.0.1:4243; got "${value}"`);
+  return value;
+};
+
+/** --label and --label-cycle as one set of fleet labels (a cycle's values are dealt out across nodes). */
+export const fleetLabels = (labels: readonly string[], cycles: readonly string[]): FleetLabels => {
+  const result: Record<string, string | readonly string[]> = {};
+  for (const label of labels) {
+    const [key, value] = parseLabel(label);
+    result[key] = value;
+  }
+  for (const cycle of cycles) {
+    const [key, values] = parseLabel(cycle);
+    const list = values.split(',').map((value) => value.trim());
+    if (list.some((value) => value === '')) throw new Error(`--label-cycle is key=v1,v2,…, e.g. zone=a,b,c; got "${cycle}"`);
+    result[key] = list;
+  }
+  return result;
+};
+
+const required = (value: string | undefined, flag: string, variable: string): string => {
+  if (value === undefined || value.trim() === '') throw new Error(`${flag} is required (or set ${variable})`);
+  return value.trim();
+};
+
+const say = (line: string): void => void process.stdout.write(`shoal agent: ${line}\n`);
+
+/** Resolves when SIGINT or SIGTERM arrives. */
+const untilSignalled = (): Promise<NodeJS.Signals> =>
+  new Promise((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
+  });
+
+const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dispatcher: string): Promise<void> => {
+  const timers = new TimerWheel(25);
+  const channels = new DispatcherChannels();
+  const labels = Object.fromEntries(options.label.map(parseLabel));
+  const executor = new ExecExecutor({ hostname: options.hostname, labels, output: 'inherit', timers });
+  let failed: (error: Error) => void = () => undefined;
+  const failure = new Promise<Error>((resolve) => (failed = resolve));
+  const session = new AgentSession({ dispatcher, joinToken, executor, channels, timers, log: say, onFailure: (error) => failed(error) });
+  const signalled = untilSignalled();
+  const joined = await Promise.race([session.start().then(() => 'joined' as const), signalled]).catch(async (error: unknown) => {
+    await session.stop();
+    channels.close();
+    throw error;
+  });
+  if (joined !== 'joined') {
+    say(`${joined} before the node joined: stopping`);
+    await session.stop();
+    channels.close();
+    return;
+  }
+  const description = executor.describe();
+  say(`node ${session.nodeId} (${description.hostname}, ${description.nanoCpus / 1e9} CPUs, ${Math.round(description.memoryBytes / 2 ** 20)} MiB) joined the dispatcher at ${session.dispatcher}`);
+  const ended = await Promise.race([signalled, failure]);
+  if (ended instanceof Error) {
+    await session.stop({ stopTasks: true });
+    channels.close();
+    throw ended;
+  }
+  say(`${ended}: stopping this node's tasks`);
+  await session.stop({ stopTasks: true });
+  channels.close();
+};
+
+const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: string, dispatcher: string): Promise<void> => {
+  let failed: (error: Error) => void = () => undefined;
+  const failure = new Promise<Error>((resolve) => (failed = resolve));
+  const fleet = new SimulatedFleet({
+    dispatcher,
+    joinToken,
+    nodes,
+    cpus: options.cpus,
+    memoryBytes: options.memory,
+    labels: fleetLabels(options.label, options.labelCycle),
+    hostnamePrefix: options.hostnamePrefix,
+    log: say,
+    onError: (error) => failed(error),
+  });
+  say(`starting ${nodes} simulated nodes against the dispatcher at ${dispatcher}`);
+  const signalled = untilSignalled();
+  const started = fleet.start();
+  const ended = await Promise.race([started.then(() => Promise.race([signalled, failure])), signalled]);
+  await fleet.stop();
+  if (ended instanceof Error) throw ended;
+  say(`${ended}: the fleet left`);
+};
+
+/** The `agent` command, for `shoal agent` and for the agent's own entry point. */
+export const agentCommand = (name = 'agent'): Command =>
+  new Command(name)
+    .description('run a node agent on this host (tasks as real processes), or --simulate N nodes in one process')
+    .option('--join-token <token>', 'the cluster join token (SWMTKN-1-…; default $SHOAL_JOIN_TOKEN)')
+    .option('--dispatcher <host:port>', 'a dispatcher to join through (default $SHOAL_DISPATCHER)', argument(hostPort))
+    .option('--hostname <name>', "this node's name (default: the host's)")
+    .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
+    .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
+    .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
+    .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))
+    .option('--label-cycle <key=v1,v2,…>', 'a label whose values are dealt out across simulated nodes in turn, e.g. zone=a,b,c; repeatable', collect, [])
+    .option('--hostname-prefix <prefix>', 'simulated node i is named <prefix><i> (default sim-node-)')
+    .showHelpAfterError()
+    .action(async (options: AgentCommandOptions) => {
+      const joinToken = required(options.joinToken ?? process.env.SHOAL_JOIN_TOKEN, '--join-token', 'SHOAL_JOIN_TOKEN');
+      const dispatcher = hostPort(required(options.dispatcher ?? process.env.SHOAL_DISPATCHER, '--dispatcher', 'SHOAL_DISPATCHER'));
+      if (options.simulate === undefined) {
+        for (const [flag, value] of [['--cpus', options.cpus], ['--memory', options.memory], ['--hostname-prefix', options.hostnamePrefix]] as const)
+          if (value !== undefined) throw new Error(`${flag} is for simulated nodes: add --simulate N`);
+        if (options.labelCycle.length > 0) throw new Error('--label-cycle is for simulated nodes: add --simulate N');
+        await runHostAgent(options, joinToken, dispatcher);
+      } else {
+        if (options.hostname !== undefined) throw new Error('--hostname names this host; simulated nodes take --hostname-prefix');
+        await runFleet(options, options.simulate, joinToken, dispatcher);
+      }
+    });

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { TaskState } from '@shoal/contracts';
+import { agentCommand, fleetLabels } from './agent-command';
+import { parseByteSize } from './byte-size';
+import { assignment, complete, update } from './testing/assignments';
+import { FakeDispatcher } from './testing/fake-dispatcher';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+const eventually = async (check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/** Runs `shoal agent …` as its own process; resolves with its exit code and output. */
+const shoalAgent = (args: string[], until?: (child: ReturnType<typeof spawn>, output: () => string) => Promise<void>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', join(ROOT, 'bin', 'register.js'), join(ROOT, 'apps', 'cli', 'src', 'main.ts'), 'agent', ...args], { cwd: ROOT, env: { ...process.env, SHOAL_JOIN_TOKEN: '', SHOAL_DISPATCHER: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    until?.(child, () => stdout).catch(reject);
+  });
+
+describe('shoal agent', () => {
+  let dispatcher: FakeDispatcher;
+  beforeEach(async () => {
+    dispatcher = await FakeDispatcher.start();
+  });
+  afterEach(() => dispatcher.stop());
+
+  it('reads labels and label cycles, and sizes', () => {
+    expect(fleetLabels(['tier=web', 'ssd=true'], ['zone=a,b,c'])).toEqual({ tier: 'web', ssd: 'true', zone: ['a', 'b', 'c'] });
+    expect(() => fleetLabels(['nokey'], [])).toThrow(/a label is key=value/);
+    expect(() => fleetLabels([], ['zone=a,,b'])).toThrow(/--label-cycle is key=v1,v2/);
+    expect(parseByteSize('8GiB')).toBe(8 * 2 ** 30);
+    expect(parseByteSize('512mib')).toBe(512 * 2 ** 20);
+    expect(parseByteSize('2G')).toBe(2e9);
+    expect(() => parseByteSize('lots')).toThrow(/expected a size like 8GiB/);
+  });
+
+  it('says what is missing or misplaced', async () => {
+    const run = (args: string[]) => agentCommand().exitOverride().configureOutput({ writeErr: () => undefined }).parseAsync(args, { from: 'user' });
+    const saved = { token: process.env.SHOAL_JOIN_TOKEN, dispatcher: process.env.SHOAL_DISPATCHER };
+    delete process.env.SHOAL_JOIN_TOKEN;
+    delete process.env.SHOAL_DISPATCHER;
+    try {
+      await expect(run(['--dispatcher', dispatcher.address])).rejects.toThrow('--join-token is required (or set SHOAL_JOIN_TOKEN)');
+      await expect(run(['--join-token', 'x'])).rejects.toThrow('--dispatcher is required (or set SHOAL_DISPATCHER)');
+      await expect(run(['--join-token', 'x', '--dispatcher', 'nowhere'])).rejects.toThrow(/expected host:port/);
+      await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--cpus', '2'])).rejects.toThrow('--cpus is for simulated nodes: add --simulate N');
+      await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--simulate', 'many'])).rejects.toThrow(/expected a number of nodes/);
+    } finally {
+      if (saved.token !== undefined) process.env.SHOAL_JOIN_TOKEN = saved.token;
+      if (saved.dispatcher !== undefined) process.env.SHOAL_DISPATCHER = saved.dispatcher;
+    }
+  });
+
+  it('exits 1 with a clear message when the join token is refused', async () => {
+    const result = await shoalAgent(['--join-token', 'SWMTKN-1-wrong', '--dispatcher', dispatcher.address]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`the dispatcher at ${dispatcher.address} refused the join token: invalid join token`);
+  });
+
+  it('--simulate N joins N nodes with the resources and labels asked for, and leaves on SIGTERM', async () => {
+    const result = await shoalAgent(
+      ['--simulate', '3', '--join-token', 'SWMTKN-1-good', '--dispatcher', dispatcher.address, '--cpus', '2', '--memory', '1GiB', '--label', 'tier=web', '--label-cycle', 'zone=a,b'],
+      async (child) => {
+        await eventually(() => dispatcher.connectedNodes.length === 3, 'three nodes');
+        child.kill('SIGTERM');
+      },
+    );
+    expect(result.code).toBe(0);
+    const described = dispatcher.sessionRequests.map((request) => request.description).sort((a, b) => a.hostname.localeCompare(b.hostname));
+    expect(described.map((d) => [d.hostname, d.nanoCpus, d.memoryBytes, d.engineLabels])).toEqual([
+      ['sim-node-1', 2e9, 2 ** 30, { tier: 'web', zone: 'a' }],
+      ['sim-node-2', 2e9, 2 ** 30, { tier: 'web', zone: 'b' }],
+      ['sim-node-3', 2e9, 2 ** 30, { tier: 'web', zone: 'a' }],
+    ]);
+  });
+
+  it('on this host, runs its tasks as real processes and stops them on SIGTERM', async () => {
+    dispatcher.initialAssignments.set('node-1', complete(update({ ...assignment('sleeper'), specJson: JSON.stringify({ container: { image: 'x', command: ['sleep', '60'] } }) })));
+    const result = await shoalAgent(['--join-token', 'SWMTKN-1-good', '--dispatcher', dispatcher.address, '--hostname', 'edge-1', '--label', 'zone=z'], async (child, output) => {
+      await eventually(() => dispatcher.statuses.some((status) => status.taskId === 'sleeper' && status.state === TaskState.RUNNING), 'the task running');
+      expect(output()).toContain('node node-1 (edge-1');
+      child.kill('SIGTERM');
+    });
+    expect(result.code).toBe(0);
+    expect(dispatcher.sessionRequests[0]?.description).toMatchObject({ hostname: 'edge-1', engineLabels: { zone: 'z' } });
+    expect(dispatcher.statuses.filter((status) => status.taskId === 'sleeper').map((status) => status.state).at(-1)).toBe(TaskState.SHUTDOWN);
+  });
+});
