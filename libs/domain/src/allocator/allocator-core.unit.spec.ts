@@ -111,6 +111,26 @@ describe('allocator: restart', () => {
     expect(w.task('t1').status.state).toBe(TaskState.PENDING);
   });
 
+  it('a superseded allocator cannot hand out an address again: the log fences its term off', () => {
+    const w = new AllocatorWorld();
+    w.takeOwnership('allocator-a');
+    w.network('n1', 'backend', '10.9.0.0/24');
+    w.service('s1', withNetworks('web', ['backend'], { endpoint: { mode: 'dnsrr' } }));
+    w.tasks('s1', 't1');
+    w.settle();
+    w.tasks('s1', 't2');
+    // allocator-a decides, but its record reaches the log only after allocator-b has taken over.
+    const late = w.core.decide(w.state, new Date()).map((p) => w.propose(p));
+    w.restart();
+    w.takeOwnership('allocator-b');
+    w.settle();
+    expect(w.addressOf('t2', 'backend')).toBe('10.9.0.3/24');
+    w.tasks('s1', 't3');
+    for (const event of late) expect(w.append(event)).toMatchObject({ status: 'rejected', reasons: [expect.stringMatching(/stale writer/)] });
+    w.settle();
+    expect(['t1', 't2', 't3'].map((id) => w.addressOf(id, 'backend'))).toEqual(['10.9.0.2/24', '10.9.0.3/24', '10.9.0.4/24']);
+  });
+
   it('picks up NEW tasks that were waiting when it stopped', () => {
     const w = new AllocatorWorld();
     w.settle();

@@ -11,6 +11,7 @@ import { evolve } from '../evolve';
 import { emptyState } from '../state';
 import type { ClusterState } from '../state';
 import type { Verdict } from '../verdict';
+import type { Proposal } from '../component-core';
 import { AllocatorCore } from './allocator-core';
 import type { AllocatorOptions } from './allocator-core';
 
@@ -21,6 +22,8 @@ export class AllocatorWorld {
   /** Every record, in log order, refused ones included. */
   readonly log: ShoalEvent[] = [];
   private ids = 0;
+  /** Who the allocator writes as: its instance and ownership term. */
+  writer = { instance: 'allocator-1', term: 0 };
 
   constructor(
     private readonly options: Partial<AllocatorOptions> = {},
@@ -50,12 +53,24 @@ export class AllocatorWorld {
       const proposals = this.core.decide(this.state, new Date(this.b.now()));
       if (proposals.length === 0) return written;
       for (const p of proposals) {
-        const event = this.b.event(p.type, p.data as never, { by: 'allocator', ...(p.expect ? { expect: p.expect } : {}) });
+        const event = this.propose(p);
         written.push(event);
         this.append(event);
       }
     }
     throw new Error(`the allocator was still proposing after ${rounds} rounds`);
+  }
+
+  /** The record the allocator would append for a proposal, as the writer it is now. */
+  propose(p: Proposal): ShoalEvent {
+    return this.b.event(p.type, p.data as never, { by: 'allocator', ...this.writer, ...(p.expect ? { expect: p.expect } : {}) });
+  }
+
+  /** The allocator's `instance` takes the next ownership term, as the runner does before it acts. */
+  takeOwnership(instance: string): Verdict {
+    const term = (this.state.terms.get('allocator') ?? 0) + 1;
+    this.writer = { instance, term };
+    return this.happen('OwnershipTaken', { component: 'allocator', term }, { by: 'allocator', instance, term });
   }
 
   /** A new allocator process: the log replayed into a fresh state, then start-up reconciliation. */
