@@ -1,0 +1,144 @@
+/**
+ * The agent against the real dispatcher on a real broker: simulated and exec nodes join
+ * with the cluster's join token, run what the scheduler assigns them, and their statuses
+ * reach the log; a wrong token is refused with the dispatcher's reason.
+ */
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_CLUSTER_SPEC, TaskState, decode } from '@shoal/contracts';
+import type { EventOf, EventType, JoinTokens, ShoalEvent } from '@shoal/contracts';
+import { KafkaEventLog } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
+import { EventWriter, newJoinTokens } from '@shoal/runtime';
+import { newTask, serviceSpec } from '@shoal/testing';
+import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
+import { AgentSession, JoinRefusedError } from './agent-session';
+import { DispatcherChannels } from './dispatcher-channels';
+import { ExecExecutor } from './exec-executor';
+import { SimulatedFleet } from './simulated-fleet';
+import { TimerWheel } from './timers';
+
+const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
+if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: run these tests through jest, whose global setup starts a broker.');
+
+const eventually = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+const eventsOn = async (log: EventLog): Promise<ShoalEvent[]> =>
+  (await log.read(0)).flatMap((record) => {
+    const decoded = decode(record.value);
+    return decoded.ok ? [decoded.event] : [];
+  });
+
+const eventsOf = async <K extends EventType>(log: EventLog, type: K): Promise<EventOf<K>[]> =>
+  (await eventsOn(log)).filter((event): event is EventOf<K> => event.type === type);
+
+/** The states the log has for a task, in order. */
+const reportedStates = async (log: EventLog, taskId: string) =>
+  (await eventsOf(log, 'TaskStatusesReported')).flatMap((event) => event.data.statuses.filter((status) => status.id === taskId));
+
+describe('the agent with the real dispatcher', () => {
+  const cluster = `c-${randomUUID().slice(0, 8)}`;
+  const topic = `shoal-test-${randomUUID()}.events`;
+  let log: EventLog;
+  let tokens: JoinTokens;
+  let server: DispatcherServer;
+  let address: string;
+  const writers: Record<string, EventWriter> = {};
+  const as = (component: 'api' | 'orchestrator' | 'allocator' | 'scheduler'): EventWriter =>
+    (writers[component] ??= new EventWriter(log, cluster, component, `${component}-agent-test`));
+
+  /** Puts a task on a node as the managers would: created, allocated, assigned. */
+  const assign = async (taskId: string, serviceId: string, spec: ReturnType<typeof serviceSpec>, nodeId: string): Promise<void> => {
+    const [orchestrator, allocator, scheduler] = [as('orchestrator'), as('allocator'), as('scheduler')];
+    await orchestrator.append([orchestrator.propose('TasksCreated', { tasks: [newTask(taskId, serviceId, spec)] })]);
+    await allocator.append([allocator.propose('TasksAllocated', { tasks: [{ id: taskId, attachments: [] }] })]);
+    await scheduler.append([scheduler.propose('TasksAssigned', { tasks: [{ id: taskId, nodeId, why: 'test' }] })]);
+  };
+
+  const crashing = serviceSpec('crashing', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'busybox', env: ['SIM_RUN_FOR=300ms', 'SIM_EXIT_CODE=3'] } } });
+  const shell = serviceSpec('shell', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'busybox', command: ['sh', '-c', 'exit 4'] } } });
+
+  beforeAll(async () => {
+    log = await KafkaEventLog.open({ brokers, topic, clientId: 'agent-int' });
+    tokens = newJoinTokens(cluster);
+    const api = as('api');
+    await api.append([
+      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 500 } }, tokens }),
+      api.propose('ServiceCreated', { id: 's-crashing', spec: crashing }),
+      api.propose('ServiceCreated', { id: 's-shell', spec: shell }),
+    ]);
+    server = new DispatcherServer(log, { cluster });
+    const { port } = await server.start();
+    await server.runner!.untilActive();
+    address = `127.0.0.1:${port}`;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await log?.close();
+  });
+
+  it('a simulated fleet joins, runs an assigned task as its SIM_* env says, and the log has each state', async () => {
+    const fleet = new SimulatedFleet({ dispatcher: address, joinToken: tokens.worker, nodes: 3, cpus: 2, labels: { zone: ['a', 'b', 'c'] } });
+    try {
+      await fleet.start();
+      expect(fleet.connected).toBe(3);
+      const registered = await eventually('three nodes registered', async () => {
+        const events = await eventsOf(log, 'NodeRegistered');
+        return events.length >= 3 ? events : undefined;
+      });
+      expect(registered.map((event) => event.data.description.engine.labels?.zone).sort()).toEqual(['a', 'b', 'c']);
+      const nodeId = fleet.nodeIds[1]!;
+      expect(registered.map((event) => event.data.id)).toContain(nodeId);
+
+      await assign('t-crash', 's-crashing', crashing, nodeId);
+      const statuses = await eventually('the task to fail on the log', async () => {
+        const states = await reportedStates(log, 't-crash');
+        return states.some((status) => status.state === TaskState.FAILED) ? states : undefined;
+      });
+      expect(statuses.map((status) => status.state)).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING, TaskState.FAILED]);
+      expect(statuses.at(-1)).toMatchObject({ exitCode: 3, err: 'task exited with code 3' });
+    } finally {
+      await fleet.stop();
+    }
+  });
+
+  it('an exec node runs its task as a real process and the exit code reaches the log', async () => {
+    const timers = new TimerWheel(25);
+    const channels = new DispatcherChannels();
+    const session = new AgentSession({ dispatcher: address, joinToken: tokens.worker, executor: new ExecExecutor({ timers, hostname: 'exec-host' }), channels, timers });
+    try {
+      await session.start();
+      await assign('t-shell', 's-shell', shell, session.nodeId!);
+      const last = await eventually('the shell task to end on the log', async () => (await reportedStates(log, 't-shell')).find((status) => status.state === TaskState.FAILED));
+      expect(last).toMatchObject({ exitCode: 4 });
+    } finally {
+      await session.stop();
+      channels.close();
+    }
+  });
+
+  it('a wrong join token is refused with the dispatcher’s reason', async () => {
+    const timers = new TimerWheel(25);
+    const channels = new DispatcherChannels();
+    const session = new AgentSession({ dispatcher: address, joinToken: newJoinTokens('another-cluster').worker, executor: new ExecExecutor({ timers }), channels, timers });
+    try {
+      const refused = await session.start().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(JoinRefusedError);
+      expect((refused as Error).message).toMatch(new RegExp(`^the dispatcher at ${address} refused the join token: .*another cluster`));
+    } finally {
+      await session.stop();
+      channels.close();
+    }
+  });
+});
