@@ -42,6 +42,16 @@ export class Plan {
     this.services.add(task.serviceId);
   }
 
+  /** Takes back the creations of a service's tasks that `match` (a slot being scaled away). */
+  uncreate(serviceId: string, match: (task: NewTask) => boolean): void {
+    const list = this.createdByService.get(serviceId);
+    if (!list?.some(match)) return;
+    this.createdByService.set(serviceId, list.filter((task) => !match(task)));
+    const keep = this.created.filter((task) => task.serviceId !== serviceId || !match(task));
+    this.created.length = 0;
+    this.created.push(...keep);
+  }
+
   /** The tasks this plan creates for a service. */
   createdFor(serviceId: string): readonly NewTask[] {
     return this.createdByService.get(serviceId) ?? [];

@@ -9,12 +9,16 @@ import type { Task } from '@shoal/contracts';
 import type { Service } from '../state';
 import type { Decision } from './decision';
 import { newTaskFor } from './restart-supervisor';
+import { isRunnable } from './plan';
 import { groupBy, holders } from './slots';
 
 export interface HeldSlot {
   readonly slot: number;
+  /** The tasks that hold it. */
   readonly tasks: readonly Task[];
-  /** This decision already creates a task in it. */
+  /** Every task in it that is not being removed. */
+  readonly all: readonly Task[];
+  /** This decision already creates a task in it (a restart). */
   readonly planned: boolean;
 }
 
@@ -30,6 +34,12 @@ export const reconcileReplicated = (d: Decision, service: Service, replicas: num
     }
   } else if (replicas < held.length) {
     for (const surplus of scaleDownOrder(held).slice(replicas)) {
+      // A slot being restarted in this decision is given up whole: no replacement, and its
+      // task goes to REMOVE rather than SHUTDOWN.
+      if (surplus.planned) d.plan.uncreate(service.id, (task) => task.slot === surplus.slot);
+      for (const task of surplus.all) {
+        if (isRunnable(task.desiredState) || isRunnable(d.plan.desiredOf(task))) d.plan.setDesired(task, TaskState.REMOVE, `scaled down to ${replicas}`);
+      }
       for (const task of surplus.tasks) d.plan.setDesired(task, TaskState.REMOVE, `scaled down to ${replicas}`);
     }
   }
@@ -43,23 +53,22 @@ export const heldSlots = (d: Decision, service: Service): HeldSlot[] => {
   const held: HeldSlot[] = [];
   for (const [slot, tasks] of bySlot) {
     const holding = holders(d, tasks, service);
-    if (holding.length > 0 || planned.has(slot)) held.push({ slot, tasks: holding, planned: planned.has(slot) });
+    if (holding.length > 0 || planned.has(slot)) held.push({ slot, tasks: holding, all: tasks, planned: planned.has(slot) });
   }
-  for (const slot of planned) if (!bySlot.has(slot)) held.push({ slot, tasks: [], planned: true });
+  for (const slot of planned) if (!bySlot.has(slot)) held.push({ slot, tasks: [], all: [], planned: true });
   return held;
 };
 
-const isRunning = (slot: HeldSlot): boolean => slot.tasks.some((task) => task.status.state === TaskState.RUNNING);
+const isRunning = (slot: HeldSlot): boolean => !slot.planned && slot.tasks.some((task) => task.status.state === TaskState.RUNNING);
 
 /**
  * The order in which slots are kept on scale-down (the first `replicas` stay): running
  * slots before the others, then by how many of the service's slots their node already
  * had before them — so the last ones come from the busiest nodes. Slots with several
- * tasks, or none on a node, are given up first; slots this decision is filling are kept.
+ * tasks, or none on a node — such as one this decision is restarting — are given up first.
  */
 export const scaleDownOrder = (held: readonly HeldSlot[]): HeldSlot[] => {
   const byState = [...held].sort((a, b) => {
-    if (a.planned !== b.planned) return a.planned ? -1 : 1;
     const ra = isRunning(a);
     if (ra !== isRunning(b)) return ra ? -1 : 1;
     return a.slot - b.slot;
@@ -67,8 +76,7 @@ export const scaleDownOrder = (held: readonly HeldSlot[]): HeldSlot[] => {
   const perNode = new Map<string, number>();
   const indexed = byState.map((slot) => {
     const only = slot.tasks.length === 1 ? slot.tasks[0] : undefined;
-    if (slot.planned) return { slot, index: 0 };
-    if (!only || only.nodeId === undefined) return { slot, index: Number.MAX_SAFE_INTEGER };
+    if (slot.planned || !only || only.nodeId === undefined) return { slot, index: Number.MAX_SAFE_INTEGER };
     const count = (perNode.get(only.nodeId) ?? 0) + 1;
     perNode.set(only.nodeId, count);
     return { slot, index: count };

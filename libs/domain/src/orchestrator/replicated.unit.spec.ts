@@ -105,6 +105,21 @@ describe('replicated services: reconcile by slot', () => {
     expect(sim.runnable('s1').map((t) => t.id)).toEqual([onN1.id]);
   });
 
+  it('given a task that failed and a scale-down in the same decision, then its slot is given up first: no replacement, desired REMOVE', () => {
+    const sim = setup();
+    sim.append('ServiceCreated', { id: 's1', spec: spec(3) });
+    sim.settle();
+    const failed = sim.running('s1')[1]!;
+    sim.report(failed.id, FAILED);
+    sim.append('ServiceUpdated', { id: 's1', spec: spec(2) });
+    sim.decide();
+    expect(sim.state.tasks.get(failed.id)!.desiredState).toBe(REMOVE);
+    expect(sim.tasksOf('s1').some((t) => t.replaces === failed.id)).toBe(false);
+    expect(sim.runnable('s1')).toHaveLength(2);
+    sim.settle();
+    expect(sim.running('s1')).toHaveLength(2);
+  });
+
   it('given a service, when it is removed, then every one of its tasks gets desired REMOVE', () => {
     const sim = setup();
     sim.append('ServiceCreated', { id: 's1', spec: spec(3) });

@@ -1,4 +1,5 @@
 /** The orchestrator with the update supervisor it calls by default: reconcilers and updater together. */
+import fc from 'fast-check';
 import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec, UpdateConfig } from '@shoal/contracts';
 import { OrchestratorCore } from './orchestrator-core';
@@ -66,5 +67,61 @@ describe('the orchestrator with its update supervisor', () => {
     expect(sim.state.services.get('s1')!.updateStatus?.state).toMatch(/^rollback_/);
     expect(sim.running('s1').map((t) => t.spec.container.image)).toEqual(['web:1', 'web:1', 'web:1']);
     expect(new Set(sim.running('s1').map((t) => t.slot)).size).toBe(3);
+  });
+});
+
+describe('the orchestrator with its update supervisor, invariants', () => {
+  type Step =
+    | { readonly kind: 'image'; readonly v: number }
+    | { readonly kind: 'scale'; readonly replicas: number }
+    | { readonly kind: 'fail'; readonly pick: number }
+    | { readonly kind: 'node'; readonly node: number; readonly up: boolean }
+    | { readonly kind: 'advance'; readonly ms: number };
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({ kind: fc.constant('image' as const), v: fc.integer({ min: 1, max: 4 }) }),
+    fc.record({ kind: fc.constant('scale' as const), replicas: fc.integer({ min: 0, max: 5 }) }),
+    fc.record({ kind: fc.constant('fail' as const), pick: fc.nat(10) }),
+    fc.record({ kind: fc.constant('node' as const), node: fc.nat(1), up: fc.boolean() }),
+    fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 10_000 }) }),
+  );
+  const tolerant: UpdateConfig = { ...update, failureAction: 'continue', maxFailureRatio: 1, monitorMs: 1_000 };
+
+  it('whatever happens during updates, the service settles with every replica running its current spec, one per slot', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+        let ids = 0;
+        const sim = new Simulation(new OrchestratorCore({ newId: () => `t${++ids}` }));
+        for (const n of ['n1', 'n2']) sim.addNode(n);
+        let image = 'web:1';
+        let replicas = 3;
+        const current = () => spec(image, replicas, { update: tolerant, rollback: tolerant });
+        sim.append('ServiceCreated', { id: 's1', spec: current() });
+        for (const s of steps) {
+          if (s.kind === 'image') {
+            image = `web:${s.v}`;
+            sim.append('ServiceUpdated', { id: 's1', spec: current() });
+          } else if (s.kind === 'scale') {
+            replicas = s.replicas;
+            sim.append('ServiceUpdated', { id: 's1', spec: current() });
+          } else if (s.kind === 'fail') {
+            const task = sim.running('s1')[s.pick % Math.max(1, sim.running('s1').length)];
+            if (task && sim.state.nodes.get(task.nodeId!)?.status.state === 'ready') sim.report(task.id, TaskState.FAILED);
+          } else if (s.kind === 'node') {
+            sim.append('NodeStatusChanged', { nodes: [{ id: `n${s.node + 1}`, state: s.up ? 'ready' : 'down' }] });
+          } else sim.advance(s.ms);
+          sim.step();
+          // Records are never written in the same millisecond here (the update supervisor tells
+          // its own tasks from an earlier update's by creation time).
+          sim.advance(1);
+        }
+        for (const id of ['n1', 'n2']) sim.append('NodeStatusChanged', { nodes: [{ id, state: 'ready' }] });
+        sim.settle(400, 1_000);
+        expect(doubled(sim)).toBe(false);
+        expect(sim.running('s1')).toHaveLength(replicas);
+        expect(sim.runnable('s1')).toHaveLength(replicas);
+        expect(sim.running('s1').every((t) => t.spec.container.image === image)).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
