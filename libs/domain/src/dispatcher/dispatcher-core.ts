@@ -35,6 +35,8 @@ export class DispatcherCore implements ComponentCore {
   private adopting = false;
   /** Tasks this dispatcher has reported ORPHANED since it became active: never twice. */
   private readonly orphaned = new Set<string>();
+  /** Nodes DOWN in the view: the only ones whose tasks may become orphans. */
+  private readonly down = new Set<string>();
   private activeInstanceValue?: string;
 
   constructor(
@@ -68,6 +70,7 @@ export class DispatcherCore implements ComponentCore {
         if (event.data.component === 'dispatcher') this.activeInstanceValue = event.by.instance;
         break;
       case 'NodeRegistered': {
+        this.down.delete(event.data.id);
         const session = this.sessions.get(event.data.id);
         if (session?.registration === 'proposed') {
           session.registration = 'open';
@@ -75,7 +78,14 @@ export class DispatcherCore implements ComponentCore {
         }
         break;
       }
+      case 'NodeStatusChanged':
+        for (const { id } of event.data.nodes) {
+          if (state.nodes.get(id)?.status.state === 'down') this.down.add(id);
+          else this.down.delete(id);
+        }
+        break;
       case 'NodeRemoved':
+        this.down.delete(event.data.id);
         this.sessions.end(event.data.id, 'the node was removed from the cluster');
         break;
       case 'TasksCreated':
@@ -98,6 +108,8 @@ export class DispatcherCore implements ComponentCore {
     this.periodMs = heartbeatPeriodMs(state);
     this.adopting = true;
     this.orphaned.clear();
+    this.down.clear();
+    for (const node of state.nodes.values()) if (node.status.state === 'down') this.down.add(node.id);
   }
 
   decide(state: ClusterState, now: Date): readonly Proposal[] {
@@ -111,20 +123,16 @@ export class DispatcherCore implements ComponentCore {
   }
 
   wakeAt(state: ClusterState): number | undefined {
-    const times = [nextExpiry(this.sessions, heartbeatPeriodMs(state)), nextOrphaning(state, (id) => this.unattended(id))];
+    const times = [nextExpiry(this.sessions, heartbeatPeriodMs(state)), nextOrphaning(state, (id) => this.unattended(id), this.down)];
     const defined = times.filter((t): t is number => t !== undefined);
     return defined.length === 0 ? undefined : Math.min(...defined);
   }
 
   private registrations(): Proposal[] {
-    const proposals: Proposal[] = [];
-    for (const session of this.sessions.all()) {
-      if (session.registration !== 'pending') continue;
-      session.registration = 'proposed';
-      const { nodeId: id, description, role, addr } = session;
-      proposals.push({ type: 'NodeRegistered', data: { id, description, role, ...(addr === undefined ? {} : { addr }) } });
-    }
-    return proposals;
+    return this.sessions.takeUnregistered().map(({ nodeId: id, description, role, addr }) => ({
+      type: 'NodeRegistered',
+      data: { id, description, role, ...(addr === undefined ? {} : { addr }) },
+    }));
   }
 
   private expired(state: ClusterState, at: number): Proposal[] {
@@ -146,7 +154,7 @@ export class DispatcherCore implements ComponentCore {
   }
 
   private orphans(state: ClusterState, now: Date): Proposal[] {
-    const proposals = orphanTasks(state, (id) => this.unattended(id), now);
+    const proposals = orphanTasks(state, (id) => this.unattended(id), now, this.down);
     for (const proposal of proposals) {
       if (proposal.type === 'TaskStatusesReported') for (const { id } of proposal.data.statuses) this.orphaned.add(id);
     }

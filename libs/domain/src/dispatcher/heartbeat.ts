@@ -17,18 +17,11 @@ export const heartbeatPeriodMs = (state: ClusterState): number => {
 export const expiresAt = (lastSeen: number, periodMs: number): number => lastSeen + periodMs * GRACE_MULTIPLIER;
 
 /** The nodes silent for longer than the grace period at `now`. */
-export const expiredNodes = (sessions: SessionTable, periodMs: number, now: number): string[] => {
-  const expired: string[] = [];
-  for (const { nodeId, lastSeen } of sessions.expected()) if (expiresAt(lastSeen, periodMs) <= now) expired.push(nodeId);
-  return expired;
-};
+export const expiredNodes = (sessions: SessionTable, periodMs: number, now: number): string[] =>
+  sessions.silentSince(now - periodMs * GRACE_MULTIPLIER);
 
-/** The next time a node may expire, if any is expected. */
+/** When the next node may expire (never later than it will), if any is expected. */
 export const nextExpiry = (sessions: SessionTable, periodMs: number): number | undefined => {
-  let next: number | undefined;
-  for (const { lastSeen } of sessions.expected()) {
-    const at = expiresAt(lastSeen, periodMs);
-    if (next === undefined || at < next) next = at;
-  }
-  return next;
+  const oldest = sessions.oldestLastSeen;
+  return oldest === undefined ? undefined : expiresAt(oldest, periodMs);
 };

@@ -32,11 +32,27 @@ const orphanableOn = (state: ClusterState, taskIds: Iterable<string>): Task[] =>
   return tasks;
 };
 
-/** One TaskStatusesReported per node DOWN for longer than the period, ORPHANing its live tasks. */
-export const orphanTasks = (state: ClusterState, tasksOf: (nodeId: string) => Iterable<string>, now: Date): Proposal[] => {
+/** The nodes among `ids` that exist. */
+function* nodesOf(state: ClusterState, ids: Iterable<string>): Iterable<Node> {
+  for (const id of ids) {
+    const node = state.nodes.get(id);
+    if (node) yield node;
+  }
+}
+
+/**
+ * One TaskStatusesReported per node DOWN for longer than the period, ORPHANing its live
+ * tasks. `candidates`: the nodes to look at (those known to be DOWN), by default all.
+ */
+export const orphanTasks = (
+  state: ClusterState,
+  tasksOf: (nodeId: string) => Iterable<string>,
+  now: Date,
+  candidates: Iterable<string> = state.nodes.keys(),
+): Proposal[] => {
   const periodMs = nodeDownPeriodMs(state);
   const proposals: Proposal[] = [];
-  for (const node of state.nodes.values()) {
+  for (const node of nodesOf(state, candidates)) {
     const at = orphanedAt(node, periodMs);
     if (at === undefined || at > now.getTime()) continue;
     const tasks = orphanableOn(state, tasksOf(node.id));
@@ -49,10 +65,14 @@ export const orphanTasks = (state: ClusterState, tasksOf: (nodeId: string) => It
 };
 
 /** The next time a DOWN node's tasks become orphans, if one has any that can. */
-export const nextOrphaning = (state: ClusterState, tasksOf: (nodeId: string) => Iterable<string>): number | undefined => {
+export const nextOrphaning = (
+  state: ClusterState,
+  tasksOf: (nodeId: string) => Iterable<string>,
+  candidates: Iterable<string> = state.nodes.keys(),
+): number | undefined => {
   const periodMs = nodeDownPeriodMs(state);
   let next: number | undefined;
-  for (const node of state.nodes.values()) {
+  for (const node of nodesOf(state, candidates)) {
     const at = orphanedAt(node, periodMs);
     if (at === undefined || (next !== undefined && at >= next)) continue;
     if (orphanableOn(state, tasksOf(node.id)).length > 0) next = at;

@@ -42,17 +42,14 @@ export interface PendingStatus {
   readonly report: TaskStatusReport;
 }
 
-/** A node the dispatcher expects to hear from: a session, or a node READY when it took over. */
-export interface Expected {
-  readonly nodeId: string;
-  readonly lastSeen: number;
-  readonly session?: Session;
-}
-
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
   /** Nodes READY on the log when this dispatcher became active, given the grace period to come back. */
   private readonly awaited = new Map<string, number>();
+  /** Sessions whose registration is still to be proposed. */
+  private readonly unregistered = new Set<Session>();
+  /** No expected node was last heard from before this (a lower bound, made exact by each scan). */
+  private oldestSeen?: number;
   private pending: PendingStatus[] = [];
 
   get size(): number {
@@ -65,6 +62,8 @@ export class SessionTable {
     this.awaited.delete(session.nodeId);
     const opened: Session = { ...session, registration: 'pending', lastSeen: now };
     this.sessions.set(session.nodeId, opened);
+    this.unregistered.add(opened);
+    this.seen(now);
     return opened;
   }
 
@@ -108,6 +107,7 @@ export class SessionTable {
     const session = this.sessions.get(nodeId);
     if (!session) return undefined;
     this.sessions.delete(nodeId);
+    this.unregistered.delete(session);
     session.link?.closed(reason);
     return session;
   }
@@ -116,18 +116,55 @@ export class SessionTable {
   clear(reason: string): void {
     for (const nodeId of [...this.sessions.keys()]) this.end(nodeId, reason);
     this.awaited.clear();
+    this.unregistered.clear();
+    this.oldestSeen = undefined;
     this.pending = [];
   }
 
   /** Expects a node with no session yet to connect, counting its silence from `now`. */
   await(nodeId: string, now: number): void {
-    if (!this.sessions.has(nodeId) && !this.awaited.has(nodeId)) this.awaited.set(nodeId, now);
+    if (this.sessions.has(nodeId) || this.awaited.has(nodeId)) return;
+    this.awaited.set(nodeId, now);
+    this.seen(now);
   }
 
-  /** Every node the dispatcher expects to hear from, with when it last did. */
-  *expected(): IterableIterator<Expected> {
-    for (const session of this.sessions.values()) yield { nodeId: session.nodeId, lastSeen: session.lastSeen, session };
-    for (const [nodeId, lastSeen] of this.awaited) yield { nodeId, lastSeen };
+  /** A time before which no expected node was last heard from; undefined when none is expected. */
+  get oldestLastSeen(): number | undefined {
+    return this.oldestSeen;
+  }
+
+  /**
+   * The nodes last heard from at or before `cutoff`. Cheap when none can be: the table
+   * scans only once its oldest sign of life is that old.
+   */
+  silentSince(cutoff: number): string[] {
+    if (this.oldestSeen === undefined || this.oldestSeen > cutoff) return [];
+    const silent: string[] = [];
+    let oldest: number | undefined;
+    this.forEachExpected((nodeId, lastSeen) => {
+      if (lastSeen <= cutoff) silent.push(nodeId);
+      else if (oldest === undefined || lastSeen < oldest) oldest = lastSeen;
+    });
+    this.oldestSeen = oldest;
+    return silent;
+  }
+
+  private seen(at: number): void {
+    if (this.oldestSeen === undefined || at < this.oldestSeen) this.oldestSeen = at;
+  }
+
+  /** Takes the sessions whose registration is still to be proposed, marking them proposed. */
+  takeUnregistered(): Session[] {
+    const sessions = [...this.unregistered];
+    this.unregistered.clear();
+    for (const session of sessions) session.registration = 'proposed';
+    return sessions;
+  }
+
+  /** Calls `visit` for every node the dispatcher expects to hear from, with when it last did. */
+  forEachExpected(visit: (nodeId: string, lastSeen: number) => void): void {
+    for (const session of this.sessions.values()) visit(session.nodeId, session.lastSeen);
+    for (const [nodeId, lastSeen] of this.awaited) visit(nodeId, lastSeen);
   }
 
   /** Sessions in log order of nothing in particular: insertion order. */
