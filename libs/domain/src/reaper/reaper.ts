@@ -46,8 +46,11 @@ export const stoppedForGood = (task: Task): boolean =>
 export const onRemovedNode = (state: ClusterState, task: Task): boolean =>
   task.nodeId !== undefined && task.status.state >= TaskState.ASSIGNED && !state.nodes.has(task.nodeId);
 
-/** Still running, or still meant to run: the history rule never deletes these. */
-const live = (task: Task): boolean => task.desiredState <= TaskState.RUNNING || task.status.state <= TaskState.RUNNING;
+/**
+ * Still running, or still meant to run: the history rule never deletes these. A task told
+ * to stop before it ever reached a node is not live: nothing of it runs anywhere.
+ */
+const live = (task: Task): boolean => task.desiredState <= TaskState.RUNNING || !stoppedForGood(task);
 
 const byStatusTime = (a: Task, b: Task): number =>
   a.status.at < b.status.at ? -1 : a.status.at > b.status.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

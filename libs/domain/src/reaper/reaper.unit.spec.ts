@@ -81,6 +81,16 @@ describe('the task reaper', () => {
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['t1', 't2']);
   });
 
+  it('counts a task told to stop before it reached a node as history, and deletes it like any stopped task', () => {
+    events.push(
+      b.event('TasksCreated', { tasks: [newTask('never', 's1', spec, { slot: 1 })] }),
+      b.event('TaskDesiredStatesChanged', { tasks: [{ id: 'never', desiredState: SHUTDOWN }] }),
+    );
+    for (const id of ['t1', 't2', 't3']) task(id, FAILED);
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['never']);
+  });
+
   it('counts each slot on its own', () => {
     for (const id of ['a1', 'a2', 'a3']) task(id, FAILED, SHUTDOWN, 1);
     for (const id of ['b1', 'b2', 'b3', 'b4']) task(id, COMPLETE, SHUTDOWN, 2);
