@@ -1,0 +1,92 @@
+/**
+ * The real docker CLI against `npm start` (every component and three simulated nodes in
+ * one process, on the embedded log), without --detach: the CLI's own progress display
+ * follows the tasks the orchestrator, allocator, scheduler and agents move, and must see
+ * them converge — on create, update, scale, rollback, a global service, and a drain.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+
+describe('the docker CLI against npm start', () => {
+  let dataDir: string;
+  let shoal: ShoalProcess;
+
+  const docker = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const config = join(dataDir, 'docker-config');
+    mkdirSync(config, { recursive: true });
+    writeFileSync(join(config, 'config.json'), '{}');
+    const env = { PATH: process.env.PATH, HOME: dataDir, DOCKER_CONFIG: config, DOCKER_HOST: `unix://${join(dataDir, 'shoal.sock')}` };
+    return new Promise((resolve) => {
+      execFile('docker', args, { env, timeout: 60_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  };
+  const ok = async (...args: string[]): Promise<string> => {
+    const result = await docker(...args);
+    if (result.code !== 0) throw new Error(`docker ${args.join(' ')} failed (${result.code}): ${result.stderr}\n${result.stdout}`);
+    return result.stdout;
+  };
+  const running = async (service: string): Promise<string[]> =>
+    (await ok('service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Name}} {{.Image}} {{.Node}} {{.CurrentState}}', service))
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .sort();
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'shoal-docker-aio-'));
+    shoal = ShoalProcess.start({ ...process.env, SHOAL_DATA_DIR: dataDir, KAFKA_BROKERS: '', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
+    await shoal.waitFor(/Ctrl-C stops it/, 90_000);
+  });
+  afterAll(async () => {
+    await shoal?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('service create converges, shown by the CLI\'s own progress display', async () => {
+    expect((await ok('node', 'ls', '--format', '{{.Status}}')).trim().split('\n')).toEqual(['Ready', 'Ready', 'Ready']);
+    const created = await ok('service', 'create', '--name', 'web', '--replicas', '3', '--update-monitor', '1s', '--update-parallelism', '3', 'nginx:1.27');
+    expect(created).toMatch(/overall progress: 3 out of 3 tasks/);
+    expect(created).toMatch(/verify: Service \w+ converged/);
+    const tasks = await running('web');
+    expect(tasks).toHaveLength(3);
+    for (const task of tasks) expect(task).toMatch(/^web\.\d nginx:1\.27 \S+ Running/);
+    expect(await ok('service', 'ls', '--format', '{{.Name}} {{.Replicas}}')).toBe('web 3/3\n');
+  });
+
+  it('service update --image, scale and rollback converge', async () => {
+    expect(await ok('service', 'update', '--image', 'nginx:1.28', 'web')).toMatch(/verify: Service web converged/);
+    expect((await running('web')).every((task) => task.includes('nginx:1.28'))).toBe(true);
+    expect(await ok('service', 'scale', 'web=5')).toMatch(/verify: Service web converged/);
+    expect(await running('web')).toHaveLength(5);
+    expect(await ok('service', 'rollback', 'web')).toMatch(/verify: Service web converged/);
+    // The spec before the last update: nginx:1.28 with 3 replicas.
+    const tasks = await running('web');
+    expect(tasks).toHaveLength(3);
+    expect(tasks.every((task) => task.includes('nginx:1.28'))).toBe(true);
+  });
+
+  it('a global service runs one task per node, and a drained node\'s tasks move', async () => {
+    const created = await ok('service', 'create', '--name', 'agent', '--mode', 'global', '--update-monitor', '1s', 'busybox:1.36', 'sleep', '3600');
+    expect(created).toMatch(/verify: Service \w+ converged/);
+    expect(await running('agent')).toHaveLength(3);
+
+    const [drained] = (await ok('node', 'ls', '--format', '{{.Hostname}}')).trim().split('\n').sort();
+    await ok('node', 'update', '--availability', 'drain', drained!);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const web = await running('web');
+      const agent = await running('agent');
+      const moved = web.length === 3 && web.every((task) => !task.includes(` ${drained} `) && / Running /.test(task)) && agent.length === 2;
+      if (moved) break;
+      if (Date.now() > deadline) throw new Error(`tasks did not leave ${drained}: ${JSON.stringify({ web, agent })}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect((await ok('service', 'rm', 'web', 'agent'))).toBe('web\nagent\n');
+    expect(await ok('service', 'ls', '-q')).toBe('');
+  });
+});
