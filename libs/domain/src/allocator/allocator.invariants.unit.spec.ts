@@ -15,7 +15,9 @@ type Op =
   | { readonly kind: 'tasks'; readonly k: number; readonly count: number }
   | { readonly kind: 'end'; readonly i: number }
   | { readonly kind: 'remove'; readonly i: number }
-  | { readonly kind: 'restart' };
+  | { readonly kind: 'restart' }
+  /** A new allocator takes over while the old one's last decision is still on its way to the log. */
+  | { readonly kind: 'failover' };
 
 const weighted = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -35,6 +37,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   weighted(2, fc.record({ kind: fc.constant('end' as const), i: fc.nat(100) })),
   weighted(1, fc.record({ kind: fc.constant('remove' as const), i: fc.nat(100) })),
   weighted(2, fc.constant({ kind: 'restart' as const })),
+  weighted(1, fc.constant({ kind: 'failover' as const })),
 );
 
 const specOf = (o: Extract<Op, { kind: 'service' }>): ServiceSpec => {
@@ -84,6 +87,14 @@ const apply = (w: AllocatorWorld, o: Op): void => {
     case 'restart':
       w.restart();
       return;
+    case 'failover': {
+      const late = w.core.decide(w.state, new Date()).map((p) => w.propose(p));
+      w.restart();
+      w.takeOwnership(`allocator-${w.state.terms.get('allocator') ?? 0}-next`);
+      w.settle();
+      for (const event of late) w.append(event);
+      return;
+    }
     default: {
       const _exhaustive: never = o;
       return _exhaustive;
@@ -120,7 +131,7 @@ const expectNothingHandedOutTwice = (state: ClusterState): void => {
 };
 
 describe('allocator invariants', () => {
-  it('no address and no published port is handed out twice, across restarts that replay the log', () => {
+  it('no address and no published port is handed out twice, across restarts that replay the log and failovers', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 10, maxLength: 40 }), (ops) => {
         const w = new AllocatorWorld();
