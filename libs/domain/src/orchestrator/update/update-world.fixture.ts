@@ -204,3 +204,10 @@ export const replicated = (replicas: number, update?: Partial<UpdateConfig>, rol
     ...(update ? { update: config(update) } : {}),
     ...(rollback ? { rollback: config(rollback) } : {}),
   });
+
+/** What the tasks of `serviceId` meant to run run, as "slot:image" (or "node:image"), sorted. */
+export const runningImages = (world: UpdateWorld, serviceId = 's'): string[] =>
+  world
+    .desiredRunning(serviceId)
+    .map((task) => `${task.slot ?? task.nodeId}:${task.spec.container.image}`)
+    .sort();
