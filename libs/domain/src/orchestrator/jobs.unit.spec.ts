@@ -107,6 +107,17 @@ describe('global jobs', () => {
     expect(completed(sim).filter((t) => t.jobIteration === 1).map((t) => t.nodeId).sort()).toEqual(['n1', 'n2']);
   });
 
+  it('given a global job running on a node that is drained, then its unfinished task there is shut down and not run elsewhere', () => {
+    const sim = setup(['n1', 'n2'], false);
+    sim.append('ServiceCreated', { id: 'j', spec: jobSpec({ kind: 'global-job' }) });
+    sim.settle();
+    const onN1 = sim.running('j').find((t) => t.nodeId === 'n1')!;
+    sim.append('NodeSpecUpdated', { id: 'n1', spec: { labels: {}, role: 'worker', availability: 'drain' } });
+    sim.settle();
+    expect(sim.state.tasks.get(onN1.id)!.desiredState).toBe(TaskState.SHUTDOWN);
+    expect(sim.runnable('j').map((t) => t.nodeId)).toEqual(['n2']);
+  });
+
   it('given a global job task that fails, then it is restarted on its node', () => {
     const sim = setup(['n1', 'n2'], false);
     sim.append('ServiceCreated', { id: 'j', spec: jobSpec({ kind: 'global-job' }) });

@@ -135,6 +135,17 @@ describe('replicated services: reconcile by slot', () => {
     expect(sim.tasksOf('s1').every((t) => t.status.state > RUNNING)).toBe(true);
   });
 
+  it('given a task still meant to run that leaves the store (it never reached a node), then its slot is filled again', () => {
+    const sim = setup([]);
+    sim.append('ServiceCreated', { id: 's1', spec: spec(2) });
+    sim.decide();
+    const [gone] = sim.runnable('s1');
+    sim.append('TasksRemoved', { tasks: [{ id: gone!.id, reason: 'test' }] });
+    sim.decide();
+    expect(slotsOf(sim)).toEqual([1, 2]);
+    expect(sim.tasksOf('s1')).toHaveLength(2);
+  });
+
   it('given other services, then reconciling one never touches the tasks of another', () => {
     const sim = setup();
     sim.append('ServiceCreated', { id: 's1', spec: spec(2) });
