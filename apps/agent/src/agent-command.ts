@@ -1,12 +1,16 @@
 /**
  * `shoal agent`: a node agent on this host, or a simulated fleet.
  *   shoal agent --join-token T --dispatcher HOST:PORT [--hostname H] [--label k=v]…
- *     this host as one node; tasks run as real processes (the exec executor)
+ *               [--state-dir DIR]
+ *     this host as one node; tasks run as real processes (the exec executor); with
+ *     --state-dir it keeps its node id there and joins as the same node next time
  *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
  *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-]
  *     N simulated nodes in this one process, each its own session
  * The join token and dispatcher may also come from SHOAL_JOIN_TOKEN and SHOAL_DISPATCHER.
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AgentSession } from './agent-session';
 import { parseByteSize } from './byte-size';
@@ -27,7 +31,26 @@ export interface AgentCommandOptions {
   memory?: number;
   labelCycle: string[];
   hostnamePrefix?: string;
+  stateDir?: string;
 }
+
+const NODE_ID_FILE = 'node-id';
+
+/** The node id an earlier run kept in the state directory, if any. */
+const keptNodeId = (stateDir: string | undefined): string | undefined => {
+  if (!stateDir) return undefined;
+  try {
+    return readFileSync(join(stateDir, NODE_ID_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const keepNodeId = (stateDir: string | undefined, nodeId: string | undefined): void => {
+  if (!stateDir || !nodeId) return;
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(join(stateDir, NODE_ID_FILE), `${nodeId}\n`);
+};
 
 const argument = <T>(parse: (value: string) => T) => (value: string): T => {
   try {
@@ -91,7 +114,8 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   const executor = new ExecExecutor({ hostname: options.hostname, labels, output: 'inherit', timers });
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
-  const session = new AgentSession({ dispatcher, joinToken, executor, channels, timers, log: say, onFailure: (error) => failed(error) });
+  const nodeId = keptNodeId(options.stateDir);
+  const session = new AgentSession({ dispatcher, joinToken, executor, channels, timers, nodeId, log: say, onFailure: (error) => failed(error) });
   const signalled = untilSignalled();
   const joined = await Promise.race([session.start().then(() => 'joined' as const), signalled]).catch(async (error: unknown) => {
     await session.stop();
@@ -104,6 +128,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     channels.close();
     return;
   }
+  keepNodeId(options.stateDir, session.nodeId);
   const description = executor.describe();
   say(`node ${session.nodeId} (${description.hostname}, ${description.nanoCpus / 1e9} CPUs, ${Math.round(description.memoryBytes / 2 ** 20)} MiB) joined the dispatcher at ${session.dispatcher}`);
   const ended = await Promise.race([signalled, failure]);
@@ -148,6 +173,7 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--dispatcher <host:port>', 'a dispatcher to join through (default $SHOAL_DISPATCHER)', argument(hostPort))
     .option('--hostname <name>', "this node's name (default: the host's)")
     .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
+    .option('--state-dir <dir>', 'keep the node id here, to join as the same node after a restart')
     .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
     .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))
@@ -164,6 +190,7 @@ export const agentCommand = (name = 'agent'): Command =>
         await runHostAgent(options, joinToken, dispatcher);
       } else {
         if (options.hostname !== undefined) throw new Error('--hostname names this host; simulated nodes take --hostname-prefix');
+        if (options.stateDir !== undefined) throw new Error('--state-dir keeps the node id of this host; simulated nodes join afresh each run');
         await runFleet(options, options.simulate, joinToken, dispatcher);
       }
     });

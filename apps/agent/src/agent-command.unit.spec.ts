@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
 import { agentCommand, fleetLabels } from './agent-command';
@@ -96,5 +98,20 @@ describe('shoal agent', () => {
     expect(result.code).toBe(0);
     expect(dispatcher.sessionRequests[0]?.description).toMatchObject({ hostname: 'edge-1', engineLabels: { zone: 'z' } });
     expect(dispatcher.statuses.filter((status) => status.taskId === 'sleeper').map((status) => status.state).at(-1)).toBe(TaskState.SHUTDOWN);
+  });
+
+  it('with --state-dir, joins as the same node after a restart', async () => {
+    const stateDir = join(mkdtempSync(join(tmpdir(), 'shoal-agent-')), 'state');
+    const args = ['--join-token', 'SWMTKN-1-good', '--dispatcher', dispatcher.address, '--state-dir', stateDir];
+    const runOnce = (sessions: number) =>
+      shoalAgent(args, async (child) => {
+        await eventually(() => dispatcher.sessionRequests.length === sessions && dispatcher.connectedNodes.length === 1, `session ${sessions}`);
+        await eventually(() => existsSync(join(stateDir, 'node-id')) && readFileSync(join(stateDir, 'node-id'), 'utf8').trim() !== '', 'the node id kept');
+        child.kill('SIGTERM');
+      });
+    expect((await runOnce(1)).code).toBe(0);
+    expect((await runOnce(2)).code).toBe(0);
+    expect(dispatcher.sessionRequests.map((request) => request.nodeId)).toEqual(['', 'node-1']);
+    expect(readFileSync(join(stateDir, 'node-id'), 'utf8').trim()).toBe('node-1');
   });
 });

@@ -5,9 +5,7 @@
  */
 import { agentCommand } from './agent-command';
 
-export { agentCommand } from './agent-command';
-export { SimulatedFleet } from './simulated-fleet';
-export type { SimulatedFleetOptions, FleetLabels } from './simulated-fleet';
+export * from './index';
 
 export const runMain = (argv: readonly string[]): void => {
   agentCommand('shoal-agent')

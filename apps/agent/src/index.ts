@@ -1,0 +1,12 @@
+/** The node agent for in-process hosts (the all-in-one `npm start`) and for `shoal agent`. */
+export { SimulatedFleet, labelsOfNode } from './simulated-fleet';
+export type { FleetLabels, SimulatedFleetOptions } from './simulated-fleet';
+export { AgentSession, JoinRefusedError } from './agent-session';
+export type { AgentSessionOptions } from './agent-session';
+export { DispatcherChannels } from './dispatcher-channels';
+export { ExecExecutor } from './exec-executor';
+export { SimulatedExecutor, simulatedBehaviour } from './simulated-executor';
+export type { AssignedTask, Executor, TaskController, TaskExit } from './executor';
+export { TimerWheel } from './timers';
+export type { Timers } from './timers';
+export { agentCommand } from './agent-command';
