@@ -58,6 +58,16 @@ describe('the docker CLI against npm start', () => {
     expect(await ok('service', 'ls', '--format', '{{.Name}} {{.Replicas}}')).toBe('web 3/3\n');
   });
 
+  it('service update --replicas adds tasks and restarts none (the defaults it sends back change nothing)', async () => {
+    const ids = async () => (await ok('service', 'ps', '-q', '--filter', 'desired-state=running', 'web')).trim().split('\n').sort();
+    const before = await ids();
+    expect(await ok('service', 'update', '--replicas', '4', 'web')).toMatch(/verify: Service web converged/);
+    const after = await ids();
+    expect(after).toHaveLength(4);
+    expect(after).toEqual(expect.arrayContaining(before));
+    expect(await ok('service', 'update', '--replicas', '3', 'web')).toMatch(/verify: Service web converged/);
+  });
+
   it('service update --image, scale and rollback converge', async () => {
     expect(await ok('service', 'update', '--image', 'nginx:1.28', 'web')).toMatch(/verify: Service web converged/);
     expect((await running('web')).every((task) => task.includes('nginx:1.28'))).toBe(true);

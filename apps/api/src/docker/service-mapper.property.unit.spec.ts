@@ -1,8 +1,9 @@
 /** Property: every Shoal ServiceSpec survives the trip through Docker's shape unchanged. */
 import fc from 'fast-check';
-import { FAILURE_ACTIONS, PORT_PROTOCOLS, RESTART_CONDITIONS, UPDATE_ORDERS } from '@shoal/contracts';
+import { DEFAULT_RESTART_POLICY, DEFAULT_UPDATE_CONFIG, FAILURE_ACTIONS, PORT_PROTOCOLS, RESTART_CONDITIONS, UPDATE_ORDERS } from '@shoal/contracts';
+import { canonicalJson } from '@shoal/domain';
 import type { ServiceSpec, UpdateConfig } from '@shoal/contracts';
-import { fromDockerServiceSpec, toDockerServiceSpec } from './service-mapper';
+import { DEFAULT_STOP_GRACE_MS, fromDockerServiceSpec, toDockerServiceSpec } from './service-mapper';
 
 const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/);
 const labels = fc.dictionary(word, fc.string({ maxLength: 8 }), { minKeys: 1, maxKeys: 3 });
@@ -87,21 +88,30 @@ const spec: fc.Arbitrary<ServiceSpec> = fc.record(
   { requiredKeys: ['name', 'task', 'mode'] },
 );
 
+/** Shoal stores no defaults (see service-mapper.ts): specs whose values equal them are not generated. */
+const storedForm = spec.filter(
+  (candidate) =>
+    (candidate.task.restartPolicy === undefined || canonicalJson(candidate.task.restartPolicy) !== canonicalJson(DEFAULT_RESTART_POLICY)) &&
+    candidate.task.container.stopGracePeriodMs !== DEFAULT_STOP_GRACE_MS &&
+    canonicalJson(candidate.update) !== canonicalJson(DEFAULT_UPDATE_CONFIG) &&
+    canonicalJson(candidate.rollback) !== canonicalJson(DEFAULT_UPDATE_CONFIG) &&
+    canonicalJson(candidate.endpoint) !== canonicalJson({ mode: 'vip' }),
+);
+
 describe('service mapper', () => {
   it('Shoal → Docker → Shoal gives back the same spec', () => {
     fc.assert(
-      fc.property(spec, (original) => {
+      fc.property(storedForm, (original) => {
         expect(fromDockerServiceSpec(toDockerServiceSpec(original))).toEqual(original);
       }),
       { numRuns: 300 },
     );
   });
 
-  it('and so does the trip through inspect with the defaults inserted, once they are filled in', () => {
+  it('and so does the trip through inspect with the defaults inserted (what docker service update reads)', () => {
     fc.assert(
-      fc.property(spec, (original) => {
-        const once = fromDockerServiceSpec(toDockerServiceSpec(original, { insertDefaults: true }));
-        expect(fromDockerServiceSpec(toDockerServiceSpec(once, { insertDefaults: true }))).toEqual(once);
+      fc.property(storedForm, (original) => {
+        expect(fromDockerServiceSpec(toDockerServiceSpec(original, { insertDefaults: true }))).toEqual(original);
       }),
       { numRuns: 200 },
     );

@@ -2,6 +2,11 @@
  * Services: Docker's ServiceSpec ↔ Shoal's ServiceSpec, and Shoal's service → Docker's
  * Service object. Durations cross as nanoseconds (Docker) ↔ milliseconds (Shoal). A spec
  * Shoal cannot accept throws a SpecError naming Docker's field.
+ *
+ * Defaults are not stored: a value equal to its default (restart policy, stop grace
+ * period, update and rollback config, a bare vip endpoint) is left out of Shoal's spec.
+ * `docker service update` reads the spec with the defaults inserted and sends them back;
+ * storing them would change the task spec and restart every task for nothing.
  */
 import {
   DEFAULT_RESTART_POLICY,
@@ -29,6 +34,7 @@ import type {
   UpdateConfig,
   UpdateOrder,
 } from '@shoal/contracts';
+import { canonicalJson } from '@shoal/domain';
 import type { ClusterState, Service } from '@shoal/domain';
 import { constraintProblem } from './constraints';
 import type {
@@ -46,6 +52,11 @@ import { msToNs, nsToMs } from './durations';
 import { SpecError } from './spec-error';
 
 // ── Docker → Shoal ─────────────────────────────────────────────────────────
+
+/** Docker's stop grace period when none is given. */
+export const DEFAULT_STOP_GRACE_MS = 10_000;
+
+const isDefault = (value: unknown, fallback: unknown): boolean => canonicalJson(value) === canonicalJson(fallback);
 
 const oneOf = <T extends string>(allowed: readonly T[], value: string | undefined, fallback: T, field: string): T => {
   if (value === undefined || value === '') return fallback;
@@ -164,7 +175,8 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
   if (!image) throw new SpecError('TaskTemplate.ContainerSpec.Image', 'an image is required');
   const limits = fromDockerResources(task?.Resources?.Limits, 'TaskTemplate.Resources.Limits');
   const reservations = fromDockerResources(task?.Resources?.Reservations, 'TaskTemplate.Resources.Reservations');
-  const restartPolicy = fromDockerRestart(task?.RestartPolicy);
+  const restart = fromDockerRestart(task?.RestartPolicy);
+  const restartPolicy = restart && !isDefault(restart, DEFAULT_RESTART_POLICY) ? restart : undefined;
   const placement = fromDockerPlacement(task?.Placement);
   const networks = [...fromDockerNetworks(task?.Networks, 'TaskTemplate.Networks'), ...fromDockerNetworks(topLevelNetworks, 'Networks')];
   const forceUpdate = nonNegative(task?.ForceUpdate, 'TaskTemplate.ForceUpdate');
@@ -179,7 +191,7 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
       ...(container?.Dir ? { dir: container.Dir } : {}),
       ...(container?.User ? { user: container.User } : {}),
       ...(container?.Hostname ? { hostname: container.Hostname } : {}),
-      ...(stopGrace !== undefined ? { stopGracePeriodMs: nsToMs(stopGrace) } : {}),
+      ...(stopGrace !== undefined && nsToMs(stopGrace) !== DEFAULT_STOP_GRACE_MS ? { stopGracePeriodMs: nsToMs(stopGrace) } : {}),
     },
     ...(limits || reservations ? { resources: { ...(limits ? { limits } : {}), ...(reservations ? { reservations } : {}) } } : {}),
     ...(restartPolicy ? { restartPolicy } : {}),
@@ -228,6 +240,8 @@ const fromDockerEndpoint = (endpoint: DockerEndpointSpec | null | undefined): En
   return { mode: oneOf<'vip' | 'dnsrr'>(['vip', 'dnsrr'], endpoint.Mode, 'vip', 'EndpointSpec.Mode'), ...(ports.length > 0 ? { ports } : {}) };
 };
 
+const withoutDefault = <T>(value: T | undefined, fallback: unknown): T | undefined => (value !== undefined && isDefault(value, fallback) ? undefined : value);
+
 /** Docker's ServiceSpec as Shoal's; throws a SpecError naming the field Shoal cannot accept. */
 export const fromDockerServiceSpec = (spec: DockerServiceSpec): ServiceSpec => {
   const name = spec.Name?.trim();
@@ -235,9 +249,9 @@ export const fromDockerServiceSpec = (spec: DockerServiceSpec): ServiceSpec => {
   if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name) || name.length > 63) {
     throw new SpecError('Name', `"${name}" is not a valid name (letters, digits, "_", "." or "-", starting with a letter or digit, at most 63)`);
   }
-  const update = fromDockerUpdateConfig(spec.UpdateConfig, 'UpdateConfig');
-  const rollback = fromDockerUpdateConfig(spec.RollbackConfig, 'RollbackConfig');
-  const endpoint = fromDockerEndpoint(spec.EndpointSpec);
+  const update = withoutDefault(fromDockerUpdateConfig(spec.UpdateConfig, 'UpdateConfig'), DEFAULT_UPDATE_CONFIG);
+  const rollback = withoutDefault(fromDockerUpdateConfig(spec.RollbackConfig, 'RollbackConfig'), DEFAULT_UPDATE_CONFIG);
+  const endpoint = withoutDefault(fromDockerEndpoint(spec.EndpointSpec), { mode: 'vip' });
   return {
     name,
     ...optionalLabels(labelsOf(spec.Labels, 'Labels')),
@@ -313,7 +327,7 @@ export const toDockerTaskSpec = (task: TaskSpec, options: { readonly insertDefau
       ...(container.stopGracePeriodMs !== undefined
         ? { StopGracePeriod: msToNs(container.stopGracePeriodMs) }
         : options.insertDefaults
-          ? { StopGracePeriod: msToNs(10_000) }
+          ? { StopGracePeriod: msToNs(DEFAULT_STOP_GRACE_MS) }
           : {}),
     },
     Resources: { Limits: toDockerResources(task.resources?.limits), Reservations: toDockerResources(task.resources?.reservations) },

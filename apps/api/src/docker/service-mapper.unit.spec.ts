@@ -12,7 +12,7 @@ const dockerSpec: DockerServiceSpec = {
   Name: 'web',
   Labels: { team: 'a' },
   TaskTemplate: {
-    ContainerSpec: { Image: 'nginx:1.27', Args: ['-g', 'daemon off;'], Env: ['A=1'], StopGracePeriod: 10_000_000_000 },
+    ContainerSpec: { Image: 'nginx:1.27', Args: ['-g', 'daemon off;'], Env: ['A=1'], StopGracePeriod: 15_000_000_000 },
     Resources: { Limits: { MemoryBytes: 128 * 2 ** 20 }, Reservations: { NanoCPUs: 500_000_000, MemoryBytes: 64 * 2 ** 20 } },
     RestartPolicy: { Condition: 'on-failure', Delay: 3_000_000_000, MaxAttempts: 4 },
     Placement: {
@@ -25,7 +25,7 @@ const dockerSpec: DockerServiceSpec = {
   },
   Mode: { Replicated: { Replicas: 3 } },
   UpdateConfig: { Parallelism: 2, Delay: 10_000_000_000, FailureAction: 'rollback', Monitor: 20_000_000_000, MaxFailureRatio: 0.2, Order: 'start-first' },
-  RollbackConfig: { Parallelism: 1, FailureAction: 'pause', Order: 'stop-first' },
+  RollbackConfig: { Parallelism: 2, FailureAction: 'pause', Order: 'stop-first' },
   EndpointSpec: { Mode: 'vip', Ports: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: 8080, PublishMode: 'ingress' }, { TargetPort: 443 }] },
 };
 
@@ -35,7 +35,7 @@ describe("Docker's ServiceSpec → Shoal's", () => {
   it('carries the container, the resources and the placement', () => {
     expect(spec.name).toBe('web');
     expect(spec.labels).toEqual({ team: 'a' });
-    expect(spec.task.container).toEqual({ image: 'nginx:1.27', args: ['-g', 'daemon off;'], env: ['A=1'], stopGracePeriodMs: 10_000 });
+    expect(spec.task.container).toEqual({ image: 'nginx:1.27', args: ['-g', 'daemon off;'], env: ['A=1'], stopGracePeriodMs: 15_000 });
     expect(spec.task.resources).toEqual({ limits: { memoryBytes: 128 * 2 ** 20 }, reservations: { nanoCpus: 500_000_000, memoryBytes: 64 * 2 ** 20 } });
     expect(spec.task.placement).toEqual({
       constraints: ['node.labels.zone==east', 'node.role != manager'],
@@ -48,7 +48,7 @@ describe("Docker's ServiceSpec → Shoal's", () => {
   it('turns nanoseconds into milliseconds and fills what Docker left out with the defaults', () => {
     expect(spec.task.restartPolicy).toEqual({ condition: 'on-failure', delayMs: 3_000, maxAttempts: 4, windowMs: 0 });
     expect(spec.update).toEqual({ parallelism: 2, delayMs: 10_000, failureAction: 'rollback', monitorMs: 20_000, maxFailureRatio: 0.2, order: 'start-first' });
-    expect(spec.rollback).toEqual({ ...DEFAULT_UPDATE_CONFIG, parallelism: 1 });
+    expect(spec.rollback).toEqual({ ...DEFAULT_UPDATE_CONFIG, parallelism: 2 });
   });
 
   it('maps the modes', () => {
@@ -96,6 +96,20 @@ describe("Shoal's ServiceSpec → Docker's", () => {
   it('comes back to the same Shoal spec (what `docker service update` sends back)', () => {
     const spec = fromDockerServiceSpec(dockerSpec);
     expect(fromDockerServiceSpec(toDockerServiceSpec(spec))).toEqual(spec);
+  });
+
+  it('stores no defaults: what `docker service update` reads with them inserted and sends back is the same spec', () => {
+    const bare: ServiceSpec = serviceSpec('web');
+    expect(fromDockerServiceSpec(toDockerServiceSpec(bare, { insertDefaults: true }))).toEqual(bare);
+    const explicit = fromDockerServiceSpec({
+      ...dockerSpec,
+      TaskTemplate: { ContainerSpec: { Image: 'x', StopGracePeriod: 10_000_000_000 }, RestartPolicy: { Condition: 'any' } },
+      UpdateConfig: { Parallelism: 1, FailureAction: 'pause', Order: 'stop-first' },
+      EndpointSpec: { Mode: 'vip' },
+    });
+    expect(explicit.task).toEqual({ container: { image: 'x' } });
+    expect(explicit.update).toBeUndefined();
+    expect(explicit.endpoint).toBeUndefined();
   });
 
   it('with insertDefaults, shows the update, rollback and restart defaults', () => {
