@@ -174,6 +174,13 @@ describe('the API over HTTP', () => {
       expect(records[1]!.correlation).toBe(records[0]!.correlation);
     });
 
+    it('writes nothing for a swarm update that changes nothing (what docker swarm join-token --rotate sends, without the rotation)', async () => {
+      const swarm = (await api.request('GET', '/swarm', { socket: true })).body as { Version: { Index: number }; Spec: object };
+      const before = await api.log.highWaterMark();
+      expect((await api.request('POST', `/swarm/update?version=${swarm.Version.Index}`, { socket: true, body: swarm.Spec })).status).toBe(200);
+      expect(await api.log.highWaterMark()).toBe(before);
+    });
+
     it('answers 404 for what does not exist', async () => {
       expect(await api.request('GET', '/services/nope', { socket: true })).toMatchObject({ status: 404, body: { message: 'service nope not found' } });
       expect(await api.request('POST', '/nodes/nope/update?version=1', { socket: true, body: {} })).toMatchObject({ status: 404 });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
+import { canonicalJson } from '@shoal/domain';
 import type { ShoalEvent } from '@shoal/contracts';
 import { newJoinTokens, joinToken } from '@shoal/runtime';
 import { Intents } from '../intents/intents';
@@ -14,7 +15,7 @@ import { fromDockerSwarmSpec, toDockerSwarm } from './swarm-mapper';
 
 const ALREADY_A_SWARM = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
 
-const sameSpec = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const sameSpec = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
 @ApiTags('docker: swarm')
 @Controller('swarm')
