@@ -35,7 +35,7 @@ export interface OrchestratorOptions {
   readonly newId: () => string;
   /** The rolling-update supervisor (default: update/'s `superviseUpdate`; `noUpdates` leaves out-of-date tasks as they are). */
   readonly superviseUpdate?: UpdateSupervisor;
-  /** Past this many task changes, a decision leaves the remaining services for the next one. */
+  /** Past this many task changes, a decision leaves the remaining tasks and services for the next one. */
   readonly maxPlanSize?: number;
 }
 
@@ -202,10 +202,11 @@ export class OrchestratorCore implements ComponentCore {
     this.restarts.startDue(d);
 
     for (const id of this.taskCandidates) {
+      if (plan.size >= this.maxPlanSize) break;
+      this.taskCandidates.delete(id);
       const task = state.tasks.get(id);
       if (task) superviseTask(d, task);
     }
-    this.taskCandidates.clear();
 
     if (this.dirtyNodes.size > 0) {
       for (const nodeId of this.dirtyNodes) {

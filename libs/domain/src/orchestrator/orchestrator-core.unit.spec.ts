@@ -123,6 +123,23 @@ describe('the orchestrator core', () => {
     expect(sim.decide()).toEqual([]);
   });
 
+  it('leaves ended tasks past the plan size limit for the next decision too', () => {
+    const sim = new Simulation(new OrchestratorCore({ newId: counter(), maxPlanSize: 4 }));
+    sim.addNode('n1');
+    sim.append('ServiceCreated', { id: 'a', spec: spec('a', 4) });
+    sim.settle();
+    for (const task of sim.running('a')) sim.report(task.id, FAILED);
+    const shutDown = () => sim.written('TaskDesiredStatesChanged').at(-1)!.data.tasks.filter((t) => t.desiredState === SHUTDOWN).length;
+    sim.decide();
+    expect(shutDown()).toBe(2); // two shutdowns and two replacements make four
+    sim.decide();
+    expect(shutDown()).toBe(1); // the first two replacements start, and one more restart
+    sim.decide();
+    expect(shutDown()).toBe(1);
+    sim.settle();
+    expect(sim.running('a')).toHaveLength(4);
+  });
+
   it('copes with 100 services of 1,000 replicas, and a task failure then touches only that task', () => {
     const sim = new Simulation(new OrchestratorCore({ newId: counter(), maxPlanSize: 20_000 }));
     sim.addNode('n1');
