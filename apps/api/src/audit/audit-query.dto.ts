@@ -3,6 +3,9 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { EVENT_TYPES } from '@shoal/contracts';
+import type { VerdictStatus } from '@shoal/domain';
+
+const VERDICT_STATUSES: VerdictStatus[] = ['applied', 'partial', 'rejected', 'poison'];
 
 export const MAX_PAGE = 1_000;
 export const DEFAULT_PAGE = 100;
@@ -27,6 +30,11 @@ export class AuditEventsQuery {
   @IsOptional()
   @IsIn(Object.keys(EVENT_TYPES), { message: 'must be an event type: one of $constraint1' })
   type?: string;
+
+  @ApiPropertyOptional({ description: "Only records with this verdict.", enum: VERDICT_STATUSES })
+  @IsOptional()
+  @IsIn(VERDICT_STATUSES, { message: 'must be one of $constraint1' })
+  verdict?: VerdictStatus;
 
   @ApiPropertyOptional({ description: 'Only records that touch this entity (a service, task, node or network id, or the cluster id).' })
   @IsOptional()

@@ -41,6 +41,11 @@ export class AuditTrail {
     return this.refused.get(offset) ?? applied('');
   }
 
+  /** The offsets of every record not applied in full (partial, rejected, poison), ascending. */
+  refusedOffsets(): number[] {
+    return [...this.refused.keys()];
+  }
+
   /** The offsets of every record that touched entity `id`, ascending. */
   offsetsTouching(id: string): readonly number[] {
     return this.touched.get(id) ?? [];

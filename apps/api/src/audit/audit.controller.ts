@@ -18,7 +18,7 @@ export class AuditController {
 
   @Get('audit/events')
   @ApiOperation({
-    summary: 'The log, paged',
+    summary: 'The log, paged; filtered by type, verdict and entity',
     description:
       'Each record with its position, envelope, data and evolve\'s verdict: applied, partial (some items of a batch refused), rejected (and why) or poison (unreadable, shown as stored).',
   })

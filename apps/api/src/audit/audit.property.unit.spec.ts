@@ -1,8 +1,8 @@
 /**
  * Properties of the audit over random histories (refusals and poison included): the
  * state at any offset has the hash a fresh replay to that offset reaches, every record's
- * verdict is the one a replay gives it, and an entity's records are exactly those that
- * name it.
+ * verdict is the one a replay gives it (and a verdict filter finds exactly those), and an
+ * entity's records are exactly those that name it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,7 +37,12 @@ describe('audit properties', () => {
 
           const page = await audit.events({ limit: 1_000 });
           const projection = new Projection(undefined, 0, { keepRefusals: 0 });
-          expect(page.records.map((r) => r.verdict.status)).toEqual(records.map((record) => projection.apply(record)!.status));
+          const statuses = records.map((record) => projection.apply(record)!.status);
+          expect(page.records.map((r) => r.verdict.status)).toEqual(statuses);
+          for (const verdict of ['partial', 'rejected', 'poison'] as const) {
+            const only = await audit.events({ verdict, limit: 1_000 });
+            expect(only.records.map((r) => r.offset)).toEqual(statuses.flatMap((status, offset) => (status === verdict ? [offset] : [])));
+          }
 
           const ids = [...new Set(history.flatMap((value) => {
             const decoded = decode(value);

@@ -102,10 +102,16 @@ export class AuditService {
     const from = query.from ?? 0;
     const limit = query.limit ?? DEFAULT_PAGE;
     const records: AuditRecord[] = [];
-    const keep = (record: AuditRecord): boolean => query.type === undefined || record.type === query.type;
+    const keep = (record: AuditRecord): boolean =>
+      (query.type === undefined || record.type === query.type) && (query.verdict === undefined || record.verdict.status === query.verdict);
 
-    if (query.entity !== undefined) {
-      const offsets = this.trail.offsetsTouching(query.entity).filter((offset) => offset >= from && offset < end);
+    // Few records to look at: those naming the entity, or those refused, read where they are.
+    const refusedOnly = query.verdict !== undefined && query.verdict !== 'applied';
+    if (query.entity !== undefined || refusedOnly) {
+      const candidates = query.entity !== undefined ? this.trail.offsetsTouching(query.entity) : this.trail.refusedOffsets();
+      const offsets = candidates.filter(
+        (offset) => offset >= from && offset < end && (query.verdict === undefined || this.trail.verdictAt(offset).status === query.verdict),
+      );
       let next: number | null = null;
       for (let i = 0; i < offsets.length && next === null; i += limit) {
         for (const record of await readOffsets(this.log, offsets.slice(i, i + limit))) {

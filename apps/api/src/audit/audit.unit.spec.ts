@@ -99,6 +99,20 @@ describe('audit surface', () => {
       expect(paged.body.next).toBe(5);
     });
 
+    it('filters by verdict, alone and with an entity or a type', async () => {
+      const refused = await json('/shoal/v1/audit/events?verdict=rejected');
+      expect(refused.body.records.map((r: AuditRecord) => r.offset)).toEqual([7]);
+      const poison = await json('/shoal/v1/audit/events?verdict=poison');
+      expect(poison.body.records.map((r: AuditRecord) => r.offset)).toEqual([8]);
+      const partialForN1 = await json('/shoal/v1/audit/events?verdict=partial&entity=n1');
+      expect(partialForN1.body.records.map((r: AuditRecord) => r.offset)).toEqual([5]);
+      const applied = await json('/shoal/v1/audit/events?verdict=applied&type=TasksAssigned');
+      expect(applied.body.records).toEqual([]);
+      const bad = await json<{ message: string }>('/shoal/v1/audit/events?verdict=maybe');
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toMatch(/verdict: must be one of applied, partial, rejected, poison/);
+    });
+
     it('sees records appended after an earlier answer', async () => {
       const before = await json('/shoal/v1/audit/events?from=9');
       expect(before.body.records).toHaveLength(1);
