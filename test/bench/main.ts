@@ -3,16 +3,23 @@
  *   scheduler  SwarmKit's BenchmarkScheduler shapes, pure core and through the view; --runs (3), --quick
  *   replay     rebuild views from a log of --records (1,000,000) records; --runs (3)
  *   memory     bytes per node and per task in each view at --nodes (5,000), --tasks (100,000); --runs (3)
+ *   e2e        separate processes on Kafka: --nodes (5,000) simulated nodes, --services (100) × --replicas (1,000)
+ *              created through the API to all RUNNING; --runs (1), --fleets (2), --sources, --no-build
+ *   failover   an e2e run (smaller) whose active scheduler is killed -9 mid-placement: seconds until the standby places
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';
 import { schedulerBench } from './scheduler.bench';
 import { memoryBench } from './memory.bench';
+import { e2eBench } from './e2e.bench';
+import { failoverBench } from './failover.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
   scheduler: schedulerBench,
   memory: memoryBench,
+  e2e: e2eBench,
+  failover: failoverBench,
 };
 
 const main = async (): Promise<void> => {

@@ -58,6 +58,12 @@ export class ShoalProcess {
     return new ShoalProcess(child);
   }
 
+  /** `node <nodeArgs>` as a long-running process: a compiled entry point, with node's own flags first. */
+  static node(nodeArgs: readonly string[], env: NodeJS.ProcessEnv): ShoalProcess {
+    const child = spawn(process.execPath, [...nodeArgs], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    return new ShoalProcess(child);
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }

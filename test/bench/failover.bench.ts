@@ -1,0 +1,130 @@
+/**
+ * Failover: an end-to-end run (e2e-run.ts) with two scheduler processes; once --kill-at
+ * percent (20) of the tasks are assigned, the active scheduler (the one whose /healthz says
+ * active) is killed with SIGKILL while tasks are still being placed. Reported, in seconds
+ * from the kill: until the standby's /healthz says active, until its OwnershipTaken is on
+ * the log, and until the first TasksAssigned of the new term lands on the log; and the
+ * whole run's time to every task RUNNING. Services are created one at a time, --spacing
+ * (500) ms apart, so that tasks keep arriving after the kill. Sizes are smaller than
+ * e2e's by default: --nodes (500), --services (20), --replicas (250); --runs (3), --fleets (2).
+ */
+import { benchBroker } from './broker';
+import { intOption } from './args';
+import { health } from './cluster';
+import { shoalEntry } from './compiled';
+import { runEndToEnd } from './e2e-run';
+import type { RunContext } from './e2e-run';
+import { e2eNumbers } from './e2e.bench';
+import { publish, result } from './report';
+import type { Measure } from './report';
+
+interface Kill {
+  readonly at: number;
+  readonly term: number;
+  /** Tasks assigned when it was killed. */
+  readonly assignedBefore: number;
+  standbyActiveAt?: number;
+}
+
+interface FailoverRun {
+  readonly standbyActive: number;
+  readonly ownershipTaken: number;
+  readonly firstAssignment: number;
+  readonly allRunning: number;
+  readonly assignedBefore: number;
+  readonly total: number;
+  readonly incomplete?: string;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Kills the active scheduler once enough tasks are assigned, then watches the other one's /healthz until it is active. */
+const killer = (killAtPercent: number) => {
+  let kill: Kill | undefined;
+  let watching: Promise<void> | undefined;
+  const during = async ({ cluster, watch, total }: RunContext): Promise<void> => {
+    if (kill || watch.assigned.size < (total * killAtPercent) / 100) return;
+    const active = await cluster.activeScheduler();
+    if (!active) return;
+    const standby = cluster.schedulers().find((s) => s.name !== active.name)!;
+    cluster.samplePeaks();
+    const assignedBefore = watch.assigned.size;
+    await active.process.crash();
+    const started: Kill = { at: Date.now(), term: active.term ?? 0, assignedBefore };
+    kill = started;
+    process.stderr.write(`killed ${active.name} (term ${started.term}) with ${assignedBefore} of ${total} tasks assigned\n`);
+    watching = (async () => {
+      for (;;) {
+        const h = await health(standby.healthPort!).catch(() => undefined);
+        if (h?.state === 'active') {
+          started.standbyActiveAt = Date.now();
+          return;
+        }
+        if (standby.process.exitCode !== null) return;
+        await sleep(20);
+      }
+    })();
+  };
+  const settled = (): boolean => kill?.standbyActiveAt !== undefined;
+  return { during, settled, killed: async (): Promise<Kill | undefined> => (await watching, kill) };
+};
+
+export const failoverBench = async (argv: readonly string[]): Promise<void> => {
+  const nodes = intOption(argv, 'nodes', 500);
+  const services = intOption(argv, 'services', 20);
+  const replicas = intOption(argv, 'replicas', 250);
+  const runs = intOption(argv, 'runs', 3);
+  const fleets = intOption(argv, 'fleets', 2);
+  const killAt = intOption(argv, 'kill-at', 20);
+  const spacing = intOption(argv, 'spacing', 500);
+  if (killAt >= 100) throw new Error('--kill-at is a percentage of the tasks assigned, below 100');
+  const stallMs = intOption(argv, 'stall', 120) * 1_000;
+  const entry = shoalEntry(argv);
+  const broker = await benchBroker();
+  const results: FailoverRun[] = [];
+  try {
+    for (let run = 1; run <= runs; run++) {
+      const { during, settled, killed } = killer(killAt);
+      const outcome = await runEndToEnd(
+        { brokers: broker.brokers, entry, nodes, fleets, schedulers: 2, services, replicas, concurrency: 1, createIntervalMs: spacing, stallMs, pollMs: 20 },
+        during,
+        settled,
+      );
+      const kill = await killed();
+      if (!kill) throw new Error(`run ${run}: the active scheduler was never killed (${outcome.watch.assigned.size} of ${outcome.total} assigned)`);
+      const next = [...outcome.watch.schedulerTerms.values()].filter((t) => t.term > kill.term).sort((a, b) => a.term - b.term)[0];
+      const since = (t: number | undefined): number => (t === undefined ? Number.NaN : (t - kill.at) / 1e3);
+      const one: FailoverRun = {
+        standbyActive: since(kill.standbyActiveAt),
+        ownershipTaken: since(next?.takenAt),
+        firstAssignment: since(next?.firstAssignedAt),
+        allRunning: e2eNumbers(outcome).allRunning,
+        assignedBefore: kill.assignedBefore,
+        total: outcome.total,
+        ...(outcome.incomplete ? { incomplete: outcome.incomplete } : {}),
+      };
+      results.push(one);
+      process.stderr.write(
+        `run ${run}: standby active after ${one.standbyActive.toFixed(2)} s, OwnershipTaken ${one.ownershipTaken.toFixed(2)} s, first TasksAssigned of term ${next?.term ?? '?'} ${one.firstAssignment.toFixed(2)} s after the kill\n`,
+      );
+    }
+  } finally {
+    await broker.stop();
+  }
+  const measures: Measure[] = [
+    { name: 'kill → standby /healthz active', unit: 's', runs: results.map((r) => r.standbyActive), better: 'lower' },
+    { name: 'kill → OwnershipTaken of the new term on the log', unit: 's', runs: results.map((r) => r.ownershipTaken), better: 'lower' },
+    { name: 'kill → first TasksAssigned of the new term on the log', unit: 's', runs: results.map((r) => r.firstAssignment), better: 'lower' },
+    { name: 'first create → all tasks RUNNING (kill included)', unit: 's', runs: results.map((r) => r.allRunning), better: 'lower' },
+    { name: 'tasks assigned when the scheduler was killed', unit: 'tasks', runs: results.map((r) => r.assignedBefore), better: 'higher' },
+  ];
+  const r = result('failover', 'Failover: the active scheduler killed (SIGKILL) while placing', { nodes, services, replicas, tasks: services * replicas, 'create spacing (ms)': spacing, 'kill at (% assigned)': killAt, runs, 'processes from': entry.description }, measures);
+  const incomplete = results.filter((x) => x.incomplete);
+  publish({
+    ...r,
+    notes: [
+      ...(incomplete.length > 0 ? [`INCOMPLETE: ${incomplete.length} of ${runs} runs ended before every task ran (${incomplete.map((x) => x.incomplete).join('; ')}).`] : []),
+      `The standby learns the partition is free from the Kafka group coordinator: a member that dies without leaving is noticed within the group's session timeout, so that bounds the takeover.`,
+    ],
+  });
+};
