@@ -73,11 +73,9 @@ const play = (world: UpdateWorld, step: Step, base: ReturnType<typeof replicated
 /** Slots being replaced right now by the current update: its new task is meant to run and has not started. */
 const replacingNow = (world: UpdateWorld): number => {
   const service = world.service$('s');
-  const since = service.updateStatus?.startedAt;
-  if (!since) return 0;
   const slots = new Set<number>();
   for (const task of world.tasksOf('s')) {
-    if (task.replaces === undefined || isTaskDirty(service, task) || task.createdAt < since) continue;
+    if (task.replaces === undefined || isTaskDirty(service, task) || task.specVersion !== service.version) continue;
     if (task.desiredState === RUNNING && task.status.state < RUNNING) slots.add(task.slot ?? 0);
   }
   return slots.size;

@@ -63,8 +63,7 @@ export const superviseUpdate = (
   if (status === undefined) {
     proposals.push(statusChange(service, { state: 'updating', message: UPDATE_MESSAGES.started, startedAt: now.toISOString() }));
   }
-  const startedAt = status?.startedAt !== undefined ? Date.parse(status.startedAt) : nowMs;
-  const mine = tasksOfUpdate(isDirty, tasks, startedAt);
+  const mine = tasksOfUpdate(isDirty, tasks, service.version);
 
   if (running && config.failureAction !== 'continue') {
     const failure = failureAction(service, dirty, mine, config);
@@ -73,7 +72,11 @@ export const superviseUpdate = (
 
   const busy = busySlots(service, mine, config, nowMs);
   const attempted = new Set(mine.map((task) => slotKeyOf(service, task)));
-  let free = config.parallelism === 0 ? Number.POSITIVE_INFINITY : config.parallelism - busy.slots.size;
+  const keepers = new Map(dirty.map((slot) => [slot.key, keeperOf(isDirty, slot)]));
+  // A slot whose up-to-date task has yet to start is being worked on, whichever update made that task.
+  const working = new Set(busy.slots);
+  for (const [key, keeper] of keepers) if (keeper && keeper.desiredState === TaskState.RUNNING && keeper.status.state < TaskState.RUNNING) working.add(key);
+  let free = config.parallelism === 0 ? Number.POSITIVE_INFINITY : config.parallelism - working.size;
   const shutDown: Task[] = [];
   const created: NewTask[] = [];
   let waitingForWorker = false;
@@ -81,7 +84,7 @@ export const superviseUpdate = (
   let outstanding = false;
 
   for (const slot of dirty) {
-    const keeper = keeperOf(isDirty, slot);
+    const keeper = keepers.get(slot.key);
     if (keeper) {
       outstanding = true;
       // Start-first: the old tasks go once the new one runs. Otherwise at once.

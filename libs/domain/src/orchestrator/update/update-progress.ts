@@ -1,6 +1,6 @@
 /**
  * Update progress, read back from the state alone: which tasks this update created (clean
- * tasks that replace a dirty one, created since the update started), which of them failed
+ * tasks of the current version that replace a dirty one), which of them failed
  * inside their monitor window, and which slots are still busy — waiting for their new task
  * to start, or waiting out the delay after it did. Nothing is remembered between calls,
  * so the same state gives the same progress after a restart of the orchestrator.
@@ -13,11 +13,15 @@ import { slotKeyOf } from './update-slots';
 
 const ms = (iso: string): number => Date.parse(iso);
 
-/** The tasks the update that started at `startedAt` (ms) created for `service`. */
-export const tasksOfUpdate = (dirty: IsDirty, tasks: readonly Task[], startedAt: number): Task[] => {
+/**
+ * The tasks this update created: clean tasks of the service's current version that replace
+ * a dirty one. Every spec change is a new version and a new update, so the version (which
+ * the log orders) tells this update's tasks apart, whatever the writers' clocks say.
+ */
+export const tasksOfUpdate = (dirty: IsDirty, tasks: readonly Task[], version: number): Task[] => {
   const byId = new Map(tasks.map((task) => [task.id, task]));
   return tasks.filter((task) => {
-    if (task.replaces === undefined || dirty(task) || ms(task.createdAt) < startedAt) return false;
+    if (task.replaces === undefined || task.specVersion !== version || dirty(task)) return false;
     const replaced = byId.get(task.replaces);
     return replaced === undefined || dirty(replaced);
   });
