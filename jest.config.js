@@ -31,6 +31,9 @@ const common = {
 module.exports = {
   // Integration and end-to-end tests wait on a real broker; unit tests never come near this.
   testTimeout: 120000,
+  // On two cores jest runs the suites in band, in its own process: a handle a failed test leaves
+  // open (a child process it never got to stop) must not keep CI waiting after the verdict.
+  forceExit: true,
   reporters: ['default', '<rootDir>/libs/testing/src/jest/summary-reporter.js'],
   globalSetup: '<rootDir>/libs/testing/src/broker/global-setup.js',
   globalTeardown: '<rootDir>/libs/testing/src/broker/global-teardown.js',
