@@ -77,6 +77,9 @@ export class AgentService {
     if (!NODE_ID.test(nodeId)) {
       return void call.emit('error', refusal(status.INVALID_ARGUMENT, `invalid node id "${nodeId}": letters, digits, '.', '_' and '-', at most 128`));
     }
+    if (this.deps.core.wasRemoved(nodeId, runner.view.state)) {
+      return void call.emit('error', refusal(status.PERMISSION_DENIED, `node ${nodeId} was removed from the cluster: join again as a new node, without its id`));
+    }
     const sessionId = this.deps.newSessionId();
     const session = new AgentSession(nodeId, sessionId, call, this.source(runner));
     this.deps.sessions.open(

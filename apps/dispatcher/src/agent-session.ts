@@ -101,11 +101,13 @@ export class AgentSession implements SessionLink {
     }
   }
 
-  closed(reason: string): void {
+  closed(reason: string, final = false): void {
     this.endedValue = reason;
-    const details = `the session ended: ${reason}; open a new session`;
-    endWith(this.call, status.UNAVAILABLE, details);
-    for (const stream of this.streams) stream.end(status.UNAVAILABLE, details);
+    const [code, details] = final
+      ? [status.PERMISSION_DENIED, `the session ended: ${reason}; join again as a new node`]
+      : [status.UNAVAILABLE, `the session ended: ${reason}; open a new session`];
+    endWith(this.call, code, details);
+    for (const stream of this.streams) stream.end(code, details);
     this.streams.clear();
   }
 

@@ -95,6 +95,21 @@ const statusOf = (taskId: string, state: number): TaskStatusMessage => ({
   exitCode: 0,
 });
 
+/** Heartbeats for a session until the returned function is called. */
+const keepAlive = (client: Client, nodeId: string, sessionId: string): (() => Promise<void>) => {
+  let beating = true;
+  const loop = (async () => {
+    while (beating) {
+      await unary(client, 'heartbeat', { nodeId, sessionId }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return async () => {
+    beating = false;
+    await loop;
+  };
+};
+
 describe('dispatcher on a real broker, with a gRPC agent', () => {
   const cluster = `c-${randomUUID().slice(0, 8)}`;
   const topic = `shoal-test-${randomUUID()}.events`;
@@ -106,7 +121,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
   const lines: string[] = [];
   const writers: EventWriter[] = [];
   const as = (component: 'api' | 'orchestrator' | 'allocator' | 'scheduler'): EventWriter => {
-    const writer = new EventWriter(log, cluster, component, `${component}-test`);
+    const writer = new EventWriter(log, cluster, component, `${component}-test-${writers.length}`);
     writers.push(writer);
     return writer;
   };
@@ -216,6 +231,19 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     again.stream.cancel();
   });
 
+  it('ends the session of a node removed from the cluster, and refuses its id afterwards', async () => {
+    const session = openSession(client, tokens.worker);
+    const { nodeId, sessionId } = await session.next(0);
+    const stopBeating = keepAlive(client, nodeId, sessionId);
+    closing.push(stopBeating);
+    await findEvent(log, 'NodeRegistered', (e) => e.data.id === nodeId);
+    const api = as('api');
+    await api.append([api.propose('NodeRemoved', { id: nodeId, force: true })]);
+    expect(await session.end()).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringMatching(/removed from the cluster/) });
+    const back = openSession(client, tokens.worker, nodeId);
+    expect(await back.end()).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringMatching(/join again as a new node/) });
+  });
+
   it('a standby instance refuses sessions with FAILED_PRECONDITION, names the active one, and takes over when it stops', async () => {
     const standbyLog = await KafkaEventLog.open({ brokers, topic, clientId: 'dispatcher-int-standby' });
     const standby = new DispatcherServer(standbyLog, { cluster });
@@ -233,10 +261,14 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     expect(await refused.end()).toMatchObject({ code: status.FAILED_PRECONDITION, details: expect.stringMatching(/not the active dispatcher/) });
     expect(refused.trailers?.get(DISPATCHER_REDIRECT_KEY)).toEqual([server.address]);
 
-    // The active one stops: the standby takes over under a newer term and serves agents.
-    const readyBefore = [...server.runner!.view.state.nodes.values()].filter((n) => n.status.state === 'ready').map((n) => n.id);
-    expect(readyBefore).toHaveLength(1);
+    // A node READY under the active one, which then stops: the standby takes over under a
+    // newer term and serves agents; the node, which does not come back, goes DOWN.
+    const leaving = openSession(client, tokens.worker);
+    const left = await leaving.next(0);
+    const stopBeating = keepAlive(client, left.nodeId, left.sessionId);
+    await findEvent(log, 'NodeRegistered', (e) => e.data.id === left.nodeId);
     await server.stop();
+    await stopBeating();
     await standby.runner!.untilActive();
     expect(standby.runner!.term).toBe(2);
     const joined = openSession(other, tokens.worker);
@@ -244,6 +276,6 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     closing.unshift(() => joined.stream.cancel());
     await findEvent(standbyLog, 'NodeRegistered', (e) => e.data.id === nodeId && e.by.instance.endsWith(`@${standby.address}`));
     // A node that was READY under the old dispatcher and does not come back goes DOWN after the grace period.
-    await findEvent(standbyLog, 'NodeStatusChanged', (e) => e.by.term === 2 && e.data.nodes.some((n) => n.id === readyBefore[0] && n.state === 'down'));
+    await findEvent(standbyLog, 'NodeStatusChanged', (e) => e.by.term === 2 && e.data.nodes.some((n) => n.id === left.nodeId && n.state === 'down'));
   });
 });

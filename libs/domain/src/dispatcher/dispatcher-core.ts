@@ -35,6 +35,8 @@ export class DispatcherCore implements ComponentCore {
   private adopting = false;
   /** Tasks this dispatcher has reported ORPHANED since it became active: never twice. */
   private readonly orphaned = new Set<string>();
+  /** Nodes removed from the cluster (NodeRemoved): their ids may not register again. */
+  private readonly removed = new Set<string>();
   /** Nodes DOWN in the view: the only ones whose tasks may become orphans. */
   private readonly down = new Set<string>();
   private activeInstanceValue?: string;
@@ -47,6 +49,11 @@ export class DispatcherCore implements ComponentCore {
   /** The tasks assigned to a node (ASSIGNED or later), by id. */
   tasksOf(nodeId: string): ReadonlySet<string> {
     return this.tasks.of(nodeId);
+  }
+
+  /** Whether the node was removed from the cluster: an agent may not register under its id again. */
+  wasRemoved(nodeId: string, state: ClusterState): boolean {
+    return this.removed.has(nodeId) && !state.nodes.has(nodeId);
   }
 
   /** The writer instance of the dispatcher's latest OwnershipTaken: the active one, as the log knows it. */
@@ -86,7 +93,8 @@ export class DispatcherCore implements ComponentCore {
         break;
       case 'NodeRemoved':
         this.down.delete(event.data.id);
-        this.sessions.end(event.data.id, 'the node was removed from the cluster');
+        this.removed.add(event.data.id);
+        this.sessions.end(event.data.id, 'the node was removed from the cluster', true);
         break;
       case 'TasksCreated':
       case 'TasksAssigned':

@@ -47,8 +47,10 @@ describe('dispatcher: registration', () => {
     h.takeOver();
     const link = h.connect('n1');
     h.apply('NodeRemoved', { id: 'n1', force: true });
-    expect(link.heard).toContain('closed: the node was removed from the cluster');
+    expect(link.heard).toContain('closed for good: the node was removed from the cluster');
     expect(h.sessions.size).toBe(0);
+    expect(h.core.wasRemoved('n1', h.state)).toBe(true);
+    expect(h.core.wasRemoved('n2', h.state)).toBe(false);
   });
 });
 

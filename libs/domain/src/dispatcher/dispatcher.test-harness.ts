@@ -22,8 +22,8 @@ export class RecordingLink implements SessionLink {
   opened(): void {
     this.heard.push('opened');
   }
-  closed(reason: string): void {
-    this.heard.push(`closed: ${reason}`);
+  closed(reason: string, final?: boolean): void {
+    this.heard.push(`closed${final ? ' for good' : ''}: ${reason}`);
   }
   assignmentsChanged(): void {
     this.heard.push('assignments');

@@ -10,8 +10,11 @@ import type { NodeDescription, NodeRole, TaskStatusReport } from '@shoal/contrac
 export interface SessionLink {
   /** The registration is on the log: the session is open. */
   opened(): void;
-  /** The session is over; the agent must open a new one. */
-  closed(reason: string): void;
+  /**
+   * The session is over; the agent must open a new one — unless `final`: the node was
+   * removed from the cluster and may not come back under its id.
+   */
+  closed(reason: string, final?: boolean): void;
   /** The node's tasks may have changed: look at its assignments again. */
   assignmentsChanged(): void;
   /** The cluster's heartbeat period changed. */
@@ -102,13 +105,13 @@ export class SessionTable {
   }
 
   /** Ends the node's session (if any) and stops expecting it. */
-  end(nodeId: string, reason: string): Session | undefined {
+  end(nodeId: string, reason: string, final = false): Session | undefined {
     this.awaited.delete(nodeId);
     const session = this.sessions.get(nodeId);
     if (!session) return undefined;
     this.sessions.delete(nodeId);
     this.unregistered.delete(session);
-    session.link?.closed(reason);
+    session.link?.closed(reason, final);
     return session;
   }
 
