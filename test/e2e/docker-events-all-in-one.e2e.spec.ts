@@ -1,0 +1,73 @@
+/**
+ * The real docker CLI against `npm start` (every component and three simulated nodes in
+ * one process): a network and a service on it, then `docker events --since … --until …`
+ * shows what every component did — the service created, its task created, allocated,
+ * assigned and running — and the audit surface explains the running task and verifies
+ * the log.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+
+describe('docker events and docker network against npm start', () => {
+  let dataDir: string;
+  let shoal: ShoalProcess;
+
+  const docker = (...args: string[]): Promise<string> => {
+    const config = join(dataDir, 'docker-config');
+    mkdirSync(config, { recursive: true });
+    writeFileSync(join(config, 'config.json'), '{}');
+    const env = { PATH: process.env.PATH, HOME: dataDir, DOCKER_CONFIG: config, DOCKER_HOST: `unix://${join(dataDir, 'shoal.sock')}` };
+    return new Promise((resolve, reject) => {
+      execFile('docker', args, { env, timeout: 60_000 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`docker ${args.join(' ')}: ${stderr}\n${stdout}`)) : resolve(stdout),
+      );
+    });
+  };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'shoal-events-aio-'));
+    shoal = ShoalProcess.start({ ...process.env, SHOAL_DATA_DIR: dataDir, KAFKA_BROKERS: '', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
+    await shoal.waitFor(/Ctrl-C stops it/, 90_000);
+  });
+  afterAll(async () => {
+    await shoal?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("shows every component's work on a service's task, and the audit explains and verifies it", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    await docker('network', 'create', '-d', 'overlay', 'backend');
+    expect(await docker('service', 'create', '--name', 'api', '--network', 'backend', 'nginx:1.27')).toMatch(/verify: Service \w+ converged/);
+    const until = Math.ceil(Date.now() / 1000);
+
+    const events = async (...filters: string[]): Promise<string[]> =>
+      (
+        await docker('events', '--since', String(since), '--until', String(until), ...filters, '--format', '{{.Type}} {{.Action}} {{.Actor.Attributes.name}} {{index .Actor.Attributes "state.new"}}')
+      )
+        .trim()
+        .split('\n')
+        .map((line) => line.trimEnd());
+    // Docker ANDs different filter keys: a network filter and a service filter are asked apart.
+    expect(await events('--filter', 'network=backend')).toEqual(['network create backend']);
+    const lines = await events('--filter', 'service=api');
+    expect(lines[0]).toBe('service create api');
+    const task = lines.filter((line) => line.startsWith('task ')).map((line) => line.split(' ').slice(1).join(' '));
+    const name = task[0]!.split(' ')[1]!;
+    expect(name).toMatch(/^api\.1\.\w+$/);
+    expect(task).toEqual(expect.arrayContaining([`create ${name}`, `update ${name} PENDING`, `update ${name} ASSIGNED`, `update ${name} RUNNING`]));
+
+    const socket = join(dataDir, 'shoal.sock');
+    const taskId = name.split('.')[2]!;
+    const explain = await dockerApi<{ running: boolean; reason: string; placement?: string }>(socket, 'GET', `/shoal/v1/tasks/${taskId}/explain`);
+    expect(explain.body).toMatchObject({ running: true, reason: 'running' });
+    const history = await dockerApi<{ placement: string | null; records: { type: string }[] }>(socket, 'GET', `/shoal/v1/audit/tasks/${taskId}/history`);
+    expect(history.body.placement).toEqual(expect.any(String));
+    expect(history.body.records.map((r) => r.type)).toEqual(expect.arrayContaining(['TasksCreated', 'TasksAllocated', 'TasksAssigned', 'TaskStatusesReported']));
+    const verify = await dockerApi<{ agree: boolean }>(socket, 'GET', '/shoal/v1/audit/verify');
+    expect(verify.body.agree).toBe(true);
+  });
+});
