@@ -7,7 +7,7 @@
  */
 import { Metadata, status } from '@grpc/grpc-js';
 import type { ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
-import { checkJoinToken, heartbeatPeriodMs } from '@shoal/domain';
+import { heartbeatPeriodMs } from '@shoal/domain';
 import type { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { TaskStatusReport } from '@shoal/contracts';
 import { DISPATCHER_REDIRECT_KEY } from '@shoal/protocol';
@@ -69,7 +69,7 @@ export class AgentService {
     const runner = this.activeRunner();
     if (!('view' in runner)) return void call.emit('error', runner);
     const request = call.request;
-    const check = checkJoinToken(runner.view.state.cluster?.tokens, request.joinToken ?? '');
+    const check = this.deps.core.admit(runner.view.state, request.joinToken ?? '', request.nodeId ?? '');
     if (!check.ok) return void call.emit('error', refusal(status.UNAUTHENTICATED, check.reason));
     const description = toNodeDescription(request.description, check.role);
     if (typeof description === 'string') return void call.emit('error', refusal(status.INVALID_ARGUMENT, description));

@@ -11,11 +11,13 @@
  * It tells each session's link when its registration lands, when its node's tasks change
  * (the assignment streams) and when the heartbeat period changes.
  */
-import type { ShoalEvent } from '@shoal/contracts';
+import type { NodeRole, ShoalEvent } from '@shoal/contracts';
 import type { ComponentCore, Proposal } from '../component-core';
 import type { ClusterState } from '../state';
 import type { Verdict } from '../verdict';
 import { expiredNodes, heartbeatPeriodMs, nextExpiry } from './heartbeat';
+import { admitNode } from './join-token';
+import type { TokenCheck } from './join-token';
 import { NodeTasks } from './node-tasks';
 import { nextOrphaning, orphanTasks } from './orphans';
 import type { SessionTable } from './session-table';
@@ -35,6 +37,8 @@ export class DispatcherCore implements ComponentCore {
   private adopting = false;
   /** Tasks this dispatcher has reported ORPHANED since it became active: never twice. */
   private readonly orphaned = new Set<string>();
+  /** Every join token the cluster has had, with its role: nodes that joined with one may come back with it. */
+  private readonly tokensSeen = new Map<string, NodeRole>();
   /** Nodes removed from the cluster (NodeRemoved): their ids may not register again. */
   private readonly removed = new Set<string>();
   /** Nodes DOWN in the view: the only ones whose tasks may become orphans. */
@@ -49,6 +53,14 @@ export class DispatcherCore implements ComponentCore {
   /** The tasks assigned to a node (ASSIGNED or later), by id. */
   tasksOf(nodeId: string): ReadonlySet<string> {
     return this.tasks.of(nodeId);
+  }
+
+  /**
+   * Whether an agent may open a session with this token, and as what: the cluster's
+   * current tokens, or — for a node the cluster already has — one it had before rotation.
+   */
+  admit(state: ClusterState, token: string, nodeId: string): TokenCheck {
+    return admitNode(state.cluster?.tokens, token, { known: nodeId !== '' && state.nodes.has(nodeId), former: this.tokensSeen });
   }
 
   /** Whether the node was removed from the cluster: an agent may not register under its id again. */
@@ -70,6 +82,13 @@ export class DispatcherCore implements ComponentCore {
     }
     switch (event.type) {
       case 'ClusterInitialized':
+      case 'JoinTokensRotated':
+        if (state.cluster) {
+          this.tokensSeen.set(state.cluster.tokens.worker, 'worker');
+          this.tokensSeen.set(state.cluster.tokens.manager, 'manager');
+        }
+        this.periodChanged(state);
+        break;
       case 'ClusterSpecUpdated':
         this.periodChanged(state);
         break;

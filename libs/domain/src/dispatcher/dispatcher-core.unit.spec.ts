@@ -139,3 +139,18 @@ describe('session table', () => {
     expect(table.silentSince(300).sort()).toEqual(['c']);
   });
 });
+
+describe('dispatcher: join tokens across rotation', () => {
+  it('admits a node the cluster has with the token it joined with, after rotation; a new node needs the current one', () => {
+    const h = new DispatcherHarness();
+    h.takeOver();
+    const joinedWith = h.state.cluster!.tokens.worker;
+    expect(h.core.admit(h.state, joinedWith, '')).toEqual({ ok: true, role: 'worker' });
+    h.connect('n1');
+    h.apply('JoinTokensRotated', { worker: `SWMTKN-1-${'a'.repeat(50)}-${'r'.repeat(25)}` });
+    expect(h.core.admit(h.state, joinedWith, 'n1')).toEqual({ ok: true, role: 'worker' });
+    expect(h.core.admit(h.state, joinedWith, 'n2')).toMatchObject({ ok: false, reason: expect.stringMatching(/rotated/) });
+    expect(h.core.admit(h.state, joinedWith, '')).toMatchObject({ ok: false });
+    expect(h.core.admit(h.state, h.state.cluster!.tokens.worker, '')).toEqual({ ok: true, role: 'worker' });
+  });
+});

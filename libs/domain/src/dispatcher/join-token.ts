@@ -3,6 +3,10 @@
  * token, in SwarmKit's SWMTKN-1-<cluster digest>-<secret> shape. The token names the role
  * the node joins as. A token of another cluster, or one rotated out, is refused with a
  * reason the operator can act on.
+ *
+ * Rotation stops new joins with the old token, not the nodes that joined with it (as in
+ * Docker, where rotating never touches existing nodes): a node the cluster already has may
+ * come back with a token the cluster once had.
  */
 import type { JoinTokens, NodeRole } from '@shoal/contracts';
 
@@ -35,4 +39,19 @@ export const checkJoinToken = (tokens: JoinTokens | undefined, presented: string
     return { ok: false, reason: 'invalid join token: it belongs to another cluster' };
   }
   return { ok: false, reason: 'invalid join token: it is not a current token of this cluster (it may have been rotated)' };
+};
+
+/**
+ * Admits a session: the current tokens for anyone; a former token of this cluster only
+ * for a node the cluster already has (`known`), reconnecting.
+ */
+export const admitNode = (
+  tokens: JoinTokens | undefined,
+  presented: string,
+  options: { readonly known: boolean; readonly former: ReadonlyMap<string, NodeRole> },
+): TokenCheck => {
+  const check = checkJoinToken(tokens, presented);
+  if (check.ok || !options.known) return check;
+  const role = options.former.get(presented.trim());
+  return role === undefined ? check : { ok: true, role };
 };

@@ -1,4 +1,4 @@
-import { checkJoinToken } from './join-token';
+import { admitNode, checkJoinToken } from './join-token';
 
 const digest = 'a'.repeat(50);
 const tokens = { worker: `SWMTKN-1-${digest}-${'w'.repeat(25)}`, manager: `SWMTKN-1-${digest}-${'m'.repeat(25)}` };
@@ -33,5 +33,24 @@ describe('join tokens', () => {
 
   it('refuses everything before the cluster exists', () => {
     expect(checkJoinToken(undefined, tokens.worker)).toEqual({ ok: false, reason: expect.stringMatching(/not initialized/) });
+  });
+});
+
+describe('admitting a session', () => {
+  const old = `SWMTKN-1-${digest}-${'o'.repeat(25)}`;
+  const former = new Map([[old, 'worker' as const]]);
+
+  it('lets a node the cluster has come back with a token from before rotation', () => {
+    expect(admitNode(tokens, old, { known: true, former })).toEqual({ ok: true, role: 'worker' });
+  });
+
+  it('refuses that token for a new node, and a never-valid token for anyone', () => {
+    expect(admitNode(tokens, old, { known: false, former })).toEqual({ ok: false, reason: expect.stringMatching(/rotated/) });
+    const guessed = `SWMTKN-1-${digest}-${'g'.repeat(25)}`;
+    expect(admitNode(tokens, guessed, { known: true, former })).toEqual({ ok: false, reason: expect.stringMatching(/rotated/) });
+  });
+
+  it('admits the current tokens as checkJoinToken does', () => {
+    expect(admitNode(tokens, tokens.manager, { known: false, former })).toEqual({ ok: true, role: 'manager' });
   });
 });
