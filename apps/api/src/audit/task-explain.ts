@@ -5,6 +5,7 @@
  */
 import { DEFAULT_RESTART_POLICY, TaskState, taskStateName } from '@shoal/contracts';
 import type { Task, TaskStateName } from '@shoal/contracts';
+import { OLD_TASK_TIMEOUT_MS } from '@shoal/domain';
 import type { ClusterState } from '@shoal/domain';
 
 export type ExplainReason =
@@ -42,6 +43,41 @@ export interface TaskExplanation {
 const findReplacement = (state: ClusterState, task: Task): Task | undefined => {
   for (const other of state.tasks.values()) if (other.replaces === task.id) return other;
   return undefined;
+};
+
+const inSeconds = (ms: number): string => `${Math.max(0, Math.ceil(ms / 1000))}s`;
+
+/**
+ * A task created to wait (desired READY), as the restart supervisor rules: it starts once
+ * the restart delay has passed (none when the task it replaces was on a drained node) and
+ * the task it replaces has stopped — or that one's node is down, or a minute has gone by.
+ */
+const waitingToStart = (state: ClusterState, task: Task, now: Date): Pick<TaskExplanation, 'reason' | 'explanation' | 'startsAt'> => {
+  const created = Date.parse(task.createdAt);
+  if (task.replaces === undefined) {
+    return { reason: 'restart-delay', explanation: 'the task waits for the orchestrator to start it (desired state READY)' };
+  }
+  const old = state.tasks.get(task.replaces);
+  const oldNode = old?.nodeId === undefined ? undefined : state.nodes.get(old.nodeId);
+  const delayMs = oldNode?.spec.availability === 'drain' ? 0 : (task.spec.restartPolicy?.delayMs ?? DEFAULT_RESTART_POLICY.delayMs);
+  const startsAt = new Date(created + delayMs).toISOString();
+  if (created + delayMs > now.getTime()) {
+    return {
+      reason: 'restart-delay',
+      explanation: `restart delay: the task may start at ${startsAt} (in ${inSeconds(created + delayMs - now.getTime())})`,
+      startsAt,
+    };
+  }
+  const oldMayRun = old !== undefined && old.status.state >= TaskState.ASSIGNED && old.status.state <= TaskState.RUNNING && oldNode?.status.state !== 'down';
+  const giveUpAt = created + OLD_TASK_TIMEOUT_MS;
+  if (oldMayRun && giveUpAt > now.getTime()) {
+    return {
+      reason: 'restart-delay',
+      explanation: `the task waits for task ${old.id}, which it replaces, to stop (${taskStateName(old.status.state)} now; at most until ${new Date(giveUpAt).toISOString()})`,
+      startsAt,
+    };
+  }
+  return { reason: 'restart-delay', explanation: `restart delay passed at ${startsAt}: the task waits for the orchestrator to start it`, startsAt };
 };
 
 export const explainTask = (state: ClusterState, task: Task, now: Date): TaskExplanation => {
@@ -86,20 +122,7 @@ export const explainTask = (state: ClusterState, task: Task, now: Date): TaskExp
       explanation: `node ${nodeName} is ${node.status.state}${node.status.message ? ` (${node.status.message})` : ''}: the task waits for it to come back or to be rescheduled`,
     };
   }
-  if (task.desiredState === TaskState.READY) {
-    const delayMs = task.spec.restartPolicy?.delayMs ?? DEFAULT_RESTART_POLICY.delayMs;
-    const startsAt = new Date(Date.parse(task.createdAt) + delayMs);
-    const left = Math.max(0, Math.ceil((startsAt.getTime() - now.getTime()) / 1000));
-    return {
-      ...base,
-      reason: 'restart-delay',
-      explanation:
-        left > 0
-          ? `restart delay: the task may start at ${startsAt.toISOString()} (in ${left}s)`
-          : `restart delay passed at ${startsAt.toISOString()}: the task waits for the orchestrator to start it (or for the task it replaces to stop)`,
-      startsAt: startsAt.toISOString(),
-    };
-  }
+  if (task.desiredState === TaskState.READY) return { ...base, ...waitingToStart(state, task, now) };
   if (status.state === TaskState.NEW) {
     return status.err
       ? { ...base, reason: 'allocation-failed', explanation: `allocation failed: ${status.err}` }

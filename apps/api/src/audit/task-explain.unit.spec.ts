@@ -48,19 +48,35 @@ describe('explainTask', () => {
     expect(explain(state, 't2').reason).toBe('awaiting-scheduling');
   });
 
-  it('gives the restart delay and when it ends for a task created to wait (desired READY)', () => {
-    let createdAt = '';
-    const state = stateOf((b) => {
-      createdAt = b.now();
-      return [b.event('TasksCreated', { tasks: [newTask('t1', 's1', web, { desiredState: TaskState.READY })] })];
-    });
-    const now = new Date(Date.parse(createdAt) + 4_000);
-    const startsAt = new Date(Date.parse(createdAt) + 10_000).toISOString();
-    expect(explain(state, 't1', now)).toMatchObject({
+  const failedAndReplaced = (b: EventBuilder, oldEnds: boolean): ShoalEvent[] => [
+    b.event('TasksCreated', { tasks: [newTask('t1', 's1', web)] }),
+    b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] }),
+    b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'only ready node' }] }),
+    ...(oldEnds ? [b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: TaskState.FAILED, at: b.now(), exitCode: 1 }] })] : []),
+    b.event('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: TaskState.SHUTDOWN, reason: 'restarted: task failed' }] }),
+    b.event('TasksCreated', { tasks: [newTask('t2', 's1', web, { replaces: 't1', desiredState: TaskState.READY })] }),
+  ];
+
+  it('gives the restart delay and when it ends for a replacement created to wait (desired READY)', () => {
+    const state = stateOf((b) => failedAndReplaced(b, true));
+    const createdAt = Date.parse(state.tasks.get('t2')!.createdAt);
+    const startsAt = new Date(createdAt + 10_000).toISOString();
+    expect(explain(state, 't2', new Date(createdAt + 4_000))).toMatchObject({
       reason: 'restart-delay',
       startsAt,
       explanation: `restart delay: the task may start at ${startsAt} (in 6s)`,
     });
+    expect(explain(state, 't2', new Date(createdAt + 11_000)).explanation).toBe(
+      `restart delay passed at ${startsAt}: the task waits for the orchestrator to start it`,
+    );
+  });
+
+  it('says a replacement past its delay waits for the task it replaces to stop', () => {
+    const state = stateOf((b) => failedAndReplaced(b, false));
+    const createdAt = Date.parse(state.tasks.get('t2')!.createdAt);
+    expect(explain(state, 't2', new Date(createdAt + 11_000)).explanation).toBe(
+      `the task waits for task t1, which it replaces, to stop (ASSIGNED now; at most until ${new Date(createdAt + 60_000).toISOString()})`,
+    );
   });
 
   it('says the node is down for an assigned task whose node went down', () => {
