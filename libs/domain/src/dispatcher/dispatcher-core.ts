@@ -132,6 +132,10 @@ export class DispatcherCore implements ComponentCore {
 
   reconcileAll(state: ClusterState): void {
     this.tasks.rebuild(state);
+    if (state.cluster) {
+      this.tokensSeen.set(state.cluster.tokens.worker, 'worker');
+      this.tokensSeen.set(state.cluster.tokens.manager, 'manager');
+    }
     this.periodMs = heartbeatPeriodMs(state);
     this.adopting = true;
     this.orphaned.clear();
