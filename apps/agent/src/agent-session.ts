@@ -17,16 +17,23 @@ import type { BatchOptions } from './status-batcher';
 import type { Cancel, Timers } from './timers';
 import { Worker } from './worker';
 
-/** The dispatcher refused the join token (wrong, or rotated out). */
+/**
+ * The dispatcher refused to let the node join: the join token is wrong or rotated out
+ * (UNAUTHENTICATED), the node was removed from the cluster (PERMISSION_DENIED), or its
+ * description or id is not acceptable (INVALID_ARGUMENT). Trying again would not help.
+ */
 export class JoinRefusedError extends Error {
   constructor(
     readonly dispatcher: string,
-    detail: string,
+    readonly code: number,
+    readonly detail: string,
   ) {
-    super(`the dispatcher at ${dispatcher} refused the join token: ${detail}`);
+    super(`the dispatcher at ${dispatcher} refused ${code === GrpcStatus.UNAUTHENTICATED ? 'the join token' : 'this node'}: ${detail}`);
     this.name = 'JoinRefusedError';
   }
 }
+
+const REFUSALS: readonly number[] = [GrpcStatus.UNAUTHENTICATED, GrpcStatus.PERMISSION_DENIED, GrpcStatus.INVALID_ARGUMENT];
 
 export interface AgentSessionOptions {
   /** host:port of a dispatcher; one that does not own the cluster names the one that does. */
@@ -223,13 +230,20 @@ export class AgentSession {
     }
   }
 
+  private backoffDelay(): number {
+    const { initialMs = 200, maxMs = 10_000 } = this.options.backoff ?? {};
+    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempts, 20));
+    return Math.round(base / 2 + (this.options.random ?? Math.random)() * (base / 2));
+  }
+
   private broken(generation: number, error: unknown): void {
     if (generation !== this.generation || this.stopped) return;
+    const joining = !this.up;
     this.teardown();
     const code = (error as Partial<ServiceError>).code;
-    if (code === GrpcStatus.UNAUTHENTICATED || code === GrpcStatus.PERMISSION_DENIED) {
+    if (joining && code !== undefined && REFUSALS.includes(code)) {
       this.stopped = true;
-      this.failure = new JoinRefusedError(this.address, (error as ServiceError).details || (error as Error).message);
+      this.failure = new JoinRefusedError(this.address, code, (error as ServiceError).details || (error as Error).message);
       this.options.log?.(this.failure.message);
       this.options.onFailure?.(this.failure);
       this.started?.reject(this.failure);
@@ -238,17 +252,20 @@ export class AgentSession {
     }
     const redirect = code === GrpcStatus.FAILED_PRECONDITION ? redirectOf(error) : undefined;
     if (redirect && redirect !== this.address) {
+      // Straight there the first time; dispatchers sending a node round in circles get the backoff.
+      const delay = this.attempts === 0 ? 0 : this.backoffDelay();
+      this.attempts += 1;
       this.options.log?.(`the dispatcher at ${this.address} sends this node to ${redirect}`);
       this.address = redirect;
-      this.attempts = 0;
-      this.cancelTimer = this.options.timers.after(0, () => this.connect());
+      this.cancelTimer = this.options.timers.after(delay, () => this.connect());
       return;
     }
-    const { initialMs = 200, maxMs = 10_000 } = this.options.backoff ?? {};
-    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempts, 20));
-    const delay = Math.round(base / 2 + (this.options.random ?? Math.random)() * (base / 2));
+    const delay = this.backoffDelay();
     this.attempts += 1;
-    this.options.log?.(`session with the dispatcher at ${this.address} lost (${describeError(error)}); reconnecting in ${delay} ms`);
+    const lost = this.address;
+    // A dispatcher this node was sent to is gone: the one it was told to use may have taken over.
+    if (!redirect) this.address = this.options.dispatcher;
+    this.options.log?.(`session with the dispatcher at ${lost} lost (${describeError(error)}); reconnecting${this.address === lost ? '' : ` to ${this.address}`} in ${delay} ms`);
     this.cancelTimer = this.options.timers.after(delay, () => {
       this.cancelTimer = undefined;
       this.connect();

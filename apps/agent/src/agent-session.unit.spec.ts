@@ -146,6 +146,27 @@ describe('the agent session', () => {
     }
   });
 
+  it('goes back to the dispatcher it was told to use when the one it was sent to is gone', async () => {
+    const owner = await FakeDispatcher.start();
+    dispatcher.redirectTo = owner.address;
+    const session = open();
+    await session.start();
+    expect(session.dispatcher).toBe(owner.address);
+    // The owner goes away and the first dispatcher takes over.
+    dispatcher.redirectTo = undefined;
+    await owner.stop();
+    await eventually(() => dispatcher.connectedNodes.includes('node-1'), 'the node back on the first dispatcher');
+    expect(session.dispatcher).toBe(dispatcher.address);
+    expect(dispatcher.sessionRequests.at(-1)?.nodeId).toBe('node-1');
+  });
+
+  it('fails for good when the node was removed from the cluster', async () => {
+    dispatcher.removedNodes.add('node-9');
+    const session = open({ nodeId: 'node-9' });
+    await expect(session.start()).rejects.toThrow(`the dispatcher at ${dispatcher.address} refused this node: node node-9 was removed from the cluster`);
+    expect(session.error).toMatchObject({ name: 'JoinRefusedError', code: 7 });
+  });
+
   it('fails clearly, and for good, when the join token is refused', async () => {
     const session = open({ joinToken: 'SWMTKN-1-wrong' });
     await expect(session.start()).rejects.toThrow(JoinRefusedError);

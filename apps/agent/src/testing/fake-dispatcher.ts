@@ -31,6 +31,8 @@ export class FakeDispatcher {
   /** Accepted join tokens. */
   readonly tokens = new Set<string>(['SWMTKN-1-good']);
   heartbeatPeriodMs = 100;
+  /** Nodes removed from the cluster: their sessions are refused PERMISSION_DENIED. */
+  readonly removedNodes = new Set<string>();
   /** When set, every Session is answered FAILED_PRECONDITION naming this address. */
   redirectTo: string | undefined;
   /** The COMPLETE set each node gets when its assignments stream opens. */
@@ -116,6 +118,10 @@ export class FakeDispatcher {
     }
     if (!this.tokens.has(request.joinToken)) {
       fail(call, Object.assign(new Error('invalid join token'), { code: GrpcStatus.UNAUTHENTICATED, details: 'invalid join token' }));
+      return;
+    }
+    if (this.removedNodes.has(request.nodeId)) {
+      fail(call, Object.assign(new Error('removed'), { code: GrpcStatus.PERMISSION_DENIED, details: `node ${request.nodeId} was removed from the cluster` }));
       return;
     }
     const nodeId = request.nodeId || `node-${++this.nextNode}`;
