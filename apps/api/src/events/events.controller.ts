@@ -52,6 +52,13 @@ export class EventsController {
     res.setHeader('Content-Type', 'application/json');
     res.setHeader('Cache-Control', 'no-cache');
     res.flushHeaders();
+    // The client may go while the stream is being set up: remember it, and stop at once.
+    let gone = false;
+    let stop = (): void => {
+      gone = true;
+    };
+    req.on('close', () => stop());
+    res.on('close', () => stop());
     const stream = await streamDockerEvents(
       this.log,
       { filters: parsed.filters, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}) },
@@ -65,7 +72,7 @@ export class EventsController {
         end: () => res.end(),
       },
     );
-    req.on('close', () => stream.stop());
-    res.on('close', () => stream.stop());
+    stop = () => stream.stop();
+    if (gone || res.destroyed) stream.stop();
   }
 }

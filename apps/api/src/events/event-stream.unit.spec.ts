@@ -1,0 +1,68 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encode } from '@shoal/contracts';
+import { EmbeddedEventLog } from '@shoal/eventlog';
+import { EventBuilder, serviceSpec } from '@shoal/testing';
+import { streamDockerEvents } from './event-stream';
+import type { EventSink } from './event-stream';
+
+describe('streamDockerEvents', () => {
+  let dir: string;
+  let log: EmbeddedEventLog;
+  const b = new EventBuilder('c1');
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'shoal-event-stream-'));
+    log = await EmbeddedEventLog.open({ dir, sync: false });
+    await log.append([{ key: 'c1', value: encode(b.event('ServiceCreated', { id: 's1', spec: serviceSpec('web') })) }]);
+  });
+  afterEach(async () => {
+    await log.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const sink = (): EventSink & { lines: string[]; ended: boolean } => {
+    const out = {
+      lines: [] as string[],
+      ended: false,
+      write: async (chunk: string) => {
+        out.lines.push(chunk);
+      },
+      end: () => {
+        out.ended = true;
+      },
+    };
+    return out;
+  };
+
+  it('ends once the past is delivered when until has passed', async () => {
+    const out = sink();
+    const stream = await streamDockerEvents(log, { since: 0n, until: 4_000_000_000n * 1_000_000_000n, filters: new Map(), now: () => 4_000_000_000_001 }, out);
+    await stream.done;
+    expect(out.ended).toBe(true);
+    expect(out.lines.map((line) => (JSON.parse(line) as { Action: string }).Action)).toEqual(['create']);
+  });
+
+  it('follows until stopped, and stopping ends the sink and the follower', async () => {
+    const out = sink();
+    const stream = await streamDockerEvents(log, { since: 0n, filters: new Map() }, out);
+    await log.append([{ key: 'c1', value: encode(b.event('ServiceRemoved', { id: 's1' })) }]);
+    while (out.lines.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    stream.stop();
+    await stream.done;
+    expect(out.ended).toBe(true);
+    await log.append([{ key: 'c1', value: encode(b.event('ServiceCreated', { id: 's2', spec: serviceSpec('api') })) }]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(out.lines).toHaveLength(2);
+  });
+
+  it('ends by itself when an until ahead is reached', async () => {
+    const out = sink();
+    const until = BigInt(Date.now() + 200) * 1_000_000n;
+    const stream = await streamDockerEvents(log, { since: 0n, until, filters: new Map() }, out);
+    await stream.done;
+    expect(out.ended).toBe(true);
+    expect(out.lines).toHaveLength(1);
+  });
+});
