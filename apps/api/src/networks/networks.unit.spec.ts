@@ -65,6 +65,15 @@ describe("Docker's /networks", () => {
     expect((await call<DockerNetwork>('GET', '/networks/ingress')).body.Ingress).toBe(true);
   });
 
+  it('shows the subnet the allocator gave a network that asked for none', async () => {
+    const ingress = await call<DockerNetwork>('GET', '/networks/ingress');
+    expect(ingress.body.IPAM.Config).toEqual([]);
+    await api.append([b.event('NetworkAllocated', { id: ingress.body.Id, subnet: '10.255.0.0/16', gateway: '10.255.0.1' })]);
+    expect((await call<DockerNetwork>('GET', '/networks/ingress')).body.IPAM.Config).toEqual([{ Subnet: '10.255.0.0/16', Gateway: '10.255.0.1' }]);
+    const overlapping = await create({ Name: 'x', IPAM: { Config: [{ Subnet: '10.255.7.0/24' }] } });
+    expect(overlapping.body.message).toMatch(/10\.255\.7\.0\/24 overlaps subnet 10\.255\.0\.0\/16 of network ingress/);
+  });
+
   it('lists networks with Docker\'s filters', async () => {
     expect((await create({ Name: 'frontend', Driver: 'overlay', Attachable: true })).status).toBe(201);
     const all = await call<DockerNetwork[]>('GET', '/networks');
