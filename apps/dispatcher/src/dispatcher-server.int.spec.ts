@@ -133,7 +133,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     const api = as('api');
     await api.append([
       api.propose('ClusterInitialized', {
-        spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 400 }, nodeDownPeriodMs: 1_500 },
+        spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 }, nodeDownPeriodMs: 1_500 },
         tokens,
       }),
       api.propose('ServiceCreated', { id: 's1', spec }),
@@ -162,7 +162,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
   it('registers a node, hands it its tasks, puts its statuses on the log; a silent node goes DOWN, its tasks ORPHANED; it comes back READY', async () => {
     const session = openSession(client, tokens.worker);
     const first = await session.next(0);
-    expect(first).toMatchObject({ heartbeatPeriodMs: 400 });
+    expect(first).toMatchObject({ heartbeatPeriodMs: 1_000 });
     const { nodeId, sessionId } = first;
     expect(nodeId).toMatch(/^[0-9a-z]{25}$/);
     let beating = true;
