@@ -8,6 +8,8 @@ import { newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { startApi } from '../../apps/api/src/testing/api-harness';
 import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 
+const AUDITOR = 'auditor-token-for-docker-events';
+
 describe('docker events, against Shoal', () => {
   let api: ApiHarness;
   let first = 0;
@@ -15,7 +17,7 @@ describe('docker events, against Shoal', () => {
   const seconds = (iso: string): number => Date.parse(iso) / 1000;
 
   beforeAll(async () => {
-    api = await startApi();
+    api = await startApi({ tokens: [{ token: AUDITOR, role: 'auditor' }] });
     const b = api.events;
     const web = serviceSpec('web');
     const history = [
@@ -70,5 +72,10 @@ describe('docker events, against Shoal', () => {
     const result = await running;
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual(['create node-1', 'create node-2']);
+  });
+
+  it('over TCP, an auditor streams the history too', async () => {
+    const out = await api.docker(['events', '--since', String(first), '--until', String(last + 1), '--filter', 'type=service', '--format', '{{.Action}}'], { token: AUDITOR });
+    expect(out).toMatchObject({ code: 0, stdout: 'create\nremove\n' });
   });
 });

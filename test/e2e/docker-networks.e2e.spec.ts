@@ -7,11 +7,13 @@ import { serviceSpec } from '@shoal/testing';
 import { startApi } from '../../apps/api/src/testing/api-harness';
 import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 
+const AUDITOR = 'auditor-token-for-docker-network';
+
 describe('docker network, against Shoal', () => {
   let api: ApiHarness;
 
   beforeAll(async () => {
-    api = await startApi();
+    api = await startApi({ tokens: [{ token: AUDITOR, role: 'auditor' }] });
   });
   afterAll(() => api.close());
 
@@ -60,5 +62,16 @@ describe('docker network, against Shoal', () => {
     const out = await docker('network', 'prune', '-f');
     expect(out).toMatch(/Deleted Networks:\s*scratch/);
     expect((await docker('network', 'ls', '--format', '{{.Name}}')).trim()).toBe('frontend');
+  });
+
+  it('over TCP, an auditor lists networks but may not create or remove one', async () => {
+    const ls = await api.docker(['network', 'ls', '--format', '{{.Name}}'], { token: AUDITOR });
+    expect(ls).toMatchObject({ code: 0, stdout: 'frontend\n' });
+    const create = await api.docker(['network', 'create', '-d', 'overlay', 'audited'], { token: AUDITOR });
+    expect(create.code).not.toBe(0);
+    expect(create.stderr).toMatch(/forbidden: role auditor may not POST \/networks\/create/);
+    const rm = await api.docker(['network', 'rm', 'frontend'], { token: AUDITOR });
+    expect(rm.stderr).toMatch(/forbidden: role auditor may not DELETE/);
+    expect((await api.docker(['network', 'ls', '-q'], { token: 'not-a-token' })).stderr).toMatch(/invalid token/);
   });
 });
