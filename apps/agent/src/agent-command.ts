@@ -74,7 +74,7 @@ const cpuCount = (value: string): number => {
 };
 
 const hostPort = (value: string): string => {
-  if (!/^[^\s:]+:\d{1,5}$/.test(value)) throw new Error(`expected host:port, e.g. 127.0.0.1:4243; got "${value}"`);
+  if (!/^[^\s:]+:\d{1,5}$/.test(value)) throw new Error(`expected host:port, e.g. 127.0.0.1:2377; got "${value}"`);
   return value;
 };
 

@@ -1,14 +1,14 @@
 /**
  * The dispatcher process's settings, from the environment:
  *   SHOAL_BIND_HOST            where the agents' gRPC server listens (default 127.0.0.1)
- *   SHOAL_DISPATCHER_PORT      its port (default 4243; 0 = any free port)
+ *   SHOAL_DISPATCHER_PORT      its port (default 2377, as SwarmKit; 0 = any free port)
  *   SHOAL_DISPATCHER_ADVERTISE the host:port agents are sent to when this instance is active
  *                              (default host:port as bound)
  *   SHOAL_CLUSTER_ID           the cluster to write for (default: the log's)
  */
 import type { DispatcherServerOptions } from './dispatcher-server';
 
-export const DEFAULT_DISPATCHER_PORT = 4243;
+export const DEFAULT_DISPATCHER_PORT = 2377;
 
 const port = (raw: string): number => {
   const value = Number(raw);
