@@ -27,6 +27,12 @@ export interface AllocatorOptions {
   readonly newId: () => string;
   /** Most tasks in one TasksAllocated / TasksAllocationFailed record; default 2,000. */
   readonly batchSize?: number;
+  /**
+   * Most tasks one decision allocates or refuses; default 10,000. The rest wait for the next
+   * one, which the runner asks for as soon as these are appended: what one decision proposes
+   * stays well inside what one append may write.
+   */
+  readonly tasksPerDecision?: number;
 }
 
 export const INGRESS_NETWORK_SPEC: NetworkSpec = {
@@ -41,6 +47,7 @@ export class AllocatorCore implements ComponentCore {
   readonly ledger = new Ledger();
   private readonly newId: () => string;
   private readonly batchSize: number;
+  private readonly tasksPerDecision: number;
   /** NEW tasks to try at the next decision. */
   private readonly pending = new Set<string>();
   /** What blocked tasks wait for (a network, a service's endpoint) → the tasks. */
@@ -59,6 +66,7 @@ export class AllocatorCore implements ComponentCore {
   constructor(options: AllocatorOptions) {
     this.newId = options.newId;
     this.batchSize = Math.max(1, options.batchSize ?? 2_000);
+    this.tasksPerDecision = Math.max(1, options.tasksPerDecision ?? 10_000);
   }
 
   /** What the allocator is watching, for tests and metrics. */
@@ -253,6 +261,9 @@ export class AllocatorCore implements ComponentCore {
     const allocated: { id: string; attachments: NetworkAttachment[]; ports?: PortConfig[] }[] = [];
     const failed: { id: string; reason: string }[] = [];
     for (const id of this.pending) {
+      // Stopping early always leaves something proposed, so the runner decides again at once.
+      if (allocated.length + failed.length >= this.tasksPerDecision) break;
+      this.pending.delete(id);
       const task = state.tasks.get(id);
       if (!task || task.status.state !== TaskState.NEW || task.desiredState > TaskState.RUNNING) continue;
       const service = state.services.get(task.serviceId);
@@ -282,7 +293,6 @@ export class AllocatorCore implements ComponentCore {
         }
       }
     }
-    this.pending.clear();
     const proposals: Proposal[] = [];
     for (let i = 0; i < allocated.length; i += this.batchSize) {
       proposals.push({ type: 'TasksAllocated', data: { tasks: allocated.slice(i, i + this.batchSize) } });

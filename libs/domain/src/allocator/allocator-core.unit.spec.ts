@@ -26,6 +26,19 @@ describe('allocator: tasks move NEW → PENDING', () => {
     expect(records.map((e) => (e.type === 'TasksAllocated' ? e.data.tasks.length : 0))).toEqual([2, 2, 1]);
   });
 
+  it('allocates a bounded number of tasks per decision, and the rest in the next ones', () => {
+    const w = new AllocatorWorld({ tasksPerDecision: 3 });
+    w.settle();
+    w.service('s1', serviceSpec('web'));
+    w.tasks('s1', 'a', 'b', 'c', 'd', 'e', 'f', 'g');
+    const first = w.core.decide(w.state, new Date());
+    expect(first.map((p) => (p.type === 'TasksAllocated' ? p.data.tasks.map((t) => t.id) : []))).toEqual([['a', 'b', 'c']]);
+    for (const p of first) w.append(w.propose(p));
+    expect(w.core.watching.pending).toBe(4);
+    w.settle();
+    expect(['d', 'e', 'f', 'g'].map((id) => w.task(id).status.state)).toEqual(Array(4).fill(TaskState.PENDING));
+  });
+
   it('leaves alone a task that is told to stop before it is allocated', () => {
     const w = new AllocatorWorld();
     w.settle();
