@@ -156,7 +156,7 @@ const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: 
     log: say,
     onError: (error) => failed(error),
   });
-  say(`starting ${nodes} simulated nodes against the dispatcher at ${dispatcher}`);
+  say(`starting ${nodes} simulated node${nodes === 1 ? '' : 's'} against the dispatcher at ${dispatcher}`);
   const signalled = untilSignalled();
   const started = fleet.start();
   const ended = await Promise.race([started.then(() => Promise.race([signalled, failure])), signalled]);

@@ -265,7 +265,8 @@ export class AgentSession {
     const lost = this.address;
     // A dispatcher this node was sent to is gone: the one it was told to use may have taken over.
     if (!redirect) this.address = this.options.dispatcher;
-    this.options.log?.(`session with the dispatcher at ${lost} lost (${describeError(error)}); reconnecting${this.address === lost ? '' : ` to ${this.address}`} in ${delay} ms`);
+    const what = joining ? `no session with the dispatcher at ${lost}` : `session with the dispatcher at ${lost} lost`;
+    this.options.log?.(`${what} (${describeError(error).trim()}); trying${this.address === lost ? '' : ` ${this.address}`} again in ${delay} ms`);
     this.cancelTimer = this.options.timers.after(delay, () => {
       this.cancelTimer = undefined;
       this.connect();
