@@ -17,6 +17,7 @@
 import { DEFAULT_UPDATE_CONFIG, TaskState, isJob } from '@shoal/contracts';
 import type { NewTask, Task, UpdateConfig } from '@shoal/contracts';
 import type { Proposal } from '../../component-core';
+import { restartPolicyOf } from '../restart-policy';
 import type { ClusterState, Service } from '../../state';
 import { dirtiness } from './task-dirty';
 import type { IsDirty } from './task-dirty';
@@ -53,7 +54,7 @@ export const superviseUpdate = (
 
   const tasks = tasksOf(state, serviceId);
   const isDirty = dirtiness(service, state.nodes);
-  const dirty = liveSlots(service, tasks).filter((slot) => isSlotDirty(isDirty, slot));
+  const dirty = liveSlots(service, tasks, state.nodes).filter((slot) => isSlotDirty(isDirty, slot));
   const running = isRunning(status);
   if (!running && dirty.length === 0) return NOTHING;
 
@@ -80,7 +81,8 @@ export const superviseUpdate = (
   const shutDown: Task[] = [];
   const created: NewTask[] = [];
   let waitingForWorker = false;
-  // Slots with work left for this update (not those left to the restart supervisor).
+  let retryWake: number | undefined;
+  // Some dirty slot still has work left for this update.
   let outstanding = false;
 
   for (const slot of dirty) {
@@ -95,15 +97,20 @@ export const superviseUpdate = (
     // Beyond the one task serving, a slot's stale tasks (left by an interrupted update) go at once.
     const serving = [...slot.tasks].reverse().find((task) => task.status.state === TaskState.RUNNING);
     const extras = serving ? slot.tasks.filter((task) => task !== serving) : [];
-    // A slot this update already replaced is the restart supervisor's if its new task ended.
-    const replaced = attempted.has(slot.key);
-    if (replaced || free <= 0) {
-      if (!replaced) waitingForWorker = true;
-      if (!replaced || extras.length > 0) outstanding = true;
+    outstanding = true;
+    // A slot whose new task ended while an old one kept serving (start-first) is tried
+    // again once the restart delay has passed, as a restart would be.
+    const retryAt = attempted.has(slot.key) ? retryTimeOf(service, mine, slot.key) : undefined;
+    if (retryAt !== undefined && retryAt > nowMs) {
+      retryWake = Math.min(retryWake ?? retryAt, retryAt);
       shutDown.push(...extras);
       continue;
     }
-    outstanding = true;
+    if (free <= 0) {
+      waitingForWorker = true;
+      shutDown.push(...extras);
+      continue;
+    }
     free--;
     created.push(replacement(service, slot, serving ?? slot.tasks[slot.tasks.length - 1]!, newId()));
     // Stop-first: the old task stops as the new one is created. Start-first: one keeps serving until the new one runs.
@@ -120,7 +127,8 @@ export const superviseUpdate = (
   if (created.length > 0) proposals.push({ type: 'TasksCreated', data: { tasks: created } });
 
   if (outstanding) {
-    return { proposals, ...(waitingForWorker && busy.freeAt !== undefined ? { wakeAt: busy.freeAt } : {}) };
+    const wakes = [...(waitingForWorker && busy.freeAt !== undefined ? [busy.freeAt] : []), ...(retryWake === undefined ? [] : [retryWake])];
+    return { proposals, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}) };
   }
   if (!running || busy.waiting) return { proposals };
   // Every slot is done: watch the last tasks for one monitor period, then complete.
@@ -133,6 +141,17 @@ export const superviseUpdate = (
     statusChange(service, { ...done, ...(status?.startedAt ? { startedAt: status.startedAt } : {}), completedAt: now.toISOString() }),
   );
   return { proposals };
+};
+
+/** When a slot whose new tasks all ended may be tried again: the restart delay after the last one ended. */
+const retryTimeOf = (service: Service, mine: readonly Task[], key: string): number | undefined => {
+  let last: number | undefined;
+  for (const task of mine) {
+    if (slotKeyOf(service, task) !== key) continue;
+    const at = Date.parse(task.status.at);
+    last = Math.max(last ?? at, at);
+  }
+  return last === undefined ? undefined : last + restartPolicyOf(service.spec.task).delayMs;
 };
 
 /** The clean task a dirty slot keeps: meant to run before waiting, further along, then newest. */

@@ -41,7 +41,7 @@ describe('update supervisor: monitor and completion', () => {
     expect(running(world)).toEqual(['1:nginx:2', '2:nginx:1.27']);
   });
 
-  it('given start-first and failure action continue, when a new task fails and is not restarted, then the old one keeps serving and the update still completes', () => {
+  it('given start-first and failure action continue, when a new task fails and nothing restarts it, then the old one keeps serving and the slot is tried again after the restart delay', () => {
     const spec = replicated(1, { order: 'start-first', failureAction: 'continue', monitorMs: 1_000 });
     const world = new UpdateWorld().service('s', spec);
     const [old] = world.tasksOf('s');
@@ -49,10 +49,18 @@ describe('update supervisor: monitor and completion', () => {
     world.step('s');
     world.start('u1').report('u1', FAILED);
     world.propose({ type: 'TaskDesiredStatesChanged', data: { tasks: [{ id: 'u1', desiredState: SHUTDOWN }] } });
-    world.wait(1_000);
-    world.step('s');
-    expect(world.service$('s').updateStatus?.state).toBe('completed');
+    const failedAt = Date.parse(world.task('u1').status.at);
+    // The default restart delay is 5 s.
+    expect(world.decide('s')).toEqual({ proposals: [], wakeAt: failedAt + 5_000 });
     expect(world.desiredRunning('s').map((t) => t.id)).toEqual([old!.id]);
+    world.wait(5_000);
+    world.step('s');
+    expect(world.task('u2')).toMatchObject({ slot: 1, replaces: old!.id, desiredState: RUNNING });
+    world.start('u2');
+    world.step('s');
+    world.wait(1_000).step('s');
+    expect(world.service$('s').updateStatus?.state).toBe('completed');
+    expect(world.desiredRunning('s').map((t) => t.id)).toEqual(['u2']);
   });
 
   it('given a task that never started fails, then it counts as a failure', () => {

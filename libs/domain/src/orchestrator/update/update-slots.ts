@@ -2,11 +2,13 @@
  * Update slots: what a rolling update walks over. A replicated service's tasks are
  * grouped by slot number, a global service's by node. Only live tasks are in a slot —
  * meant to run and not yet ended; a task that ended while still meant to run belongs to
- * the restart supervisor, which replaces it with the current spec.
+ * the restart supervisor, which replaces it with the current spec, and so does a task
+ * whose node is down, drained or removed (the orchestrator moves or stops it).
  */
 import { TaskState, isGlobal } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
-import type { ClusterState, Service } from '../../state';
+import type { ClusterState, Node, Service } from '../../state';
+import { invalidNode } from '../decision';
 import type { IsDirty } from './task-dirty';
 
 export interface UpdateSlot {
@@ -33,13 +35,17 @@ export const tasksOf = (state: ClusterState, serviceId: string): Task[] => {
   return tasks;
 };
 
+/** On a node that can no longer run it: the orchestrator's node handling replaces or stops it. */
+const onLostNode = (task: Task, nodes: ReadonlyMap<string, Node>): boolean =>
+  task.nodeId !== undefined && invalidNode(nodes.get(task.nodeId));
+
 /** The service's slots that hold at least one live task, ordered by slot number or node id. */
-export const liveSlots = (service: Service, tasks: readonly Task[]): UpdateSlot[] => {
+export const liveSlots = (service: Service, tasks: readonly Task[], nodes: ReadonlyMap<string, Node>): UpdateSlot[] => {
   const global = isGlobal(service.spec.mode);
   const groups = new Map<string, Task[]>();
   for (const task of tasks) {
     const key = slotKeyOf(service, task);
-    if (key === undefined || !isLive(task)) continue;
+    if (key === undefined || !isLive(task) || onLostNode(task, nodes)) continue;
     const group = groups.get(key);
     if (group) group.push(task);
     else groups.set(key, [task]);
