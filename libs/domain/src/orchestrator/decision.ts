@@ -13,6 +13,8 @@ export interface Decision {
   readonly restarts: RestartSupervisor;
   /** Every task of a service that is in the state (from the core's index, not a scan). */
   readonly tasksOf: (serviceId: string) => Task[];
+  /** Every task in the same slot (or on the same node, for a global service) as `task`, itself included. */
+  readonly slotmates: (task: Task) => readonly Task[];
 }
 
 /** A node that can no longer run tasks: gone, down, or drained. */

@@ -14,10 +14,12 @@
  * (then the update supervisor's own proposals). Ids come from `newId`; time from `now`.
  */
 import { TaskState, isGlobal } from '@shoal/contracts';
-import type { ShoalEvent } from '@shoal/contracts';
+import type { ShoalEvent, Task } from '@shoal/contracts';
 import type { ComponentCore, Proposal } from '../component-core';
 import type { ClusterState, Service } from '../state';
 import type { Verdict } from '../verdict';
+import { slotKey } from '../reaper/slots';
+import type { SlotKey } from '../reaper/slots';
 import type { Decision } from './decision';
 import { reconcileGlobal } from './global';
 import { reconcileGlobalJob, reconcileReplicatedJob } from './jobs';
@@ -191,6 +193,7 @@ export class OrchestratorCore implements ComponentCore {
       plan,
       restarts: this.restarts,
       tasksOf: (serviceId) => this.index.tasksOf(serviceId, state),
+      slotmates: slotmatesIn((serviceId) => this.index.tasksOf(serviceId, state)),
     };
 
     for (const id of this.removedServices) {
@@ -241,11 +244,13 @@ export class OrchestratorCore implements ComponentCore {
    * decision's own changes to the service have applied (it runs on a settled service, on
    * the next decision; but never put off twice running, so that a service whose tasks keep
    * restarting is still updated, or rolled back). Task changes alone cannot make a
-   * service's tasks out of date, so
-   * outside an update they do not call it: a busy cluster does not pay for it per tick.
+   * service's tasks out of date, so outside an update only the services whose tasks this
+   * decision changes are looked at again: a busy cluster does not pay for it per report.
    */
   private updates(state: ClusterState, now: Date, plan: Plan): Proposal[] {
-    const due = new Set(this.updateCandidates);
+    // A service whose tasks this decision changes is looked at again once they have applied:
+    // an update that could not go on (its slot's task still waiting to start) may go on then.
+    const due = new Set([...this.updateCandidates, ...plan.services]);
     for (const service of state.services.values()) if (service.updateStatus && UPDATE_IN_PROGRESS.has(service.updateStatus.state)) due.add(service.id);
     for (const [id, at] of this.updateWake) if (at <= now.getTime()) due.add(id);
     const proposals: Proposal[] = [];
@@ -270,6 +275,27 @@ export class OrchestratorCore implements ComponentCore {
     return proposals;
   }
 }
+
+/** Tasks by slot, per service, built once per decision when first asked. */
+const slotmatesIn = (tasksOf: (serviceId: string) => Task[]): ((task: Task) => readonly Task[]) => {
+  const byService = new Map<string, Map<SlotKey, Task[]>>();
+  return (task) => {
+    let slots = byService.get(task.serviceId);
+    if (!slots) {
+      slots = new Map();
+      for (const t of tasksOf(task.serviceId)) {
+        const key = slotKey(t);
+        if (key === undefined) continue;
+        const list = slots.get(key);
+        if (list) list.push(t);
+        else slots.set(key, [t]);
+      }
+      byService.set(task.serviceId, slots);
+    }
+    const key = slotKey(task);
+    return key === undefined ? [task] : (slots.get(key) ?? [task]);
+  };
+};
 
 const reconcileService = (d: Decision, service: Service): void => {
   const mode = service.spec.mode;

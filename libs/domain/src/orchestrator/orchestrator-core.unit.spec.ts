@@ -168,7 +168,7 @@ describe('the orchestrator core', () => {
       return { calls, supervise };
     };
 
-    it('is called for a changed service once this decision’s own changes to it have applied, and not for task changes alone', () => {
+    it('is called for a changed service once this decision’s own changes to it have applied, and not for agents’ reports alone', () => {
       const { calls, supervise } = recording();
       const sim = new Simulation(new OrchestratorCore({ newId: counter(), superviseUpdate: supervise }));
       sim.addNode('n1');
@@ -179,10 +179,19 @@ describe('the orchestrator core', () => {
       calls.length = 0;
       sim.decide();
       expect(calls).toEqual(['a']);
-      calls.length = 0;
       sim.settle();
+      calls.length = 0;
+      // A failure: the restart changes a's tasks, so the supervisor looks once they have applied.
       sim.report(sim.running('a')[0]!.id, TaskState.FAILED);
       sim.decide();
+      expect(calls).toEqual([]);
+      sim.decide();
+      expect(calls).toEqual(['a']);
+      // Agents' reports alone do not call it.
+      calls.length = 0;
+      sim.allocate();
+      sim.schedule();
+      expect(sim.runAgents()).toBeGreaterThan(0);
       sim.decide();
       expect(calls).toEqual([]);
     });

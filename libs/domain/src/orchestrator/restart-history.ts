@@ -46,6 +46,16 @@ export class RestartHistory {
     return history.times.filter((t) => t > lookback && t < endedAt).length;
   }
 
+  /**
+   * What the tasks still in the state say of a slot's restarts (`times`, ms, at
+   * `specVersion`): kept unless the log already told more for that version.
+   */
+  seed(slot: SlotKey, specVersion: number, times: readonly number[]): void {
+    const history = this.slots.get(slot);
+    if (history && history.specVersion === specVersion && history.total >= times.length) return;
+    this.slots.set(slot, { specVersion, total: times.length, times: [...times].sort((a, b) => a - b) });
+  }
+
   forgetService(serviceId: string): void {
     for (const key of this.slots.keys()) {
       if (key.startsWith(`${serviceId}/`) || key.startsWith(`${serviceId}@`)) this.slots.delete(key);

@@ -14,6 +14,7 @@ import type { NewTask, Task, TaskDesiredStatesChanged } from '@shoal/contracts';
 import type { ClusterState, Service } from '../state';
 import { slotKey } from '../reaper/slots';
 import type { Decision } from './decision';
+import { isRunnable } from './plan';
 import { RestartHistory } from './restart-history';
 import { restartPolicyOf, shouldRestart } from './restart-policy';
 
@@ -73,10 +74,13 @@ export class RestartSupervisor {
   }
 
   /**
-   * At start-up: replacements waiting out a delay that the log did not show this supervisor
-   * (a view restored from a snapshot) are adopted, their delay counted from their creation.
+   * At start-up, what the log did not show this supervisor (a view restored from a
+   * snapshot) is taken from the state: replacements waiting out a delay are adopted, their
+   * delay counted from their creation; and, as SwarmKit's CheckTasks does, every task of a
+   * slot at its newest spec version after the first counts as one of its restarts.
    */
   adopt(state: ClusterState): void {
+    this.seedHistory(state);
     for (const task of state.tasks.values()) {
       if (task.desiredState !== TaskState.READY || task.replaces === undefined || this.delayed.has(task.id)) continue;
       const createdAt = Date.parse(task.createdAt);
@@ -88,6 +92,26 @@ export class RestartSupervisor {
         ...(old !== undefined && mayBeRunning(old) ? { waitFor: old.id } : {}),
         giveUpAt: createdAt + OLD_TASK_TIMEOUT_MS,
       });
+    }
+  }
+
+  private seedHistory(state: ClusterState): void {
+    const bySlot = new Map<string, Task[]>();
+    for (const task of state.tasks.values()) {
+      const key = slotKey(task);
+      if (key === undefined || restartPolicyOf(task.spec).maxAttempts <= 0) continue;
+      const list = bySlot.get(key);
+      if (list) list.push(task);
+      else bySlot.set(key, [task]);
+    }
+    for (const [key, tasks] of bySlot) {
+      const version = Math.max(...tasks.map((task) => task.specVersion));
+      const times = tasks
+        .filter((task) => task.specVersion === version)
+        .map((task) => Date.parse(task.createdAt))
+        .sort((a, b) => a - b)
+        .slice(1);
+      if (times.length > 0) this.history.seed(key, version, times);
     }
   }
 
@@ -129,8 +153,21 @@ export class RestartSupervisor {
       d.plan.setDesired(task, TaskState.SHUTDOWN, `${why}; not restarted (restart policy)`);
       return;
     }
+    // Another task already fills the slot (a start-first update's new task, say): no replacement.
+    if (this.slotStillFilled(d, task, service)) {
+      d.plan.setDesired(task, TaskState.SHUTDOWN, `${why}; its slot is filled by another task`);
+      return;
+    }
     if (!d.plan.setDesired(task, TaskState.SHUTDOWN, `${RESTARTED}: ${why}`)) return;
     d.plan.create(replacementTask(d.newId(), service, global ? { nodeId: task.nodeId as string } : { slot: task.slot as number }, task.id));
+  }
+
+  private slotStillFilled(d: Decision, task: Task, service: Service): boolean {
+    const live = (other: Task): boolean =>
+      other.id !== task.id && isRunnable(d.plan.desiredOf(other)) && other.status.state <= TaskState.RUNNING;
+    if (d.slotmates(task).some(live)) return true;
+    const global = isGlobal(service.spec.mode);
+    return d.plan.createdFor(service.id).some((created) => (global ? created.nodeId === task.nodeId : created.slot === task.slot));
   }
 
   /** Moves the replacements whose time has come to RUNNING (or restarts them, if they failed meanwhile). */

@@ -210,6 +210,36 @@ describe('the restart supervisor', () => {
     expect(sim.written('TasksCreated').at(-1)!.data.tasks.map((t) => t.slot)).toEqual([b!.slot]);
   });
 
+  it('given an orchestrator that sees only the state (a snapshot), then the restarts still there count against max attempts', () => {
+    const sim = running({ delayMs: 0, maxAttempts: 2 });
+    for (let i = 0; i < 2; i++) {
+      sim.report(sim.running('s1')[0]!.id, FAILED);
+      sim.settle();
+    }
+    const last = sim.running('s1')[0]!;
+    sim.takeOver(core());
+    sim.report(last.id, FAILED);
+    sim.settle();
+    expect(sim.tasksOf('s1').some((t) => t.replaces === last.id)).toBe(false);
+    expect(sim.running('s1')).toHaveLength(0);
+  });
+
+  it('given a slot another task already fills (a start-first update under way), when the old task fails, then it is shut down with no replacement', () => {
+    const sim = running({ delayMs: 0 });
+    const old = sim.running('s1')[0]!;
+    sim.append('TasksCreated', {
+      tasks: [{ id: 'new', serviceId: 's1', slot: old.slot, specVersion: 1, spec: spec({ delayMs: 0 }).task, desiredState: RUNNING, replaces: old.id }],
+    });
+    sim.allocate();
+    sim.schedule();
+    sim.runAgents();
+    sim.report(old.id, FAILED);
+    sim.decide();
+    expect(sim.state.tasks.get(old.id)!.desiredState).toBe(SHUTDOWN);
+    expect(sim.tasksOf('s1').filter((t) => t.replaces === old.id).map((t) => t.id)).toEqual(['new']);
+    expect(sim.runnable('s1').map((t) => t.id)).toEqual(['new']);
+  });
+
   it('given the orchestrator restarts, then the restart history and waiting replacements are rebuilt from the log', () => {
     const sim = running({ delayMs: 10_000, maxAttempts: 1 });
     const first = sim.running('s1')[0]!;
