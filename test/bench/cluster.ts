@@ -5,7 +5,7 @@
  * processes that share --nodes simulated nodes.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
@@ -172,9 +172,14 @@ export class BenchCluster {
     return this.peaks;
   }
 
-  async stop(): Promise<void> {
+  /** Stops every process and keeps their output in `logs/<name>.log` when `logs` is given. */
+  async stop(logs?: string): Promise<void> {
     this.samplePeaks();
     await Promise.all(this.members.map((m) => m.process.stop(15_000)));
+    if (logs) {
+      mkdirSync(logs, { recursive: true });
+      for (const m of this.members) writeFileSync(join(logs, `${m.name}.log`), m.process.output);
+    }
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -4,6 +4,7 @@
  * fast as it takes them, then waiting until every task is RUNNING. `during` is called on
  * every poll while tasks are being placed (the failover benchmark kills a scheduler there).
  */
+import { join } from 'node:path';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { BenchCluster } from './cluster';
 import type { ClusterOptions } from './cluster';
@@ -89,26 +90,26 @@ export const runEndToEnd = async (options: RunOptions, during?: (context: RunCon
     for (;;) {
       if (createError) throw createError;
       const now = Date.now();
-      if (watch.running.size !== lastRunning) {
-        lastRunning = watch.running.size;
+      if (watch.live.size !== lastRunning) {
+        lastRunning = watch.live.size;
         lastChange = now;
       }
       if (now - lastSay >= 5_000) {
-        say(`${((now - start) / 1e3).toFixed(0)} s: ${watch.servicesCreated} services, ${watch.assigned.size} assigned, ${watch.running.size} running, ${watch.records} records`);
+        say(`${((now - start) / 1e3).toFixed(0)} s: ${watch.servicesCreated} services, ${watch.assigned.size} assigned, ${watch.live.size} running, ${watch.records} records`);
         lastSay = now;
       }
       if (now - lastSample >= 2_000) {
         cluster.samplePeaks();
         lastSample = now;
       }
-      if (watch.running.size >= total && createsDone > 0 && (settled?.() ?? true)) break;
+      if (watch.live.size >= total && createsDone > 0 && (settled?.() ?? true)) break;
       const dead = cluster.members.find((m) => m.process.exitCode !== null && !m.name.startsWith('scheduler'));
       if (dead) {
-        incomplete = `${dead.name} exited with ${dead.process.exitCode}: ${dead.process.output.slice(-500)}`;
+        incomplete = `${dead.name} exited with ${dead.process.exitCode}`;
         break;
       }
       if (now - lastChange > options.stallMs) {
-        incomplete = `no task became RUNNING for ${options.stallMs / 1e3} s (${watch.running.size} of ${total} running)`;
+        incomplete = `the number of RUNNING tasks did not change for ${options.stallMs / 1e3} s (${watch.live.size} of ${total} running)`;
         break;
       }
       if (during) await during(context);
@@ -121,6 +122,8 @@ export const runEndToEnd = async (options: RunOptions, during?: (context: RunCon
     return { total, start, createsDone, watch, highWaterMark, peakRss: new Map(cluster.peakRss()), ...(incomplete ? { incomplete } : {}) };
   } finally {
     await watch?.close().catch(() => undefined);
-    await cluster.stop();
+    const logs = join(__dirname, '..', '..', '.shoal', 'bench-logs', cluster.topic.replace(/\.events$/, ''));
+    await cluster.stop(logs);
+    say(`each process's output: ${logs}/<name>.log`);
   }
 };

@@ -2,6 +2,7 @@
  * Reads what an end-to-end run did from the log itself, as it happens: each task's first
  * assignment and first RUNNING status (times are the records' `at`, the writer's clock on
  * this machine), the schedulers' terms, and how many records and bytes were written.
+ * Records are read as written, without evolve's verdicts (a refused record counts too).
  */
 import { KafkaEventLog } from '@shoal/eventlog';
 import type { LogRecord, Subscription } from '@shoal/eventlog';
@@ -31,8 +32,16 @@ export class LogWatch {
   readonly assigned = new Map<string, number>();
   /** Task id → first time a RUNNING status for it was on the log. */
   readonly running = new Map<string, number>();
+  /** Tasks RUNNING now: reported RUNNING, not since reported past it nor told to stop. */
+  readonly live = new Set<string>();
+  /** reached[k]: when `live` first held k + 1 tasks (ms since the epoch). */
+  readonly reached: number[] = [];
   /** Scheduler term → when it started and first placed. */
   readonly schedulerTerms = new Map<number, TermStart>();
+  /** OwnershipTaken records per component: more than one means a lease was lost and taken again. */
+  readonly ownershipTaken = new Map<string, number>();
+  /** Nodes reported down (NodeStatusChanged), e.g. for missed heartbeats. */
+  nodesDown = 0;
   /** Records that were not JSON envelopes (none expected). */
   unreadable = 0;
   private subscription?: Subscription;
@@ -68,6 +77,7 @@ export class LogWatch {
           break;
         case 'OwnershipTaken': {
           const data = event.data as { component: string; term: number };
+          this.ownershipTaken.set(data.component, (this.ownershipTaken.get(data.component) ?? 0) + 1);
           if (data.component === 'scheduler' && !this.schedulerTerms.has(data.term)) this.schedulerTerms.set(data.term, { term: data.term, takenAt: at });
           break;
         }
@@ -78,11 +88,25 @@ export class LogWatch {
           if (term && term.firstAssignedAt === undefined && data.tasks.length > 0) term.firstAssignedAt = at;
           break;
         }
+        case 'NodeStatusChanged': {
+          const data = event.data as { nodes: readonly { state: string }[] };
+          this.nodesDown += data.nodes.filter((n) => n.state === 'down').length;
+          break;
+        }
         case 'TaskStatusesReported': {
           const data = event.data as { statuses: readonly { id: string; state: number }[] };
           for (const status of data.statuses) {
-            if (status.state === TaskState.RUNNING && !this.running.has(status.id)) this.running.set(status.id, at);
+            if (status.state === TaskState.RUNNING) {
+              if (!this.running.has(status.id)) this.running.set(status.id, at);
+              this.live.add(status.id);
+              while (this.reached.length < this.live.size) this.reached.push(at);
+            } else if (status.state > TaskState.RUNNING) this.live.delete(status.id);
           }
+          break;
+        }
+        case 'TaskDesiredStatesChanged': {
+          const data = event.data as { tasks: readonly { id: string; desiredState: number }[] };
+          for (const task of data.tasks) if (task.desiredState > TaskState.RUNNING) this.live.delete(task.id);
           break;
         }
         default:
@@ -96,9 +120,6 @@ export class LogWatch {
     await this.log.close();
   }
 }
-
-/** The value below which `q` of the sorted values lie (nearest rank). */
-export const quantile = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 
 /** Tasks reaching a moment per second, in `slices` equal slices of [start, end]. */
 export const ratesOverTime = (times: readonly number[], start: number, end: number, slices: number): number[] => {
