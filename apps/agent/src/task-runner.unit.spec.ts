@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { TaskState, isTerminal } from '@shoal/contracts';
+import type { TaskController, TaskExit } from './executor';
+import { TaskRunner } from './task-runner';
+import { StatusRecorder, assignedTask } from './testing/task-fixtures';
+
+/** A controller whose every step waits until the spec settles it. */
+class ScriptedController implements TaskController {
+  readonly pending: { step: string; resolve: (value?: unknown) => void; reject: (error: Error) => void }[] = [];
+  stops = 0;
+  private wait$ = (step: string) => new Promise<never>((resolve, reject) => this.pending.push({ step, resolve: resolve as (value?: unknown) => void, reject }));
+  prepare = (): Promise<void> => this.wait$('prepare');
+  start = (): Promise<void> => this.wait$('start');
+  wait = (): Promise<TaskExit> => this.wait$('wait');
+  stop = async (): Promise<void> => {
+    this.stops += 1;
+  };
+}
+
+type Action = { kind: 'succeed'; exitCode: number } | { kind: 'fail' } | { kind: 'desire'; state: TaskState };
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  fc.record({ kind: fc.constant('succeed' as const), exitCode: fc.constantFrom(0, 0, 1, 137) }),
+  fc.constant({ kind: 'fail' as const }),
+  fc.record({ kind: fc.constant('desire' as const), state: fc.constantFrom<TaskState>(TaskState.READY, TaskState.RUNNING, TaskState.COMPLETE, TaskState.SHUTDOWN, TaskState.REMOVE) }),
+);
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the task runner', () => {
+  it('reports states that only move forward, starting at ACCEPTED and ending in exactly one terminal state, whatever happens', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<TaskState>(TaskState.READY, TaskState.RUNNING, TaskState.SHUTDOWN),
+        fc.array(action, { maxLength: 12 }),
+        async (initial, actions) => {
+          const recorder = new StatusRecorder();
+          const controller = new ScriptedController();
+          const runner = new TaskRunner(assignedTask({}), initial, controller, recorder.sink);
+          await settle();
+          for (const next of actions) {
+            if (next.kind === 'desire') runner.setDesired(next.state);
+            else {
+              const step = controller.pending.shift();
+              if (next.kind === 'fail') step?.reject(new Error(`${step.step} broke`));
+              else step?.resolve(step.step === 'wait' ? { exitCode: next.exitCode } : undefined);
+            }
+            await settle();
+          }
+          // Whatever is left: the managers want it gone.
+          runner.setDesired(TaskState.SHUTDOWN);
+          await runner.done;
+          const states = recorder.statuses.map((status) => status.state);
+          expect(states[0]).toBe(TaskState.ACCEPTED);
+          for (let i = 1; i < states.length; i += 1) expect(states[i]!).toBeGreaterThan(states[i - 1]!);
+          expect(states.filter((state) => isTerminal(state))).toHaveLength(1);
+          expect(isTerminal(states.at(-1)!)).toBe(true);
+          // Stopped only if it was still going, never twice.
+          expect(controller.stops).toBeLessThanOrEqual(1);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a failing prepare or start rejects the task with the error; a failing wait fails it', async () => {
+    for (const [failAt, expected] of [
+      [0, TaskState.REJECTED],
+      [1, TaskState.REJECTED],
+      [2, TaskState.FAILED],
+    ] as const) {
+      const recorder = new StatusRecorder();
+      const controller = new ScriptedController();
+      const runner = new TaskRunner(assignedTask({}), TaskState.RUNNING, controller, recorder.sink);
+      for (let step = 0; step < failAt; step += 1) {
+        await settle();
+        controller.pending.shift()?.resolve();
+      }
+      await settle();
+      controller.pending.shift()?.reject(new Error('it broke'));
+      await runner.done;
+      expect(recorder.statuses.at(-1)).toMatchObject({ state: expected, err: 'it broke' });
+    }
+  });
+});
