@@ -223,6 +223,15 @@ describe('update supervisor: one update at a time, from the state alone', () => 
     expect(world.desiredRunning('s').map((t) => t.id)).toEqual(['ready']);
   });
 
+  it('given a task on a node that went down, then it is left to the orchestrator, which moves it, and the other slots are updated', () => {
+    const world = new UpdateWorld(2).service('s', replicated(2, { parallelism: 0 }));
+    world.update('s', image('2', replicated(2, { parallelism: 0 })));
+    world.nodeDown('n1');
+    const decision = world.decide('s');
+    const created = decision.proposals.flatMap((p) => (p.type === 'TasksCreated' ? p.data.tasks.map((t) => t.slot) : []));
+    expect(created).toEqual([2]);
+  });
+
   it('leaves a task waiting out a restart delay (desired READY) to the restart supervisor', () => {
     const world = new UpdateWorld().service('s', replicated(1, {}));
     world.update('s', image('2', replicated(1, {})));

@@ -62,6 +62,12 @@ export class UpdateWorld {
     this.nodes.push(id);
   }
 
+  /** The node's agent stops answering: the dispatcher marks it down. */
+  nodeDown(id: string): this {
+    this.append('NodeStatusChanged', { nodes: [{ id, state: 'down' }] });
+    return this;
+  }
+
   /** A service whose tasks are all up and RUNNING at version 1. */
   service(id: string, spec: ServiceSpec): this {
     this.append('ServiceCreated', { id, spec });
