@@ -84,16 +84,17 @@ describe('the exec executor', () => {
     const recorder = new StatusRecorder();
     const pidFile = join(dir, 'pid');
     const termFile = join(dir, 'term');
-    const script = `trap 'echo term >> ${termFile}' TERM; echo $$ > ${pidFile}; while true; do sleep 0.05; done`;
-    const task = assignedTask({ command: ['sh', '-c', script], stopGracePeriodMs: 300 });
+    const afterTerm = join(dir, 'after-term');
+    // It takes SIGTERM, says so, and carries on: only SIGKILL ends it.
+    const script = `trap 'echo term >> ${termFile}' TERM; echo $$ > ${pidFile}; while true; do [ -f ${termFile} ] && echo still here >> ${afterTerm}; sleep 0.05; done`;
+    const task = assignedTask({ command: ['sh', '-c', script], stopGracePeriodMs: 1_000 });
     const runner = run(task, recorder);
     await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
     const pid = Number(readFileSync(pidFile, 'utf8'));
     runner.setDesired(TaskState.SHUTDOWN);
-    await until(() => existsSync(termFile));
-    expect(alive(pid)).toBe(true);
     await runner.done;
     expect(readFileSync(termFile, 'utf8')).toContain('term');
+    expect(readFileSync(afterTerm, 'utf8')).toContain('still here');
     expect(alive(pid)).toBe(false);
     expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'SHUTDOWN']);
   });
