@@ -10,7 +10,7 @@ import { FakeDispatcher } from './testing/fake-dispatcher';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-const eventually = async (check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> => {
+const eventually = async (check: () => boolean, what: string, timeoutMs = 45_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
