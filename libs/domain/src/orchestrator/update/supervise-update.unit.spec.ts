@@ -232,6 +232,17 @@ describe('update supervisor: one update at a time, from the state alone', () => 
     expect(created).toEqual([2]);
   });
 
+  it('given a global service, then a paused node keeps its task as it is, and the update completes over the others', () => {
+    const spec = serviceSpec('agent', { kind: 'global' }, { update: { parallelism: 0, delayMs: 0, failureAction: 'pause', monitorMs: 0, maxFailureRatio: 0, order: 'stop-first' } });
+    const world = new UpdateWorld(2).service('s', spec);
+    world.pause('n2');
+    world.update('s', image('2', spec));
+    world.step('s');
+    world.startAll().step('s');
+    expect(running(world)).toEqual(['n1:nginx:2', 'n2:nginx:1.27']);
+    expect(world.service$('s').updateStatus?.state).toBe('completed');
+  });
+
   it('leaves a task waiting out a restart delay (desired READY) to the restart supervisor', () => {
     const world = new UpdateWorld().service('s', replicated(1, {}));
     world.update('s', image('2', replicated(1, {})));

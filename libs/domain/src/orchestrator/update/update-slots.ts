@@ -46,6 +46,8 @@ export const liveSlots = (service: Service, tasks: readonly Task[], nodes: Reado
   for (const task of tasks) {
     const key = slotKeyOf(service, task);
     if (key === undefined || !isLive(task) || onLostNode(task, nodes)) continue;
+    // A paused node takes no new tasks: a global service's task there is left as it is.
+    if (global && nodes.get(task.nodeId ?? '')?.spec.availability === 'pause') continue;
     const group = groups.get(key);
     if (group) group.push(task);
     else groups.set(key, [task]);

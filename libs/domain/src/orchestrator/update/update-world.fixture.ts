@@ -68,6 +68,14 @@ export class UpdateWorld {
     return this;
   }
 
+  /** The operator pauses the node: it keeps its tasks and takes no new ones. */
+  pause(id: string): this {
+    const node = this.state.nodes.get(id);
+    if (!node) throw new Error(`no node ${id}`);
+    this.append('NodeSpecUpdated', { id, spec: { ...node.spec, availability: 'pause' } });
+    return this;
+  }
+
   /** A service whose tasks are all up and RUNNING at version 1. */
   service(id: string, spec: ServiceSpec): this {
     this.append('ServiceCreated', { id, spec });
