@@ -7,17 +7,12 @@
 import { TaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { Node, Service } from '../state';
-import { constraintsOf, nodeMatches } from './constraints';
-import type { Constraint } from './constraints';
+import { constraintsOf, meetsConstraints } from './constraints';
 import { invalidNode, whyInvalid } from './decision';
 import type { Decision } from './decision';
 import { isRunnable } from './plan';
 import { newTaskFor } from './restart-supervisor';
 import { groupBy, holders } from './slots';
-
-/** Whether a service's tasks belong on the node at all (constraints that do not parse match nothing). */
-export const meetsConstraints = (constraints: readonly Constraint[] | undefined, node: Node): boolean =>
-  constraints !== undefined && nodeMatches(constraints, node);
 
 /** Takes new tasks: active and ready. */
 export const acceptsTasks = (node: Node): boolean => node.spec.availability === 'active' && node.status.state === 'ready';

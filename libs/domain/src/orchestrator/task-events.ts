@@ -6,10 +6,9 @@
  */
 import { TaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
-import { constraintsOf } from './constraints';
+import { constraintsOf, meetsConstraints } from './constraints';
 import { invalidNode, whyInvalid } from './decision';
 import type { Decision } from './decision';
-import { meetsConstraints } from './global';
 import { isRunnable } from './plan';
 
 const endedWhy = (task: Task): string =>
