@@ -4,6 +4,7 @@
  * fast as it takes them, then waiting until every task is RUNNING. `during` is called on
  * every poll while tasks are being placed (the failover benchmark kills a scheduler there).
  */
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { BenchCluster } from './cluster';
@@ -34,7 +35,13 @@ export interface RunOutcome {
   readonly peakRss: ReadonlyMap<string, number>;
   /** Set when the run ended before every task ran. */
   readonly incomplete?: string;
+  /** The machine's 1-minute load average when the creates began. */
+  readonly loadAverage: number;
 }
+
+/** A sentence on how loaded the machine was when the runs began. */
+export const loadNote = (outcomes: readonly { readonly loadAverage: number }[]): string =>
+  `The machine's 1-minute load average when the creates began: ${outcomes.map((o) => o.loadAverage.toFixed(1)).join(' · ')} on ${cpus().length} CPUs (every process — components, agents, Kafka, this benchmark reading the log, and anything else running — shares them).`;
 
 export interface RunContext {
   readonly cluster: BenchCluster;
@@ -74,6 +81,7 @@ export const runEndToEnd = async (options: RunOptions, during?: (context: RunCon
     watch = await LogWatch.follow(options.brokers, cluster.topic);
     const total = options.services * options.replicas;
     say(`creating ${options.services} services × ${options.replicas} replicas (${total.toLocaleString('en-US')} tasks)…`);
+    const loadAverage = loadavg()[0]!;
     const start = Date.now();
     let createsDone = 0;
     let createError: unknown;
@@ -119,7 +127,7 @@ export const runEndToEnd = async (options: RunOptions, during?: (context: RunCon
     if (incomplete) say(`incomplete: ${incomplete}`);
     const highWaterMark = await watch.highWaterMark();
     cluster.samplePeaks();
-    return { total, start, createsDone, watch, highWaterMark, peakRss: new Map(cluster.peakRss()), ...(incomplete ? { incomplete } : {}) };
+    return { total, start, createsDone, watch, highWaterMark, loadAverage, peakRss: new Map(cluster.peakRss()), ...(incomplete ? { incomplete } : {}) };
   } finally {
     await watch?.close().catch(() => undefined);
     const logs = join(__dirname, '..', '..', '.shoal', 'bench-logs', cluster.topic.replace(/\.events$/, ''));
