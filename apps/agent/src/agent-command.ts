@@ -5,7 +5,7 @@
  *     this host as one node; tasks run as real processes (the exec executor); with
  *     --state-dir it keeps its node id there and joins as the same node next time
  *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
- *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-]
+ *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-] [--state-dir DIR]
  *     N simulated nodes in this one process, each its own session
  * The join token and dispatcher may also come from SHOAL_JOIN_TOKEN and SHOAL_DISPATCHER.
  */
@@ -153,6 +153,7 @@ const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: 
     memoryBytes: options.memory,
     labels: fleetLabels(options.label, options.labelCycle),
     hostnamePrefix: options.hostnamePrefix,
+    stateDir: options.stateDir,
     log: say,
     onError: (error) => failed(error),
   });
@@ -173,7 +174,7 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--dispatcher <host:port>', 'a dispatcher to join through (default $SHOAL_DISPATCHER)', argument(hostPort))
     .option('--hostname <name>', "this node's name (default: the host's)")
     .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
-    .option('--state-dir <dir>', 'keep the node id here, to join as the same node after a restart')
+    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart')
     .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
     .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))
@@ -190,7 +191,6 @@ export const agentCommand = (name = 'agent'): Command =>
         await runHostAgent(options, joinToken, dispatcher);
       } else {
         if (options.hostname !== undefined) throw new Error('--hostname names this host; simulated nodes take --hostname-prefix');
-        if (options.stateDir !== undefined) throw new Error('--state-dir keeps the node id of this host; simulated nodes join afresh each run');
         await runFleet(options, options.simulate, joinToken, dispatcher);
       }
     });

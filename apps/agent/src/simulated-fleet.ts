@@ -3,7 +3,10 @@
  * protocol, each running its tasks with the simulated executor. They share one timer
  * wheel and a few gRPC channels, so thousands fit in one process.
  */
-import { AgentSession } from './agent-session';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { AgentSession, JoinRefusedError } from './agent-session';
 import { DispatcherChannels } from './dispatcher-channels';
 import { NANO_CPUS_PER_CPU, nodeDescription } from './node-description';
 import { SimulatedExecutor } from './simulated-executor';
@@ -29,6 +32,8 @@ export interface SimulatedFleetOptions {
   readonly sessionsPerChannel?: number;
   /** Nodes started together before the next ones (default 250). */
   readonly joinWave?: number;
+  /** Where the fleet keeps its node ids, so a restarted fleet joins as the same nodes. */
+  readonly stateDir?: string;
   /** Told once when a node's join token is refused after the fleet started (a rotated token). */
   readonly onError?: (error: Error) => void;
   readonly log?: (line: string) => void;
@@ -51,6 +56,7 @@ export class SimulatedFleet {
   private readonly timers = new TimerWheel(25);
   private readonly channels: DispatcherChannels;
   private readonly sessions: AgentSession[] = [];
+  private keptIds: (string | undefined)[] = [];
   private connectedCount = 0;
   private stopped = false;
   private reportedError = false;
@@ -90,6 +96,7 @@ export class SimulatedFleet {
   /** Starts every node; resolves once all have joined, rejects (and stops the fleet) if the join token is refused. */
   async start(): Promise<void> {
     const { nodes, joinWave = 250 } = this.options;
+    this.keptIds = this.readKeptIds();
     try {
       for (let first = 0; first < nodes && !this.stopped; first += joinWave) {
         const wave: Promise<void>[] = [];
@@ -101,6 +108,7 @@ export class SimulatedFleet {
       throw error;
     }
     this.started = true;
+    this.keepIds();
     this.options.log?.(`${nodes} simulated nodes joined the dispatcher at ${this.options.dispatcher}`);
   }
 
@@ -111,7 +119,42 @@ export class SimulatedFleet {
     this.channels.close();
   }
 
-  private startNode(index: number): Promise<void> {
+  private get idsFile(): string | undefined {
+    return this.options.stateDir ? join(this.options.stateDir, 'node-ids.json') : undefined;
+  }
+
+  private readKeptIds(): (string | undefined)[] {
+    const file = this.idsFile;
+    if (!file) return [];
+    try {
+      const ids: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      return Array.isArray(ids) ? ids.map((id) => (typeof id === 'string' && id !== '' ? id : undefined)) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  private keepIds(): void {
+    const file = this.idsFile;
+    if (!file || !this.options.stateDir) return;
+    mkdirSync(this.options.stateDir, { recursive: true });
+    writeFileSync(`${file}.tmp`, JSON.stringify(this.nodeIds));
+    renameSync(`${file}.tmp`, file);
+  }
+
+  private async startNode(index: number): Promise<void> {
+    const keptId = this.keptIds[index];
+    try {
+      await this.openNode(index, keptId);
+    } catch (error) {
+      // A kept node that was removed from the cluster since: this run's node joins as a new one.
+      if (!(keptId && error instanceof JoinRefusedError && error.code === GrpcStatus.PERMISSION_DENIED)) throw error;
+      this.options.log?.(`node ${keptId} was removed from the cluster; joining as a new node instead`);
+      await this.openNode(index, undefined);
+    }
+  }
+
+  private openNode(index: number, nodeId: string | undefined): Promise<void> {
     const { cpus = 4, memoryBytes = 8 * GIB, labels = {}, hostnamePrefix = 'sim-node-' } = this.options;
     const description = nodeDescription({
       hostname: `${hostnamePrefix}${index + 1}`,
@@ -126,6 +169,7 @@ export class SimulatedFleet {
       executor: new SimulatedExecutor(description, this.timers),
       channels: this.channels,
       index,
+      nodeId,
       timers: this.timers,
       backoff: this.options.backoff,
       onConnectionChange: (connected) => {
@@ -140,7 +184,7 @@ export class SimulatedFleet {
       // One node speaks for the fleet: thousands of identical lines help no one.
       log: index === 0 ? (line) => this.options.log?.(`${description.hostname}: ${line}`) : undefined,
     });
-    this.sessions.push(session);
+    this.sessions[index] = session;
     return session.start();
   }
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
 import { SimulatedFleet, labelsOfNode } from './simulated-fleet';
 import { assignment, complete, update } from './testing/assignments';
@@ -56,6 +59,23 @@ describe('a simulated fleet', () => {
     const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-nope', nodes: 3 });
     await expect(fleet.start()).rejects.toThrow(/refused the join token: invalid join token/);
     expect(fleet.connected).toBe(0);
+  });
+
+  it('with a state directory, a restarted fleet joins as the same nodes; one removed meanwhile joins anew', async () => {
+    const stateDir = join(mkdtempSync(join(tmpdir(), 'shoal-fleet-')), 'fleet');
+    const run = async (): Promise<(string | undefined)[]> => {
+      const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', nodes: 2, stateDir });
+      await fleet.start();
+      const ids = fleet.nodeIds;
+      await fleet.stop();
+      return ids;
+    };
+    expect(await run()).toEqual(['node-1', 'node-2']);
+    expect(await run()).toEqual(['node-1', 'node-2']);
+    expect(dispatcher.sessionRequests.slice(2).map((request) => request.nodeId)).toEqual(['node-1', 'node-2']);
+    dispatcher.removedNodes.add('node-1');
+    expect(await run()).toEqual(['node-3', 'node-2']);
+    expect(await run()).toEqual(['node-3', 'node-2']);
   });
 
   it('holds 5,000 nodes in one process over a handful of channels', async () => {
