@@ -14,10 +14,9 @@
  * - after the last slot, the monitor period, then completed (or rollback completed);
  * - a paused update stays paused until the service is updated again.
  */
-import { DEFAULT_UPDATE_CONFIG, TaskState, isJob } from '@shoal/contracts';
+import { DEFAULT_RESTART_POLICY, DEFAULT_UPDATE_CONFIG, TaskState, isJob } from '@shoal/contracts';
 import type { NewTask, Task, UpdateConfig } from '@shoal/contracts';
 import type { Proposal } from '../../component-core';
-import { restartPolicyOf } from '../restart-policy';
 import type { ClusterState, Service } from '../../state';
 import { dirtiness } from './task-dirty';
 import type { IsDirty } from './task-dirty';
@@ -151,7 +150,7 @@ const retryTimeOf = (service: Service, mine: readonly Task[], key: string): numb
     const at = Date.parse(task.status.at);
     last = Math.max(last ?? at, at);
   }
-  return last === undefined ? undefined : last + restartPolicyOf(service.spec.task).delayMs;
+  return last === undefined ? undefined : last + (service.spec.task.restartPolicy ?? DEFAULT_RESTART_POLICY).delayMs;
 };
 
 /** The clean task a dirty slot keeps: meant to run before waiting, further along, then newest. */

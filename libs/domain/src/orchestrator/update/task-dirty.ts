@@ -7,7 +7,7 @@
 import type { Task, TaskSpec } from '@shoal/contracts';
 import { canonicalJson } from '../../hash/canonical';
 import type { Node, Service } from '../../state';
-import { constraintsOf, nodeMatches } from '../constraints';
+import { matchesConstraints, parseConstraints } from '../../scheduler/constraint';
 
 /** True when the task runs another spec than its service's current one (given its node, if placed). */
 export const isTaskDirty = (service: Service, task: Task, node?: Node): boolean => {
@@ -15,10 +15,18 @@ export const isTaskDirty = (service: Service, task: Task, node?: Node): boolean 
   const wanted = service.spec.task;
   if (canonicalJson(task.spec) === canonicalJson(wanted)) return false;
   if (node && canonicalJson(withoutConstraints(task.spec)) === canonicalJson(withoutConstraints(wanted))) {
-    const constraints = constraintsOf(wanted.placement?.constraints);
-    if (constraints && nodeMatches(constraints, node)) return false;
+    return !meets(wanted.placement?.constraints ?? [], node);
   }
   return true;
+};
+
+/** The node meets every constraint; one that does not parse is met by no node. */
+const meets = (expressions: readonly string[], node: Node): boolean => {
+  try {
+    return matchesConstraints(node, parseConstraints(expressions));
+  } catch {
+    return false;
+  }
 };
 
 /** A dirtiness test for the tasks of one service, looking their nodes up in `nodes`. */

@@ -8,7 +8,6 @@
 import { TaskState, isGlobal } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState, Node, Service } from '../../state';
-import { invalidNode } from '../decision';
 import type { IsDirty } from './task-dirty';
 
 export interface UpdateSlot {
@@ -36,8 +35,11 @@ export const tasksOf = (state: ClusterState, serviceId: string): Task[] => {
 };
 
 /** On a node that can no longer run it: the orchestrator's node handling replaces or stops it. */
-const onLostNode = (task: Task, nodes: ReadonlyMap<string, Node>): boolean =>
-  task.nodeId !== undefined && invalidNode(nodes.get(task.nodeId));
+const onLostNode = (task: Task, nodes: ReadonlyMap<string, Node>): boolean => {
+  if (task.nodeId === undefined) return false;
+  const node = nodes.get(task.nodeId);
+  return node === undefined || node.status.state === 'down' || node.spec.availability === 'drain';
+};
 
 /** The service's slots that hold at least one live task, ordered by slot number or node id. */
 export const liveSlots = (service: Service, tasks: readonly Task[], nodes: ReadonlyMap<string, Node>): UpdateSlot[] => {
