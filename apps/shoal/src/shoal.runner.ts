@@ -73,6 +73,8 @@ export class ShoalRunner implements BeforeApplicationShutdown {
         joinToken: view.state.cluster!.tokens.worker,
         nodes: this.config.simNodes,
         hostnamePrefix: 'sim-node-',
+        // Their ids kept beside the log: a restart brings back the same nodes, not new ones.
+        stateDir: join(this.config.dataDir, 'fleet'),
         onError: (error) => this.logger.warn(`simulated nodes: ${error.message}`),
       });
       await this.fleet.start();
