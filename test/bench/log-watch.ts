@@ -23,7 +23,8 @@ export interface TermStart {
   firstAssignedAt?: number;
 }
 
-export class LogWatch {
+/** What the records of a run add up to; `take` each batch in log order. */
+export class LogTally {
   records = 0;
   /** Keys and values, UTF-8: the payload of the topic, without Kafka's batch framing. */
   bytes = 0;
@@ -44,22 +45,8 @@ export class LogWatch {
   nodesDown = 0;
   /** Records that were not JSON envelopes (none expected). */
   unreadable = 0;
-  private subscription?: Subscription;
 
-  private constructor(private readonly log: KafkaEventLog) {}
-
-  static async follow(brokers: readonly string[], topic: string): Promise<LogWatch> {
-    const log = await KafkaEventLog.open({ brokers: [...brokers], topic, clientId: 'bench-watch' });
-    const watch = new LogWatch(log);
-    watch.subscription = log.follow(0, (batch) => watch.take(batch));
-    return watch;
-  }
-
-  highWaterMark(): Promise<number> {
-    return this.log.highWaterMark();
-  }
-
-  private take(batch: readonly LogRecord[]): void {
+  take(batch: readonly Pick<LogRecord, 'key' | 'value'>[]): void {
     for (const record of batch) {
       this.records += 1;
       this.bytes += Buffer.byteLength(record.key) + Buffer.byteLength(record.value);
@@ -113,6 +100,27 @@ export class LogWatch {
           break;
       }
     }
+  }
+
+}
+
+/** A LogTally kept up to date by following a topic from its start. */
+export class LogWatch extends LogTally {
+  private subscription?: Subscription;
+
+  private constructor(private readonly log: KafkaEventLog) {
+    super();
+  }
+
+  static async follow(brokers: readonly string[], topic: string): Promise<LogWatch> {
+    const log = await KafkaEventLog.open({ brokers: [...brokers], topic, clientId: 'bench-watch' });
+    const watch = new LogWatch(log);
+    watch.subscription = log.follow(0, (batch) => watch.take(batch));
+    return watch;
+  }
+
+  highWaterMark(): Promise<number> {
+    return this.log.highWaterMark();
   }
 
   async close(): Promise<void> {

@@ -22,12 +22,12 @@ export const profileFlags = (argv: readonly string[]): ((name: string) => readon
   return (name) => (wanted.includes('all') || wanted.includes(name) || wanted.includes(name.replace(/-\d+$/, '')) ? ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`] : []);
 };
 
-interface ProfileNode {
+export interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
   readonly children?: readonly number[];
 }
-interface CpuProfile {
+export interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
