@@ -14,6 +14,8 @@ import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
 import { AgentSession, JoinRefusedError } from './agent-session';
 import { DispatcherChannels } from './dispatcher-channels';
 import { ExecExecutor } from './exec-executor';
+import { nodeDescription } from './node-description';
+import { SimulatedExecutor } from './simulated-executor';
 import { SimulatedFleet } from './simulated-fleet';
 import { TimerWheel } from './timers';
 
@@ -140,5 +142,68 @@ describe('the agent with the real dispatcher', () => {
       await session.stop();
       channels.close();
     }
+  });
+});
+
+describe('the agent through a dispatcher failover', () => {
+  const cluster = `c-${randomUUID().slice(0, 8)}`;
+  const topic = `shoal-test-${randomUUID()}.events`;
+  const closing: (() => Promise<void> | void)[] = [];
+
+  afterAll(async () => {
+    for (const close of closing) await close();
+  });
+
+  it('a node told to use a standby is sent to the active one, and comes back to the standby when it takes over, as the same node, its task still running', async () => {
+    const log = await KafkaEventLog.open({ brokers, topic, clientId: 'agent-failover-active' });
+    closing.push(() => log.close());
+    const tokens = newJoinTokens(cluster);
+    const api = new EventWriter(log, cluster, 'api', 'api-failover-test');
+    const forever = serviceSpec('forever', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'busybox' } } });
+    await api.append([
+      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens }),
+      api.propose('ServiceCreated', { id: 's-forever', spec: forever }),
+    ]);
+    const active = new DispatcherServer(log, { cluster });
+    closing.unshift(() => active.stop());
+    await active.start();
+    await active.runner!.untilActive();
+
+    const standbyLog = await KafkaEventLog.open({ brokers, topic, clientId: 'agent-failover-standby' });
+    const standby = new DispatcherServer(standbyLog, { cluster });
+    closing.unshift(async () => {
+      const stopping = standby.stop();
+      await standbyLog.close();
+      await stopping;
+    });
+    await standby.start();
+    expect(standby.runner!.state).toBe('standby');
+
+    const timers = new TimerWheel(25);
+    const channels = new DispatcherChannels();
+    const executor = new SimulatedExecutor(nodeDescription({ hostname: 'failover-1', nanoCpus: 1e9, memoryBytes: 2 ** 30, engineVersion: 'sim' }), timers);
+    const session = new AgentSession({ dispatcher: standby.address!, joinToken: tokens.worker, executor, channels, timers, backoff: { initialMs: 100, maxMs: 1_000 } });
+    closing.unshift(async () => {
+      await session.stop();
+      channels.close();
+    });
+    await session.start();
+    expect(session.dispatcher).toBe(active.address);
+    const nodeId = session.nodeId!;
+
+    const [orchestrator, allocator, scheduler] = (['orchestrator', 'allocator', 'scheduler'] as const).map((component) => new EventWriter(log, cluster, component, `${component}-failover-test`));
+    await orchestrator!.append([orchestrator!.propose('TasksCreated', { tasks: [newTask('t-forever', 's-forever', forever)] })]);
+    await allocator!.append([allocator!.propose('TasksAllocated', { tasks: [{ id: 't-forever', attachments: [] }] })]);
+    await scheduler!.append([scheduler!.propose('TasksAssigned', { tasks: [{ id: 't-forever', nodeId, why: 'test' }] })]);
+    await eventually('the task running on the log', async () => (await reportedStates(log, 't-forever')).find((status) => status.state === TaskState.RUNNING));
+
+    await active.stop();
+    await standby.runner!.untilActive();
+    await eventually('the node back, on the standby', () => (session.connected && session.dispatcher === standby.address ? true : undefined), 60_000);
+    expect(session.nodeId).toBe(nodeId);
+    // The same run of the task: not started a second time.
+    expect(session.worker.statuses()).toEqual([expect.objectContaining({ taskId: 't-forever', state: TaskState.RUNNING })]);
+    const states = (await reportedStates(log, 't-forever')).map((status) => status.state);
+    expect(states.filter((state) => state === TaskState.ACCEPTED)).toHaveLength(1);
   });
 });
