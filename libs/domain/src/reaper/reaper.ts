@@ -8,11 +8,12 @@
  *   a negative limit keeps everything;
  * - desired REMOVE (scaled down, service removed): removed once shut down or never started;
  * - tasks of a deleted service: removed once shut down or never started;
+ * - a job's completed tasks of its current run are kept: they are its count of completions;
  * - ORPHANED tasks count as stopped: the history rule and the two above reap them;
  * - a task of those two kinds whose node was removed: no agent will ever report it stopped,
  *   and nothing of it runs that the cluster still knows of.
  */
-import { TaskState, isTerminal } from '@shoal/contracts';
+import { TaskState, isJob, isTerminal } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
 import { slotKey } from './slots';
@@ -51,6 +52,16 @@ export const onRemovedNode = (state: ClusterState, task: Task): boolean =>
  * to stop before it ever reached a node is not live: nothing of it runs anywhere.
  */
 const live = (task: Task): boolean => task.desiredState <= TaskState.RUNNING || !stoppedForGood(task);
+
+/**
+ * A completed task of a job's current run: it is how the orchestrator counts the job's
+ * completions, so history never deletes it (a new run, or the job's removal, frees it).
+ */
+const jobProgress = (state: ClusterState, task: Task): boolean => {
+  if (task.status.state !== TaskState.COMPLETE || task.desiredState === TaskState.REMOVE) return false;
+  const service = state.services.get(task.serviceId);
+  return service !== undefined && isJob(service.spec.mode) && (task.jobIteration ?? 0) === (service.jobIteration ?? 0);
+};
 
 const byStatusTime = (a: Task, b: Task): number =>
   a.status.at < b.status.at ? -1 : a.status.at > b.status.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
@@ -101,6 +112,7 @@ export const reap = (state: ClusterState, candidates: ReapCandidates, bySlot = t
           running++;
           continue;
         }
+        if (jobProgress(state, task)) continue;
         remove.set(task.id, `history: slot ${key} keeps the ${limit} newest tasks`);
         kept--;
       }

@@ -91,6 +91,26 @@ describe('the task reaper', () => {
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['never']);
   });
 
+  it('keeps the completed tasks of a job\'s current run, which count its completions, and reaps those of an earlier run', () => {
+    events.push(b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 0 } } }));
+    const job = serviceSpec('batch', { kind: 'replicated-job', maxConcurrent: 1, totalCompletions: 1 });
+    events.push(b.event('ServiceCreated', { id: 'j', spec: job }));
+    const run = (id: string, iteration: number, specVersion: number) =>
+      events.push(
+        b.event('TasksCreated', { tasks: [newTask(id, 'j', job, { slot: 1, specVersion, jobIteration: iteration })] }),
+        b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
+        b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
+        b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state: COMPLETE, at: b.now() }] }),
+        // Told to stop after it completed (its run retired, or its node drained).
+        b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: SHUTDOWN }] }),
+      );
+    run('first', 0, 1);
+    events.push(b.event('ServiceUpdated', { id: 'j', spec: { ...job, labels: { run: '2' } } }));
+    run('second', 1, 2);
+    const state = stateOf(events);
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['first']);
+  });
+
   it('counts each slot on its own', () => {
     for (const id of ['a1', 'a2', 'a3']) task(id, FAILED, SHUTDOWN, 1);
     for (const id of ['b1', 'b2', 'b3', 'b4']) task(id, COMPLETE, SHUTDOWN, 2);
