@@ -173,7 +173,7 @@ export class AgentSession {
     this.attempts = 0;
     this.scheduleHeartbeat(generation);
     this.openAssignments(generation);
-    this.batcher.connect((updates) => this.sendStatuses(updates));
+    this.batcher.connect((updates) => this.sendStatuses(updates, generation));
     this.options.onConnectionChange?.(true);
     this.started?.resolve();
     this.started = undefined;
@@ -209,9 +209,15 @@ export class AgentSession {
     });
   }
 
-  private sendStatuses(updates: TaskStatusMessage[]): Promise<void> {
+  private sendStatuses(updates: TaskStatusMessage[], generation: number): Promise<void> {
+    const deadline = Date.now() + Math.max(this.periodMs * 2, HEARTBEAT_TIMEOUT_MS);
     return new Promise((resolve, reject) => {
-      this.client().updateTaskStatus({ nodeId: this.id ?? '', sessionId: this.session ?? '', updates }, {}, (error) => (error ? reject(error) : resolve()));
+      this.client().updateTaskStatus({ nodeId: this.id ?? '', sessionId: this.session ?? '', updates }, { deadline }, (error) => {
+        if (!error) return resolve();
+        reject(error);
+        // The dispatcher no longer knows this session: open a new one (the statuses wait for it).
+        if (error.code === GrpcStatus.NOT_FOUND) this.broken(generation, error);
+      });
     });
   }
 

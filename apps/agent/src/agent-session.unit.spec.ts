@@ -110,6 +110,22 @@ describe('the agent session', () => {
     await eventually(() => statesOf('a').includes(TaskState.SHUTDOWN), 'a shut down over the new session');
   });
 
+  it('opens a new session when the dispatcher no longer knows its session, and sends the statuses there', async () => {
+    // No heartbeat in the meantime: the status update is what finds the session gone.
+    dispatcher.heartbeatPeriodMs = 60_000;
+    const session = open();
+    await session.start();
+    await eventually(() => dispatcher.hasAssignments('node-1'), 'the assignments stream');
+    const first = session.sessionId;
+    dispatcher.forgetSession('node-1');
+    dispatcher.push('node-1', incremental(update(assignment('x', ['SIM_RUN_FOR=10ms']))));
+    await eventually(() => statesOf('x').includes(TaskState.COMPLETE), 'x complete, reported');
+    expect(dispatcher.sessionRequests).toHaveLength(2);
+    expect(session.sessionId).not.toBe(first);
+    expect(statesOf('x')).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING, TaskState.COMPLETE]);
+    expect(new Set(dispatcher.statusCalls.map((call) => call.sessionId))).toEqual(new Set([session.sessionId]));
+  });
+
   it('reconnects to a dispatcher that comes back on the same address', async () => {
     const session = open();
     await session.start();

@@ -53,10 +53,7 @@ export class FakeDispatcher {
     server.addService(DISPATCHER_SERVICE, {
       session: (call: ServerWritableStream<SessionRequest, SessionMessage>) => ref.dispatcher?.session(call),
       heartbeat: (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>) => ref.dispatcher?.heartbeat(call, callback),
-      updateTaskStatus: (call: ServerUnaryCall<UpdateTaskStatusRequest, object>, callback: sendUnaryData<object>) => {
-        ref.dispatcher?.statusCalls.push(call.request);
-        callback(null, {});
-      },
+      updateTaskStatus: (call: ServerUnaryCall<UpdateTaskStatusRequest, object>, callback: sendUnaryData<object>) => ref.dispatcher?.updateTaskStatus(call, callback),
       assignments: (call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>) => ref.dispatcher?.assignments(call),
     });
     const bound = await new Promise<number>((resolve, reject) =>
@@ -131,6 +128,20 @@ export class FakeDispatcher {
       if (this.sessions.get(nodeId)?.stream === call) this.sessions.delete(nodeId);
     });
     call.write({ nodeId, sessionId, heartbeatPeriodMs: this.heartbeatPeriodMs });
+  }
+
+  /** Forgets the node's session (as an expiry would) without ending its streams. */
+  forgetSession(nodeId: string): void {
+    this.sessions.delete(nodeId);
+  }
+
+  private updateTaskStatus(call: ServerUnaryCall<UpdateTaskStatusRequest, object>, callback: sendUnaryData<object>): void {
+    if (this.sessions.get(call.request.nodeId)?.sessionId !== call.request.sessionId) {
+      callback({ code: GrpcStatus.NOT_FOUND, details: 'no such session' });
+      return;
+    }
+    this.statusCalls.push(call.request);
+    callback(null, {});
   }
 
   private heartbeat(call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>): void {
