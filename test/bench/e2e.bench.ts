@@ -31,6 +31,7 @@ const MIB = 2 ** 20;
 
 /** The numbers of one run, in seconds from the first create unless the name says otherwise. */
 export interface E2eNumbers {
+  readonly firstAssigned: number;
   readonly firstRunning: number;
   readonly p50Running: number;
   readonly p99Running: number;
@@ -61,6 +62,7 @@ export const e2eNumbers = (outcome: RunOutcome): E2eNumbers => {
   const allRunning = share(1);
   const allAssigned = seconds(assigned[Math.min(total, assigned.length) - 1]);
   return {
+    firstAssigned: seconds(assigned[0]),
     firstRunning: share(0),
     p50Running: share(0.5),
     p99Running: share(0.99),
@@ -84,6 +86,7 @@ export const e2eMeasures = (numbers: readonly E2eNumbers[]): Measure[] => {
   return [
     pick('placements to RUNNING per second (all tasks / time to all running)', 'tasks/s', 'higher', (n) => n.runningPerSecond),
     pick('assignments per second (tasks asked for / time until as many were assigned)', 'tasks/s', 'higher', (n) => n.assignedPerSecond),
+    pick('first task assigned', 's', 'lower', (n) => n.firstAssigned),
     pick('first task running', 's', 'lower', (n) => n.firstRunning),
     pick('50% of the tasks running', 's', 'lower', (n) => n.p50Running),
     pick('99% of the tasks running', 's', 'lower', (n) => n.p99Running),
