@@ -139,7 +139,10 @@ export class AgentSession {
   async stop(options: { stopTasks?: boolean } = {}): Promise<void> {
     if (options.stopTasks) {
       await this.worker.stopAll();
-      await Promise.race([this.batcher.flush(), new Promise((resolve) => this.options.timers.after(2_000, () => resolve(undefined)))]);
+      // How they ended goes out if the session is up, but a dispatcher that is gone holds no one up for long.
+      let cancel = (): void => undefined;
+      await Promise.race([this.batcher.flush(), new Promise<void>((resolve) => (cancel = this.options.timers.after(2_000, resolve)))]);
+      cancel();
     }
     this.stopped = true;
     this.teardown();
