@@ -90,6 +90,13 @@ const changed = (attributes: Record<string, string>, key: string, old: string | 
   if (now !== undefined) attributes[`${key}.new`] = now;
 };
 
+/**
+ * The tasks a batch names, each once and in first-seen order: an agent's report carries
+ * every state a task passed through (ACCEPTED … RUNNING), and the record is one change
+ * of that task, from its state before to its state after.
+ */
+const distinctIds = (items: readonly { readonly id: string }[]): string[] => [...new Set(items.map((item) => item.id))];
+
 const replicasOf = (service: Service | undefined): string | undefined =>
   service?.spec.mode.kind === 'replicated' ? String(service.spec.mode.replicas) : undefined;
 
@@ -183,12 +190,12 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
     case 'TasksAssigned':
     case 'TasksUnschedulable':
     case 'TasksAllocationFailed':
-      return event.data.tasks.flatMap((item) => taskUpdate(item.id, stateChange));
+      return distinctIds(event.data.tasks).flatMap((id) => taskUpdate(id, stateChange));
     case 'TaskStatusesReported':
-      return event.data.statuses.flatMap((item) => taskUpdate(item.id, stateChange));
+      return distinctIds(event.data.statuses).flatMap((id) => taskUpdate(id, stateChange));
     case 'TaskDesiredStatesChanged':
-      return event.data.tasks.flatMap((item) =>
-        taskUpdate(item.id, (old, now) => {
+      return distinctIds(event.data.tasks).flatMap((id) =>
+        taskUpdate(id, (old, now) => {
           const attributes: Record<string, string> = {};
           changed(attributes, 'desiredstate', old && taskStateName(old.desiredState), taskStateName(now.desiredState));
           return attributes;

@@ -1,3 +1,4 @@
+import { TaskState } from '@shoal/contracts';
 import { emptyState, evolve } from '@shoal/domain';
 import type { Verdict } from '@shoal/domain';
 import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
@@ -35,6 +36,25 @@ describe('dockerEventsOf', () => {
     const before = captureBefore(state, event);
     const [message] = dockerEventsOf(event, evolve(state, event), before, state);
     expect(message).toMatchObject({ Type: 'node', Action: 'update', Actor: { ID: 'n1', Attributes: { name: 'node-1', 'state.old': 'ready', 'state.new': 'down' } } });
+  });
+
+  it('gives one update per task of a report, from its state before the record to its state after', () => {
+    const b = new EventBuilder('c1');
+    const web = serviceSpec('web');
+    const state = emptyState();
+    for (const event of [
+      b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('node-1') }),
+      b.event('ServiceCreated', { id: 's1', spec: web }),
+      b.event('TasksCreated', { tasks: [newTask('t1', 's1', web)] }),
+      b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] }),
+      b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'only ready node' }] }),
+    ])
+      evolve(state, event);
+    const passedThrough = [TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING];
+    const event = b.event('TaskStatusesReported', { nodeId: 'n1', statuses: passedThrough.map((s) => ({ id: 't1', state: s, at: b.now() })) });
+    const before = captureBefore(state, event);
+    const messages = dockerEventsOf(event, evolve(state, event), before, state);
+    expect(messages.map((m) => `${m.Action} ${m.Actor.ID} ${m.Actor.Attributes['state.old']} -> ${m.Actor.Attributes['state.new']}`)).toEqual(['update t1 ASSIGNED -> RUNNING']);
   });
 
   it('writes timeNano exactly, past 2^53', () => {
