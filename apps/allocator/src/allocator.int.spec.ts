@@ -1,44 +1,19 @@
-import { randomUUID } from 'node:crypto';
-import { TaskState, encode } from '@shoal/contracts';
+import { TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { AllocatorCore } from '@shoal/domain';
-import { KafkaEventLog } from '@shoal/eventlog';
 import { ComponentRunner } from '@shoal/runtime';
-import { EventBuilder, clusterInit, newTask, serviceSpec } from '@shoal/testing';
+import { EventBuilder, KafkaTestTopic, appendEvents, clusterInit, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { newNetworkId } from './allocator.module';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '')
-  .split(',')
-  .map((broker) => broker.trim())
-  .filter(Boolean);
-if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: the allocator integration test needs a real broker (jest finds or starts one).');
-
-const until = async (check: () => boolean, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
-
 describe('the allocator on a real broker', () => {
-  const opened: KafkaEventLog[] = [];
-  const runners: ComponentRunner[] = [];
-  afterEach(async () => {
-    for (const runner of runners.splice(0)) await runner.stop();
-    await Promise.all(opened.splice(0).map((log) => log.close()));
-  });
+  let topic: KafkaTestTopic;
+  beforeEach(() => (topic = new KafkaTestTopic('allocator-int')));
+  afterEach(() => topic.close());
 
   it('creates ingress, allocates networks, endpoints and 200 tasks (the ingress network is a /24, as in Docker), and after a failover hands nothing out twice', async () => {
-    const topic = `shoal-test-${randomUUID()}.events`;
-    const open = async () => {
-      const log = await KafkaEventLog.open({ brokers, topic, clientId: 'allocator-int' });
-      opened.push(log);
-      return log;
-    };
-    const log = await open();
+    const log = await topic.open();
     const b = new EventBuilder();
-    const append = (events: readonly ShoalEvent[]) => log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));
+    const append = (events: readonly ShoalEvent[]) => appendEvents(log, events);
     const web = {
       ...serviceSpec('web'),
       task: { container: { image: 'nginx' }, networks: [{ target: 'backend' }] },
@@ -51,29 +26,24 @@ describe('the allocator on a real broker', () => {
       b.event('TasksCreated', { tasks: Array.from({ length: 200 }, (_, i) => newTask(`t${i}`, 's1', web, { slot: i + 1 })) }),
     ]);
 
-    const first = new ComponentRunner(log, new AllocatorCore({ newId: newNetworkId }), { cluster: 'c1', instance: 'allocator-a' });
-    runners.push(first);
-    await first.start();
+    const first = await topic.start(new ComponentRunner(log, new AllocatorCore({ newId: newNetworkId }), { cluster: 'c1', instance: 'allocator-a' }));
     const pendingIn = (runner: ComponentRunner, prefix: string, count: number) => () =>
       [...runner.view.state.tasks.values()].filter((t) => t.id.startsWith(prefix) && t.status.state === TaskState.PENDING).length === count;
-    await until(pendingIn(first, 't', 200));
+    await eventually('200 tasks are allocated', pendingIn(first, 't', 200));
     const state = first.view.state;
     const ingress = [...state.networks.values()].find((n) => n.spec.ingress);
     expect(ingress).toMatchObject({ subnet: '10.0.0.0/24', gateway: '10.0.0.1' });
     expect(state.services.get('s1')?.endpoint?.ports[0]?.publishedPort).toBe(30000);
 
     // A second allocator takes over; the first stops. It replays, then allocates more.
-    await first.stop();
-    runners.splice(0);
-    const second = new ComponentRunner(await open(), new AllocatorCore({ newId: newNetworkId }), { cluster: 'c1', instance: 'allocator-b' });
-    runners.push(second);
-    await second.start();
-    await until(() => second.state === 'active');
+    await topic.stop(first);
+    const second = await topic.start(new ComponentRunner(await topic.open(), new AllocatorCore({ newId: newNetworkId }), { cluster: 'c1', instance: 'allocator-b' }));
+    await eventually('the second allocator is active', () => second.state === 'active');
     await append([
       b.event('ServiceCreated', { id: 's2', spec: { ...web, name: 'api' } }),
       b.event('TasksCreated', { tasks: Array.from({ length: 40 }, (_, i) => newTask(`u${i}`, 's2', { ...web, name: 'api' }, { slot: i + 1 })) }),
     ]);
-    await until(pendingIn(second, 'u', 40));
+    await eventually('40 more tasks are allocated', pendingIn(second, 'u', 40));
     const after = second.view.state;
     expect([...after.networks.values()].filter((n) => n.spec.ingress)).toHaveLength(1);
     expect(after.services.get('s2')?.endpoint?.ports[0]?.publishedPort).toBe(30001);
