@@ -8,6 +8,7 @@ import { badRequest } from '../audit/docker-validation';
 import { parseEventFilters } from './event-filters';
 import { streamDockerEvents } from './event-stream';
 import { formatNs, parseEventTime } from './event-time';
+import { writeChunk } from './write-chunk';
 
 const optionalTime = (field: string, raw: string | undefined): bigint | undefined => {
   if (raw === undefined || raw === '') return undefined;
@@ -63,12 +64,7 @@ export class EventsController {
       this.log,
       { filters: parsed.filters, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}) },
       {
-        write: (chunk) =>
-          new Promise<void>((resolve) => {
-            if (res.write(chunk)) return resolve();
-            res.once('drain', resolve);
-            res.once('close', resolve);
-          }),
+        write: (chunk) => writeChunk(res, chunk),
         end: () => res.end(),
       },
     );
