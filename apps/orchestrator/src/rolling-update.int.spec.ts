@@ -1,25 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { TaskState, encode } from '@shoal/contracts';
+import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec, ShoalEvent, Task, UpdateConfig } from '@shoal/contracts';
 import { OrchestratorCore, simulatedAgentReports, simulatedAllocations, simulatedAssignments } from '@shoal/domain';
-import { KafkaEventLog } from '@shoal/eventlog';
 import { ComponentRunner } from '@shoal/runtime';
-import { EventBuilder, clusterInit, nodeDescription } from '@shoal/testing';
+import { EventBuilder, KafkaTestTopic, appendEvents, clusterInit, eventually, nodeDescription } from '@shoal/testing';
 import { newTaskId } from './orchestrator.module';
-
-const brokers = (process.env.KAFKA_BROKERS ?? '')
-  .split(',')
-  .map((broker) => broker.trim())
-  .filter(Boolean);
-if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: the orchestrator integration test needs a real broker (jest finds or starts one).');
-
-const until = async (check: () => boolean, what: string, explain: () => unknown = () => '', timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}: ${JSON.stringify(explain())}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 const update: UpdateConfig = { parallelism: 1, delayMs: 700, failureAction: 'rollback', monitorMs: 500, maxFailureRatio: 0, order: 'stop-first' };
 const spec = (image: string): ServiceSpec => ({
@@ -31,25 +15,18 @@ const spec = (image: string): ServiceSpec => ({
 });
 
 describe('rolling updates through the orchestrator on a real broker', () => {
-  const opened: KafkaEventLog[] = [];
-  const runners: ComponentRunner[] = [];
+  let topic: KafkaTestTopic;
   let playing = false;
+  beforeEach(() => (topic = new KafkaTestTopic('orchestrator-update-int')));
   afterEach(async () => {
     playing = false;
-    for (const runner of runners.splice(0)) await runner.stop();
-    await Promise.all(opened.splice(0).map((log) => log.close()));
+    await topic.close();
   });
 
   it('updates slot by slot, resumes after a failover mid-update, rolls a failing version back, and removes the service', async () => {
-    const topic = `shoal-test-${randomUUID()}.events`;
-    const open = async () => {
-      const log = await KafkaEventLog.open({ brokers, topic, clientId: 'orchestrator-update-int' });
-      opened.push(log);
-      return log;
-    };
-    const log = await open();
+    const log = await topic.open();
     const b = new EventBuilder();
-    const append = (events: readonly ShoalEvent[]) => log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));
+    const append = (events: readonly ShoalEvent[]) => appendEvents(log, events);
     await append([
       clusterInit(b),
       b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
@@ -57,12 +34,8 @@ describe('rolling updates through the orchestrator on a real broker', () => {
       b.event('ServiceCreated', { id: 's1', spec: spec('web:1') }),
     ]);
 
-    const start = async (instance: string) => {
-      const runner = new ComponentRunner(await open(), new OrchestratorCore({ newId: newTaskId }), { cluster: 'c1', instance });
-      runners.push(runner);
-      await runner.start();
-      return runner;
-    };
+    const start = async (instance: string) =>
+      topic.start(new ComponentRunner(await topic.open(), new OrchestratorCore({ newId: newTaskId }), { cluster: 'c1', instance }));
     let current = await start('orchestrator-a');
 
     // The allocator, scheduler and agents, played simply from the active orchestrator's view.
@@ -96,27 +69,26 @@ describe('rolling updates through the orchestrator on a real broker', () => {
       runner: current.state,
       tasks: tasks().map((t) => `${t.id.slice(0, 6)} slot ${t.slot} v${t.specVersion} ${t.spec.container.image} desired ${t.desiredState} state ${t.status.state}`),
     });
-    await until(() => running().length === 3, 'three tasks run', explain);
+    await eventually('three tasks run', () => running().length === 3, { explain });
 
     // A rolling update to web:2; the orchestrator is stopped after the first slot and another one takes over.
     await append([b.event('ServiceUpdated', { id: 's1', spec: spec('web:2') })]);
-    await until(() => running().some((t) => t.spec.container.image === 'web:2'), 'a web:2 task runs', explain);
+    await eventually('a web:2 task runs', () => running().some((t) => t.spec.container.image === 'web:2'), { explain });
     expect(images()).not.toEqual(['web:2', 'web:2', 'web:2']);
     const first = current;
     current = await start('orchestrator-b');
-    await first.stop();
-    runners.splice(runners.indexOf(first), 1);
-    await until(() => status() === 'completed' && running().length === 3, 'the update completes', explain);
+    await topic.stop(first);
+    await eventually('the update completes', () => status() === 'completed' && running().length === 3, { explain });
     expect(images()).toEqual(['web:2', 'web:2', 'web:2']);
 
     // A version that fails as it starts: the update rolls back to web:2.
     await append([b.event('ServiceUpdated', { id: 's1', spec: spec('web:broken') })]);
-    await until(() => status() === 'rollback_completed' && running().length === 3 && images().every((i) => i === 'web:2'), 'the rollback completes', explain);
+    await eventually('the rollback completes', () => status() === 'rollback_completed' && running().length === 3 && images().every((i) => i === 'web:2'), { explain });
 
     // Removed: every task gets desired REMOVE, and those that reached a node are shut down.
     await append([b.event('ServiceRemoved', { id: 's1' })]);
     const stopped = (t: Task) => t.status.state > TaskState.RUNNING || t.status.state < TaskState.ASSIGNED;
-    await until(() => tasks().every((t) => t.desiredState === TaskState.REMOVE && stopped(t)), 'every task is removed', explain);
+    await eventually('every task is removed', () => tasks().every((t) => t.desiredState === TaskState.REMOVE && stopped(t)), { explain });
 
     playing = false;
     await players;
