@@ -1,43 +1,21 @@
-import { randomUUID } from 'node:crypto';
-import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { ReaperCore, replay } from '@shoal/domain';
-import { KafkaEventLog } from '@shoal/eventlog';
 import { ComponentRunner } from '@shoal/runtime';
-import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, KafkaTestTopic, appendEvents, eventually, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '')
-  .split(',')
-  .map((broker) => broker.trim())
-  .filter(Boolean);
-if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: the reaper integration test needs a real broker (jest finds or starts one).');
-
-const until = async (what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+/** How long the reaper gets to do each thing. */
+const WITHIN_MS = 30_000;
 
 describe('the reaper on a real broker', () => {
-  const opened: KafkaEventLog[] = [];
-  const runners: ComponentRunner[] = [];
-  afterEach(async () => {
-    for (const runner of runners.splice(0)) await runner.stop();
-    await Promise.all(opened.splice(0).map((log) => log.close()));
-  });
+  let topic: KafkaTestTopic;
+  beforeEach(() => (topic = new KafkaTestTopic('reaper-int')));
+  afterEach(() => topic.close());
 
   it('trims each slot to the retention limit, removes tasks told to go once they stop, and picks up where it was after a restart', async () => {
-    const topic = `shoal-test-${randomUUID()}.events`;
-    const open = async () => {
-      const log = await KafkaEventLog.open({ brokers, topic, clientId: 'reaper-int' });
-      opened.push(log);
-      return log;
-    };
-    const log = await open();
+    const log = await topic.open();
     const b = new EventBuilder();
-    const append = (events: readonly ShoalEvent[]) => log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));
+    const append = (events: readonly ShoalEvent[]) => appendEvents(log, events);
     const spec = serviceSpec('web', { kind: 'replicated', replicas: 2 });
     /** A task of `slot` that ran on n1 and ended in `state`, then was told `desired`. */
     const ended = (id: string, slot: number, state: TaskState, desired: TaskState = TaskState.SHUTDOWN): ShoalEvent[] => [
@@ -60,28 +38,22 @@ describe('the reaper on a real broker', () => {
       ...ended('b1', 2, TaskState.RUNNING, TaskState.REMOVE),
     ]);
 
-    const start = async (instance: string) => {
-      const runner = new ComponentRunner(await open(), new ReaperCore(), { cluster: 'c1', instance });
-      runners.push(runner);
-      await runner.start();
-      return runner;
-    };
+    const start = async (instance: string) => topic.start(new ComponentRunner(await topic.open(), new ReaperCore(), { cluster: 'c1', instance }));
     const first = await start('reaper-a');
     const has = (id: string) => first.view.state.tasks.has(id);
     // At start-up it looks at everything: the three oldest of slot 1 go (five tasks, limit 2, one running).
-    await until('slot 1 is trimmed', () => !has('a1') && !has('a2') && !has('a3'));
+    await eventually('slot 1 is trimmed', () => !has('a1') && !has('a2') && !has('a3'), WITHIN_MS);
     expect(['a4', 'a5', 'b1'].every(has)).toBe(true);
 
     // The task told to go stops: it is removed, not kept as history.
     await append([b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 'b1', state: TaskState.SHUTDOWN, at: b.now() }] })]);
-    await until('b1 is removed', () => !has('b1'));
+    await eventually('b1 is removed', () => !has('b1'), WITHIN_MS);
 
     // The reaper stops; more history is written; a new one trims it.
-    await first.stop();
-    runners.splice(runners.indexOf(first), 1);
+    await topic.stop(first);
     await append([...ended('a6', 1, TaskState.FAILED), ...ended('a7', 1, TaskState.FAILED)]);
     const second = await start('reaper-b');
-    await until('slot 1 is trimmed again', () => !second.view.state.tasks.has('a4') && !second.view.state.tasks.has('a6'));
+    await eventually('slot 1 is trimmed again', () => !second.view.state.tasks.has('a4') && !second.view.state.tasks.has('a6'), WITHIN_MS);
     expect([...second.view.state.tasks.keys()].sort()).toEqual(['a5', 'a7']);
 
     // Checked through the log: every removal was the reaper's and every one applied; the running task was never touched.

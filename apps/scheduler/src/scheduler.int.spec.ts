@@ -1,47 +1,22 @@
-import { randomUUID } from 'node:crypto';
-import { TaskState, encode } from '@shoal/contracts';
+import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec, ShoalEvent, Task } from '@shoal/contracts';
 import { SchedulerCore } from '@shoal/domain';
 import type { ClusterState } from '@shoal/domain';
-import { KafkaEventLog } from '@shoal/eventlog';
 import { ComponentRunner } from '@shoal/runtime';
-import { EventBuilder, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
-
-const brokers = (process.env.KAFKA_BROKERS ?? '')
-  .split(',')
-  .map((broker) => broker.trim())
-  .filter(Boolean);
-if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: the scheduler integration test needs a real broker (jest finds or starts one).');
-
-const until = async (check: () => boolean, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+import { EventBuilder, KafkaTestTopic, appendEvents, clusterInit, eventually, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 
 const assigned = (state: ClusterState, prefix: string): Task[] =>
   [...state.tasks.values()].filter((t) => t.id.startsWith(prefix) && t.status.state === TaskState.ASSIGNED);
 
 describe('the scheduler on a real broker', () => {
-  const opened: KafkaEventLog[] = [];
-  const runners: ComponentRunner[] = [];
-  afterEach(async () => {
-    for (const runner of runners.splice(0)) await runner.stop();
-    await Promise.all(opened.splice(0).map((log) => log.close()));
-  });
+  let topic: KafkaTestTopic;
+  beforeEach(() => (topic = new KafkaTestTopic('scheduler-int')));
+  afterEach(() => topic.close());
 
   it('places 1,000 tasks of several services on 100 nodes, spread by zone; after a drain and a failover it re-places the drained node\'s tasks elsewhere', async () => {
-    const topic = `shoal-test-${randomUUID()}.events`;
-    const open = async () => {
-      const log = await KafkaEventLog.open({ brokers, topic, clientId: 'scheduler-int' });
-      opened.push(log);
-      return log;
-    };
-    const log = await open();
+    const log = await topic.open();
     const b = new EventBuilder();
-    const append = (events: readonly ShoalEvent[]) => log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));
+    const append = (events: readonly ShoalEvent[]) => appendEvents(log, events);
     const specs: ServiceSpec[] = [0, 1, 2, 3].map((i) =>
       serviceSpec(`svc${i}`, { kind: 'replicated', replicas: 250 }, {
         task: {
@@ -66,10 +41,8 @@ describe('the scheduler on a real broker', () => {
     });
     await append(events);
 
-    const first = new ComponentRunner(log, new SchedulerCore(), { cluster: 'c1', instance: 'scheduler-a' });
-    runners.push(first);
-    await first.start();
-    await until(() => assigned(first.view.state, 's').length === 1000);
+    const first = await topic.start(new ComponentRunner(log, new SchedulerCore(), { cluster: 'c1', instance: 'scheduler-a' }));
+    await eventually('1,000 tasks are assigned', () => assigned(first.view.state, 's').length === 1000);
     const state = first.view.state;
     for (let i = 0; i < 4; i++) {
       const perNode = new Map<string, number>();
@@ -82,12 +55,9 @@ describe('the scheduler on a real broker', () => {
     }
 
     // A failover: the second scheduler replays and takes over.
-    await first.stop();
-    runners.splice(0);
-    const second = new ComponentRunner(await open(), new SchedulerCore(), { cluster: 'c1', instance: 'scheduler-b' });
-    runners.push(second);
-    await second.start();
-    await until(() => second.state === 'active');
+    await topic.stop(first);
+    const second = await topic.start(new ComponentRunner(await topic.open(), new SchedulerCore(), { cluster: 'c1', instance: 'scheduler-b' }));
+    await eventually('the second scheduler is active', () => second.state === 'active');
 
     // n0 is drained; its tasks are shut down and replaced (as the orchestrator would).
     const onN0 = [...second.view.state.tasks.values()].filter((t) => t.nodeId === 'n0');
@@ -99,7 +69,7 @@ describe('the scheduler on a real broker', () => {
       b.event('TasksCreated', { tasks: replacements }),
       b.event('TasksAllocated', { tasks: replacements.map((t) => ({ id: t.id, attachments: [] })) }),
     ]);
-    await until(() => assigned(second.view.state, 'r.').length === replacements.length);
+    await eventually('the replacements are assigned', () => assigned(second.view.state, 'r.').length === replacements.length);
     expect(assigned(second.view.state, 'r.').some((t) => t.nodeId === 'n0')).toBe(false);
     const records = (await log.read(0)).map((r) => JSON.parse(r.value) as ShoalEvent);
     const byB = records.filter((e) => e.type === 'TasksAssigned' && e.by.instance === 'scheduler-b');
