@@ -1,14 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { NodeDescription, ServiceSpec, Task } from '@shoal/contracts';
-import { KafkaEventLog } from '@shoal/eventlog';
-import type { EventLog } from '@shoal/eventlog';
 import { ComponentRunner, EventWriter, LiveView } from '@shoal/runtime';
 import type { ClusterState } from '@shoal/domain';
+import { KafkaTestTopic, eventually } from '@shoal/testing';
 import { controlPlaneCores } from './cores';
-
-const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
-if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: run these tests through jest, whose global setup starts a broker.');
 
 const CLUSTER = 'c-placement';
 const NODES = 100;
@@ -36,38 +31,19 @@ const spec = (name: string, replicas: number): ServiceSpec => ({
 const placed = (state: ClusterState): Task[] =>
   [...state.tasks.values()].filter((t) => t.desiredState === TaskState.RUNNING && t.status.state >= TaskState.ASSIGNED && t.nodeId !== undefined);
 
-const until = async (view: LiveView, what: string, check: (state: ClusterState) => boolean, timeoutMs = 90_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check(view.state)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+/** How long placing (or re-placing) 1,000 tasks may take. */
+const PLACED_WITHIN_MS = 90_000;
 
 // The orchestrator, allocator and scheduler together on a real broker, each with its own
 // client and view as separate processes would have: 1,000 tasks of four services on 100
 // nodes, then a node drained and its tasks re-placed.
 describe('placement through the log', () => {
-  const logs: EventLog[] = [];
-  const runners: ComponentRunner[] = [];
-  const views: LiveView[] = [];
-  afterAll(async () => {
-    for (const runner of runners) await runner.stop();
-    for (const view of views) await view.stop();
-    for (const log of logs) await log.close();
-  });
+  const topic = new KafkaTestTopic('placement-intents');
+  afterAll(() => topic.close());
 
   it('places 1,000 tasks on 100 nodes evenly, and re-places a drained node\'s tasks elsewhere', async () => {
-    const topic = `shoal-test-${randomUUID()}.events`;
-    const open = async (clientId: string): Promise<EventLog> => {
-      const log = await KafkaEventLog.open({ brokers, topic, clientId });
-      logs.push(log);
-      return log;
-    };
-    const intents = await open('placement-intents');
-    const view = new LiveView(intents);
-    await view.start();
-    views.push(view);
+    const intents = await topic.open();
+    const view = await topic.start(new LiveView(intents));
 
     const api = new EventWriter(intents, CLUSTER, 'api', 'api-test');
     const dispatcher = new EventWriter(intents, CLUSTER, 'dispatcher', 'dispatcher-test');
@@ -78,10 +54,9 @@ describe('placement through the log', () => {
     );
     expect(registered.every((v) => v.status === 'applied')).toBe(true);
 
+    const runners: ComponentRunner[] = [];
     for (const core of controlPlaneCores()) {
-      const runner = new ComponentRunner(await open(`placement-${core.component}`), core, { cluster: CLUSTER, instance: `${core.component}-test` });
-      await runner.start();
-      runners.push(runner);
+      runners.push(await topic.start(new ComponentRunner(await topic.open(`placement-${core.component}`), core, { cluster: CLUSTER, instance: `${core.component}-test` })));
     }
     for (const runner of runners) await runner.untilActive();
 
@@ -91,7 +66,7 @@ describe('placement through the log', () => {
     );
     expect(created.every((v) => v.status === 'applied')).toBe(true);
 
-    await until(view, '1,000 tasks are placed', (state) => placed(state).length === 1_000);
+    await eventually('1,000 tasks are placed', () => placed(view.state).length === 1_000, PLACED_WITHIN_MS);
     const state = view.state;
     // Identical nodes, no constraints: each service spreads to within one task per node.
     for (const [name, replicas] of SERVICES) {
@@ -116,7 +91,8 @@ describe('placement through the log', () => {
     // The drained node's agent stops what it is told to stop, as an agent does; the
     // replacements start once their old tasks have stopped (SwarmKit's restart waits).
     const reported = new Set<string>();
-    await until(view, "the drained node's tasks are shut down and replaced elsewhere", (s) => {
+    await eventually("the drained node's tasks are shut down and replaced elsewhere", () => {
+      const s = view.state;
       const stopping = [...s.tasks.values()].filter((t) => t.nodeId === drained && t.desiredState > TaskState.RUNNING && !reported.has(t.id));
       if (stopping.length > 0) {
         for (const t of stopping) reported.add(t.id);
@@ -126,7 +102,7 @@ describe('placement through the log', () => {
       }
       const running = placed(s);
       return running.length === 1_000 && running.every((t) => t.nodeId !== drained);
-    });
+    }, PLACED_WITHIN_MS);
     const after = view.state;
     for (const id of onDrained) expect(after.tasks.get(id)?.desiredState).toBeGreaterThan(TaskState.RUNNING);
     // One runnable task per slot: the replacements took the drained tasks' slots.

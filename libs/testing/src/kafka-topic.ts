@@ -28,7 +28,7 @@ export interface Startable extends Stoppable {
 
 /**
  * A fresh topic (`shoal-test-<uuid>.events`) and what a test opened and started on it.
- * `close()` stops what is still running, in the order it was started, then closes every log.
+ * `close()` stops what is still running, the last started first, then closes every log.
  */
 export class KafkaTestTopic {
   readonly name = `shoal-test-${randomUUID()}.events`;
@@ -62,9 +62,9 @@ export class KafkaTestTopic {
     if (at >= 0) this.running.splice(at, 1);
   }
 
-  /** Stops everything still running, one after the other, then closes every log. */
+  /** Stops everything still running, one after the other and the last started first, then closes every log. */
   async close(): Promise<void> {
-    for (const thing of this.running.splice(0)) await thing.stop();
+    for (const thing of this.running.splice(0).reverse()) await thing.stop();
     await Promise.all(this.logs.splice(0).map((log) => log.close()));
   }
 }
