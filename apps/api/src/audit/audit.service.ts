@@ -24,6 +24,7 @@ import type { EntityRef } from './entities';
 import { readOffsets } from './read-offsets';
 import { latestSnapshots } from './snapshots-on-disk';
 import { explainTask } from './task-explain';
+import { taskIdOf } from './task-ref';
 import type { TaskExplanation } from './task-explain';
 
 export const AUDIT_TRAIL = Symbol('AUDIT_TRAIL');
@@ -162,8 +163,9 @@ export class AuditService {
     };
   }
 
-  async taskHistory(taskId: string): Promise<TaskHistory> {
+  async taskHistory(taskRef: string): Promise<TaskHistory> {
     await this.trail.catchUp();
+    const taskId = taskIdOf(this.view.state, taskRef);
     const offsets = this.trail.offsetsTouching(taskId);
     if (offsets.length === 0) throw new NotFoundException({ message: `no record touched task ${taskId}` });
     const records: TaskHistoryEntry[] = [];
@@ -195,9 +197,9 @@ export class AuditService {
     return verifyLog(this.log, { snapshots });
   }
 
-  explain(taskId: string, now: Date): TaskExplanation {
-    const task = this.view.state.tasks.get(taskId);
-    if (!task) throw new NotFoundException({ message: `task ${taskId} not found` });
+  explain(taskRef: string, now: Date): TaskExplanation {
+    const task = this.view.state.tasks.get(taskIdOf(this.view.state, taskRef));
+    if (!task) throw new NotFoundException({ message: `task ${taskRef} not found` });
     return explainTask(this.view.state, task, now);
   }
 
