@@ -254,6 +254,7 @@ export class OrchestratorCore implements ComponentCore {
     for (const service of state.services.values()) if (service.updateStatus && UPDATE_IN_PROGRESS.has(service.updateStatus.state)) due.add(service.id);
     for (const [id, at] of this.updateWake) if (at <= now.getTime()) due.add(id);
     const proposals: Proposal[] = [];
+    let footprint: PlanFootprint | undefined;
     for (const id of due) {
       if (plan.services.has(id) && !this.updateDeferred.has(id)) {
         this.updateDeferred.add(id);
@@ -266,8 +267,14 @@ export class OrchestratorCore implements ComponentCore {
         this.updateWake.delete(id);
         continue;
       }
-      const decision = this.superviseUpdate(state, id, now, this.newId);
-      proposals.push(...decision.proposals);
+      const decision = this.superviseUpdate(state, id, now, this.newId, this.index.tasksOf(id, state));
+      if (plan.services.has(id)) {
+        // It saw the state before this plan: what the plan already does to a slot (or node) is not done twice.
+        footprint ??= planFootprint(plan, state);
+        const kept = withoutPlanned(decision.proposals, footprint, state);
+        proposals.push(...kept.proposals);
+        if (kept.dropped) this.updateCandidates.add(id);
+      } else proposals.push(...decision.proposals);
       if (decision.wakeAt === undefined) this.updateWake.delete(id);
       // A time already past would wake the runner at once, again and again: look a little later.
       else this.updateWake.set(id, decision.wakeAt > now.getTime() ? decision.wakeAt : now.getTime() + PAST_WAKE_RETRY_MS);
@@ -275,6 +282,73 @@ export class OrchestratorCore implements ComponentCore {
     return proposals;
   }
 }
+
+/** The slots (or nodes) and the tasks one decision's plan acts on. */
+interface PlanFootprint {
+  readonly slots: ReadonlySet<SlotKey>;
+  readonly tasks: ReadonlySet<string>;
+}
+
+const planFootprint = (plan: Plan, state: ClusterState): PlanFootprint => {
+  const slots = new Set<SlotKey>();
+  const tasks = new Set<string>();
+  for (const proposal of plan.proposals()) {
+    if (proposal.type === 'TaskDesiredStatesChanged') {
+      for (const item of proposal.data.tasks) {
+        tasks.add(item.id);
+        const task = state.tasks.get(item.id);
+        const key = task && slotKey(task);
+        if (key !== undefined) slots.add(key);
+      }
+    } else if (proposal.type === 'TasksCreated') {
+      for (const item of proposal.data.tasks) {
+        const key = slotKey(item);
+        if (key !== undefined) slots.add(key);
+      }
+    }
+  }
+  return { slots, tasks };
+};
+
+/**
+ * The update supervisor's proposals less its work on the slots the plan already acts on:
+ * a slot's shutdowns and its new task go together, so the whole slot waits for the next
+ * decision, which sees the plan applied. Status changes go as they are.
+ */
+const withoutPlanned = (
+  proposals: readonly Proposal[],
+  footprint: PlanFootprint,
+  state: ClusterState,
+): { readonly proposals: Proposal[]; readonly dropped: boolean } => {
+  const keyOfTask = (id: string): SlotKey | undefined => {
+    const task = state.tasks.get(id);
+    return task && slotKey(task);
+  };
+  // A slot is left alone when the plan acts on it, or on any task the updater would change there.
+  const blocked = new Set(footprint.slots);
+  for (const proposal of proposals) {
+    if (proposal.type !== 'TaskDesiredStatesChanged') continue;
+    for (const item of proposal.data.tasks) {
+      const key = keyOfTask(item.id);
+      if (footprint.tasks.has(item.id) && key !== undefined) blocked.add(key);
+    }
+  }
+  const planned = (id: string, key: SlotKey | undefined): boolean => footprint.tasks.has(id) || (key !== undefined && blocked.has(key));
+  let dropped = false;
+  const out: Proposal[] = [];
+  for (const proposal of proposals) {
+    if (proposal.type === 'TaskDesiredStatesChanged') {
+      const tasks = proposal.data.tasks.filter((item) => !planned(item.id, keyOfTask(item.id)));
+      if (tasks.length < proposal.data.tasks.length) dropped = true;
+      if (tasks.length > 0) out.push({ ...proposal, data: { ...proposal.data, tasks } });
+    } else if (proposal.type === 'TasksCreated') {
+      const tasks = proposal.data.tasks.filter((item) => !planned(item.id, slotKey(item)));
+      if (tasks.length < proposal.data.tasks.length) dropped = true;
+      if (tasks.length > 0) out.push({ ...proposal, data: { ...proposal.data, tasks } });
+    } else out.push(proposal);
+  }
+  return { proposals: out, dropped };
+};
 
 /** Tasks by slot, per service, built once per decision when first asked. */
 const slotmatesIn = (tasksOf: (serviceId: string) => Task[]): ((task: Task) => readonly Task[]) => {

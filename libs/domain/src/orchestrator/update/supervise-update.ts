@@ -39,21 +39,27 @@ export const updateConfigOf = (service: Service): UpdateConfig =>
     ? (service.spec.rollback ?? DEFAULT_UPDATE_CONFIG)
     : (service.spec.update ?? DEFAULT_UPDATE_CONFIG);
 
-/** The rolling update (or rollback) of one service: pure; empty proposals when there is nothing to do. */
+/**
+ * The rolling update (or rollback) of one service: pure; empty proposals when there is
+ * nothing to do. `tasks`, when the caller keeps its tasks indexed by service, are the
+ * service's tasks in log order: the call then costs what the service has, not the
+ * cluster; without them, the state's tasks are scanned for the service's.
+ */
 export const superviseUpdate = (
   state: ClusterState,
   serviceId: string,
   now: Date,
   newId: () => string,
+  tasks?: readonly Task[],
 ): UpdateDecision => {
   const service = state.services.get(serviceId);
   if (!service || isJob(service.spec.mode)) return NOTHING;
   const status = service.updateStatus;
   if (isPaused(status)) return NOTHING;
 
-  const tasks = tasksOf(state, serviceId);
+  const ofService = tasks ?? tasksOf(state, serviceId);
   const isDirty = dirtiness(service, state.nodes);
-  const dirty = liveSlots(service, tasks, state.nodes).filter((slot) => isSlotDirty(isDirty, slot));
+  const dirty = liveSlots(service, ofService, state.nodes).filter((slot) => isSlotDirty(isDirty, slot));
   const running = isRunning(status);
   if (!running && dirty.length === 0) return NOTHING;
 
@@ -63,7 +69,7 @@ export const superviseUpdate = (
   if (status === undefined) {
     proposals.push(statusChange(service, { state: 'updating', message: UPDATE_MESSAGES.started, startedAt: now.toISOString() }));
   }
-  const mine = tasksOfUpdate(isDirty, tasks, service.version);
+  const mine = tasksOfUpdate(isDirty, ofService, service.version);
 
   if (running && config.failureAction !== 'continue') {
     const failure = failureAction(service, dirty, mine, config);

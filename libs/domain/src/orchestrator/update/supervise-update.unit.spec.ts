@@ -186,6 +186,22 @@ describe('update supervisor: one update at a time, from the state alone', () => 
     expect(again.proposals.map((p) => p.type)).toEqual(['TaskDesiredStatesChanged', 'TasksCreated']);
   });
 
+  it('given the service tasks by its caller (an index), decides as from the whole state, and looks at no other task', () => {
+    const spec = replicated(3, { parallelism: 2 });
+    const world = new UpdateWorld().service('s', spec).service('other', { ...replicated(3), name: 'other' });
+    world.update('s', image('2', spec));
+    const counter = () => {
+      let n = 0;
+      return () => `r${++n}`;
+    };
+    const scanned = superviseUpdate(world.state, 's', world.now, counter());
+    const given = superviseUpdate(world.state, 's', world.now, counter(), world.tasksOf('s'));
+    expect(given).toEqual(scanned);
+    expect(given.proposals.map((p) => p.type)).toEqual(['ServiceUpdateStatusChanged', 'TaskDesiredStatesChanged', 'TasksCreated']);
+    // What it is given is all it reads: given none of the tasks, it finds no slot out of date.
+    expect(superviseUpdate(world.state, 's', world.now, counter(), []).proposals).toEqual([]);
+  });
+
   it('updates a global service node by node, the new task on the same node', () => {
     const spec = serviceSpec('agent', { kind: 'global' });
     const world = new UpdateWorld(2).service('s', spec);

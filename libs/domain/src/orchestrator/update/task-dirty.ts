@@ -10,14 +10,36 @@ import type { Node, Service } from '../../state';
 import { matchesConstraints, parseConstraints } from '../../scheduler/constraint';
 
 /** True when the task runs another spec than its service's current one (given its node, if placed). */
-export const isTaskDirty = (service: Service, task: Task, node?: Node): boolean => {
-  if (task.specVersion === service.version) return false;
+export const isTaskDirty = (service: Service, task: Task, node?: Node): boolean => specDirtiness(service)(task, node);
+
+/**
+ * The dirtiness test against one service's spec, its canonical forms made once: a task
+ * spec is serialized once per spec object however many tasks share it or tests ask.
+ */
+const specDirtiness = (service: Service): ((task: Task, node?: Node) => boolean) => {
   const wanted = service.spec.task;
-  if (canonicalJson(task.spec) === canonicalJson(wanted)) return false;
-  if (node && canonicalJson(withoutConstraints(task.spec)) === canonicalJson(withoutConstraints(wanted))) {
+  let wantedJson: string | undefined;
+  let wantedLoose: string | undefined;
+  const json = new Map<TaskSpec, string>();
+  const loose = new Map<TaskSpec, string>();
+  const cached = (cache: Map<TaskSpec, string>, spec: TaskSpec, make: (spec: TaskSpec) => string): string => {
+    let out = cache.get(spec);
+    if (out === undefined) {
+      out = make(spec);
+      cache.set(spec, out);
+    }
+    return out;
+  };
+  const looseJson = (spec: TaskSpec): string => canonicalJson(withoutConstraints(spec));
+  return (task, node) => {
+    if (task.specVersion === service.version) return false;
+    wantedJson ??= canonicalJson(wanted);
+    if (cached(json, task.spec, canonicalJson) === wantedJson) return false;
+    if (!node) return true;
+    wantedLoose ??= looseJson(wanted);
+    if (cached(loose, task.spec, looseJson) !== wantedLoose) return true;
     return !meets(wanted.placement?.constraints ?? [], node);
-  }
-  return true;
+  };
 };
 
 /** The node meets every constraint; one that does not parse is met by no node. */
@@ -29,11 +51,19 @@ const meets = (expressions: readonly string[], node: Node): boolean => {
   }
 };
 
-/** A dirtiness test for the tasks of one service, looking their nodes up in `nodes`. */
-export const dirtiness =
-  (service: Service, nodes: ReadonlyMap<string, Node>) =>
-  (task: Task): boolean =>
-    isTaskDirty(service, task, task.nodeId === undefined ? undefined : nodes.get(task.nodeId));
+/** A dirtiness test for the tasks of one service, looking their nodes up in `nodes`; each task is judged once. */
+export const dirtiness = (service: Service, nodes: ReadonlyMap<string, Node>): IsDirty => {
+  const test = specDirtiness(service);
+  const seen = new Map<Task, boolean>();
+  return (task) => {
+    let dirty = seen.get(task);
+    if (dirty === undefined) {
+      dirty = test(task, task.nodeId === undefined ? undefined : nodes.get(task.nodeId));
+      seen.set(task, dirty);
+    }
+    return dirty;
+  };
+};
 
 export type IsDirty = (task: Task) => boolean;
 
