@@ -4,12 +4,11 @@
  * reach the log; a wrong token is refused with the dispatcher's reason.
  */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_CLUSTER_SPEC, TaskState, decode } from '@shoal/contracts';
-import type { EventOf, EventType, JoinTokens, ShoalEvent } from '@shoal/contracts';
-import { KafkaEventLog } from '@shoal/eventlog';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import type { EventOf, EventType, JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { EventWriter, newJoinTokens } from '@shoal/runtime';
-import { newTask, serviceSpec } from '@shoal/testing';
+import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
 import { AgentSession, JoinRefusedError } from './agent-session';
 import { DispatcherChannels } from './dispatcher-channels';
@@ -19,24 +18,8 @@ import { SimulatedExecutor } from './simulated-executor';
 import { SimulatedFleet } from './simulated-fleet';
 import { TimerWheel } from './timers';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
-if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: run these tests through jest, whose global setup starts a broker.');
-
-const eventually = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
-
-const eventsOn = async (log: EventLog): Promise<ShoalEvent[]> =>
-  (await log.read(0)).flatMap((record) => {
-    const decoded = decode(record.value);
-    return decoded.ok ? [decoded.event] : [];
-  });
+/** How long an agent, the dispatcher and the log get to do each thing. */
+const WITHIN = { timeoutMs: 30_000, everyMs: 100 };
 
 const eventsOf = async <K extends EventType>(log: EventLog, type: K): Promise<EventOf<K>[]> =>
   (await eventsOn(log)).filter((event): event is EventOf<K> => event.type === type);
@@ -47,7 +30,7 @@ const reportedStates = async (log: EventLog, taskId: string) =>
 
 describe('the agent with the real dispatcher', () => {
   const cluster = `c-${randomUUID().slice(0, 8)}`;
-  const topic = `shoal-test-${randomUUID()}.events`;
+  const topic = new KafkaTestTopic('agent-int');
   let log: EventLog;
   let tokens: JoinTokens;
   let server: DispatcherServer;
@@ -68,7 +51,7 @@ describe('the agent with the real dispatcher', () => {
   const shell = serviceSpec('shell', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'busybox', command: ['sh', '-c', 'exit 4'] } } });
 
   beforeAll(async () => {
-    log = await KafkaEventLog.open({ brokers, topic, clientId: 'agent-int' });
+    log = await topic.open();
     tokens = newJoinTokens(cluster);
     const api = as('api');
     await api.append([
@@ -84,7 +67,7 @@ describe('the agent with the real dispatcher', () => {
 
   afterAll(async () => {
     await server?.stop();
-    await log?.close();
+    await topic.close();
   });
 
   it('a simulated fleet joins, runs an assigned task as its SIM_* env says, and the log has each state', async () => {
@@ -95,7 +78,7 @@ describe('the agent with the real dispatcher', () => {
       const registered = await eventually('three nodes registered', async () => {
         const events = await eventsOf(log, 'NodeRegistered');
         return events.length >= 3 ? events : undefined;
-      });
+      }, WITHIN);
       expect(registered.map((event) => event.data.description.engine.labels?.zone).sort()).toEqual(['a', 'b', 'c']);
       const nodeId = fleet.nodeIds[1]!;
       expect(registered.map((event) => event.data.id)).toContain(nodeId);
@@ -104,7 +87,7 @@ describe('the agent with the real dispatcher', () => {
       const statuses = await eventually('the task to fail on the log', async () => {
         const states = await reportedStates(log, 't-crash');
         return states.some((status) => status.state === TaskState.FAILED) ? states : undefined;
-      });
+      }, WITHIN);
       expect(statuses.map((status) => status.state)).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING, TaskState.FAILED]);
       expect(statuses.at(-1)).toMatchObject({ exitCode: 3, err: 'task exited with code 3' });
     } finally {
@@ -119,7 +102,7 @@ describe('the agent with the real dispatcher', () => {
     try {
       await session.start();
       await assign('t-shell', 's-shell', shell, session.nodeId!);
-      const last = await eventually('the shell task to end on the log', async () => (await reportedStates(log, 't-shell')).find((status) => status.state === TaskState.FAILED));
+      const last = await eventually('the shell task to end on the log', async () => (await reportedStates(log, 't-shell')).find((status) => status.state === TaskState.FAILED), WITHIN);
       expect(last).toMatchObject({ exitCode: 4 });
     } finally {
       await session.stop();
@@ -147,16 +130,16 @@ describe('the agent with the real dispatcher', () => {
 
 describe('the agent through a dispatcher failover', () => {
   const cluster = `c-${randomUUID().slice(0, 8)}`;
-  const topic = `shoal-test-${randomUUID()}.events`;
+  const topic = new KafkaTestTopic('agent-failover-active');
   const closing: (() => Promise<void> | void)[] = [];
 
   afterAll(async () => {
     for (const close of closing) await close();
+    await topic.close();
   });
 
   it('a node told to use a standby is sent to the active one, and comes back to the standby when it takes over, as the same node, its task still running', async () => {
-    const log = await KafkaEventLog.open({ brokers, topic, clientId: 'agent-failover-active' });
-    closing.push(() => log.close());
+    const log = await topic.open();
     const tokens = newJoinTokens(cluster);
     const api = new EventWriter(log, cluster, 'api', 'api-failover-test');
     const forever = serviceSpec('forever', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'busybox' } } });
@@ -169,7 +152,7 @@ describe('the agent through a dispatcher failover', () => {
     await active.start();
     await active.runner!.untilActive();
 
-    const standbyLog = await KafkaEventLog.open({ brokers, topic, clientId: 'agent-failover-standby' });
+    const standbyLog = await topic.open('agent-failover-standby');
     const standby = new DispatcherServer(standbyLog, { cluster });
     closing.unshift(async () => {
       const stopping = standby.stop();
@@ -195,11 +178,11 @@ describe('the agent through a dispatcher failover', () => {
     await orchestrator!.append([orchestrator!.propose('TasksCreated', { tasks: [newTask('t-forever', 's-forever', forever)] })]);
     await allocator!.append([allocator!.propose('TasksAllocated', { tasks: [{ id: 't-forever', attachments: [] }] })]);
     await scheduler!.append([scheduler!.propose('TasksAssigned', { tasks: [{ id: 't-forever', nodeId, why: 'test' }] })]);
-    await eventually('the task running on the log', async () => (await reportedStates(log, 't-forever')).find((status) => status.state === TaskState.RUNNING));
+    await eventually('the task running on the log', async () => (await reportedStates(log, 't-forever')).find((status) => status.state === TaskState.RUNNING), WITHIN);
 
     await active.stop();
     await standby.runner!.untilActive();
-    await eventually('the node back, on the standby', () => (session.connected && session.dispatcher === standby.address ? true : undefined), 60_000);
+    await eventually('the node back, on the standby', () => session.connected && session.dispatcher === standby.address, { ...WITHIN, timeoutMs: 60_000 });
     expect(session.nodeId).toBe(nodeId);
     // The same run of the task: not started a second time.
     expect(session.worker.statuses()).toEqual([expect.objectContaining({ taskId: 't-forever', state: TaskState.RUNNING })]);

@@ -5,18 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { credentials, status } from '@grpc/grpc-js';
 import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
-import { DEFAULT_CLUSTER_SPEC, TaskState, decode } from '@shoal/contracts';
-import type { EventType, EventOf, JoinTokens, ShoalEvent } from '@shoal/contracts';
-import { KafkaEventLog } from '@shoal/eventlog';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import type { EventType, EventOf, JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_REDIRECT_KEY, DispatcherClient } from '@shoal/protocol';
 import type { AssignmentsMessage, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
 import { EventWriter, newJoinTokens } from '@shoal/runtime';
-import { newTask, serviceSpec } from '@shoal/testing';
+import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
-
-const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
-if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: run these tests through jest, whose global setup starts a broker.');
 
 type Client = InstanceType<typeof DispatcherClient>;
 type Call = (...args: unknown[]) => unknown;
@@ -32,26 +28,13 @@ const description: NodeDescriptionMessage = {
   plugins: [{ type: 'Volume', name: 'local' }],
 };
 
-const eventually = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
-
-/** Every event on the log so far. */
-const eventsOn = async (log: EventLog): Promise<ShoalEvent[]> =>
-  (await log.read(0)).flatMap((record) => {
-    const decoded = decode(record.value);
-    return decoded.ok ? [decoded.event] : [];
-  });
+/** How long the dispatcher, the log and a stream get to do each thing. */
+const WITHIN_MS = 20_000;
 
 const findEvent = <K extends EventType>(log: EventLog, type: K, match: (event: EventOf<K>) => boolean = () => true): Promise<EventOf<K>> =>
   eventually(`${type} on the log`, async () =>
     (await eventsOn(log)).find((event): event is EventOf<K> => event.type === type && match(event as EventOf<K>)),
+    WITHIN_MS,
   );
 
 const unary = <Res>(client: Client, method: string, request: object): Promise<Res> =>
@@ -72,10 +55,10 @@ class Received<T> {
     stream.on('status', (s: { metadata: Metadata }) => (this.trailers = s.metadata));
   }
   next(index: number): Promise<T> {
-    return eventually(`message ${index}`, () => this.messages[index]);
+    return eventually(`message ${index}`, () => this.messages[index], WITHIN_MS);
   }
   end(): Promise<ServiceError> {
-    return eventually('the stream to end', () => this.ended);
+    return eventually('the stream to end', () => this.ended, WITHIN_MS);
   }
 }
 
@@ -112,7 +95,7 @@ const keepAlive = (client: Client, nodeId: string, sessionId: string): (() => Pr
 
 describe('dispatcher on a real broker, with a gRPC agent', () => {
   const cluster = `c-${randomUUID().slice(0, 8)}`;
-  const topic = `shoal-test-${randomUUID()}.events`;
+  const topic = new KafkaTestTopic('dispatcher-int');
   const spec = serviceSpec('web', { kind: 'replicated', replicas: 1 });
   let log: EventLog;
   let tokens: JoinTokens;
@@ -128,7 +111,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
   const closing: (() => Promise<void> | void)[] = [];
 
   beforeAll(async () => {
-    log = await KafkaEventLog.open({ brokers, topic, clientId: 'dispatcher-int' });
+    log = await topic.open();
     tokens = newJoinTokens(cluster);
     const api = as('api');
     await api.append([
@@ -148,7 +131,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     for (const close of closing) await close();
     client?.close();
     await server?.stop();
-    await log?.close();
+    await topic.close();
   });
 
   it('refuses a wrong or rotated-out token with UNAUTHENTICATED and says why', async () => {
@@ -226,7 +209,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     expect((await again.next(0)).nodeId).toBe(nodeId);
     const registrations = (await eventsOn(log)).filter((e) => e.type === 'NodeRegistered');
     expect(registrations.map((e) => e.type === 'NodeRegistered' && e.data.id)).toEqual([nodeId, nodeId]);
-    await eventually('the node READY again', () => (server.runner!.view.state.nodes.get(nodeId)?.status.state === 'ready' ? true : undefined));
+    await eventually('the node READY again', () => server.runner!.view.state.nodes.get(nodeId)?.status.state === 'ready', WITHIN_MS);
     expect(server.runner!.view.state.nodes.size).toBe(1);
     again.stream.cancel();
   });
@@ -245,7 +228,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
   });
 
   it('a standby instance refuses sessions with FAILED_PRECONDITION, names the active one, and takes over when it stops', async () => {
-    const standbyLog = await KafkaEventLog.open({ brokers, topic, clientId: 'dispatcher-int-standby' });
+    const standbyLog = await topic.open('dispatcher-int-standby');
     const standby = new DispatcherServer(standbyLog, { cluster });
     closing.push(async () => {
       // A standby's runner waits for the lease until its log closes.
