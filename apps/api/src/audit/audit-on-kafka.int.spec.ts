@@ -2,11 +2,9 @@
  * The audit surface, /events and /metrics on a real Kafka broker: the same answers as on
  * the embedded log, with Kafka's offsets and a topic of the test's own.
  */
-import { randomUUID } from 'node:crypto';
 import { TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
-import { KafkaEventLog } from '@shoal/eventlog';
-import { EventBuilder, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, KafkaTestTopic, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import type { VerifyReport } from '@shoal/runtime';
 import { EventsModule } from '../events/events.module';
 import { HealthModule } from '../health/health.module';
@@ -15,10 +13,8 @@ import type { StandaloneApi } from '../spec-support/standalone-api';
 import { AuditModule } from './audit.module';
 import type { AuditPage, AuditState, TaskHistory } from './audit.service';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
-if (brokers.length === 0) throw new Error('KAFKA_BROKERS is not set: run through jest, whose global setup finds or starts a broker.');
-
 describe('audit surface and /events on Kafka', () => {
+  const topic = new KafkaTestTopic('api-audit-int');
   let api: StandaloneApi;
   const b = new EventBuilder('c1');
   const web = serviceSpec('web', { kind: 'replicated', replicas: 1 });
@@ -35,10 +31,7 @@ describe('audit surface and /events on Kafka', () => {
   ];
 
   beforeAll(async () => {
-    const topic = `shoal-test-${randomUUID()}.events`;
-    api = await startStandaloneApi([AuditModule, EventsModule, HealthModule], {
-      openLog: () => KafkaEventLog.open({ brokers, topic, clientId: 'api-audit-int' }),
-    });
+    api = await startStandaloneApi([AuditModule, EventsModule, HealthModule], { openLog: () => topic.open() });
     await api.append(history);
   });
   afterAll(() => api?.close());

@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
+import { testBrokers } from '@shoal/testing';
 import { collect, describeEventLogContract, handOver } from '../contract/event-log.contract';
 import { KafkaEventLog } from './kafka-event-log';
 import type { KafkaEventLogOptions } from './kafka-event-log';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '')
-  .split(',')
-  .map((broker) => broker.trim())
-  .filter(Boolean);
-if (brokers.length === 0) {
-  throw new Error(
-    'KAFKA_BROKERS is not set: the Kafka event log tests need a real broker. Run them through jest, whose global setup ' +
-      'finds or starts one, or set KAFKA_BROKERS=127.0.0.1:<port> yourself.',
-  );
-}
+const brokers = testBrokers();
 
 /** A topic of its own for every test, so tests never see each other's records or groups. */
 const freshTopic = () => `shoal-test-${randomUUID()}.events`;
