@@ -2,9 +2,11 @@
  * Dirty tasks: a task whose spec is not its service's current task spec must be replaced
  * by a rolling update. The spec decides, not the version: scaling bumps the version and
  * changes nothing a task runs. As in SwarmKit, a change of placement constraints alone
- * leaves a task where it is when its node meets the new constraints.
+ * leaves a task where it is when its node meets the new constraints, and a change of the
+ * service's published ports makes every task given the old ones dirty.
  */
-import type { Task, TaskSpec } from '@shoal/contracts';
+import { TaskState } from '@shoal/contracts';
+import type { PortConfig, Task, TaskSpec } from '@shoal/contracts';
 import { canonicalJson } from '../../hash/canonical';
 import type { Node, Service } from '../../state';
 import { matchesConstraints, parseConstraints } from '../../scheduler/constraint';
@@ -31,8 +33,10 @@ const specDirtiness = (service: Service): ((task: Task, node?: Node) => boolean)
     return out;
   };
   const looseJson = (spec: TaskSpec): string => canonicalJson(withoutConstraints(spec));
+  const wantedPorts = service.spec.endpoint?.ports ?? [];
   return (task, node) => {
     if (task.specVersion === service.version) return false;
+    if (portsDiffer(task, wantedPorts)) return true;
     wantedJson ??= canonicalJson(wanted);
     if (cached(json, task.spec, canonicalJson) === wantedJson) return false;
     if (!node) return true;
@@ -41,6 +45,25 @@ const specDirtiness = (service: Service): ((task: Task, node?: Node) => boolean)
     return !meets(wanted.placement?.constraints ?? [], node);
   };
 };
+
+/**
+ * The task was given other published ports than the service asks for now. A task not yet
+ * allocated (NEW) has been given none: it gets the current ones. A port asked for without
+ * a published port matches whatever port the allocator picked for it.
+ */
+const portsDiffer = (task: Task, wanted: readonly PortConfig[]): boolean => {
+  if (task.status.state < TaskState.PENDING) return false;
+  const given = task.ports ?? [];
+  if (given.length !== wanted.length) return true;
+  return wanted.some((port, i) => !samePort(port, given[i]!));
+};
+
+const samePort = (wanted: PortConfig, given: PortConfig): boolean =>
+  wanted.protocol === given.protocol &&
+  wanted.targetPort === given.targetPort &&
+  wanted.publishMode === given.publishMode &&
+  wanted.name === given.name &&
+  (wanted.publishedPort === undefined || wanted.publishedPort === given.publishedPort);
 
 /** The node meets every constraint; one that does not parse is met by no node. */
 const meets = (expressions: readonly string[], node: Node): boolean => {

@@ -161,10 +161,13 @@ export class UpdateWorld {
     return this;
   }
 
-  /** Allocates and assigns a task (to its node, or round robin by slot). */
+  /** Allocates (with its service's published ports; a dynamic one gets 30000 on) and assigns a task (to its node, or round robin by slot). */
   place(id: string): this {
     const task = this.task(id);
-    if (task.status.state === TaskState.NEW) this.append('TasksAllocated', { tasks: [{ id, attachments: [] }] });
+    if (task.status.state === TaskState.NEW) {
+      const ports = (this.service$(task.serviceId).spec.endpoint?.ports ?? []).map((port, i) => ({ ...port, publishedPort: port.publishedPort ?? 30_000 + i }));
+      this.append('TasksAllocated', { tasks: [{ id, attachments: [], ...(ports.length > 0 ? { ports } : {}) }] });
+    }
     if (this.task(id).status.state === TaskState.PENDING) {
       const nodeId = task.nodeId ?? this.nodes[((task.slot ?? 1) - 1) % this.nodes.length]!;
       this.append('TasksAssigned', { tasks: [{ id, nodeId, why: 'test' }] });
