@@ -11,7 +11,8 @@
  * - services that changed or have an update under way → the update supervisor.
  *
  * One decision is one plan: at most one TaskDesiredStatesChanged and one TasksCreated
- * (then the update supervisor's own proposals). Ids come from `newId`; time from `now`.
+ * (then the update supervisor's own proposals, less those on a slot or node the plan acts
+ * on: those wait for the next decision). Ids come from `newId`; time from `now`.
  */
 import { TaskState, isGlobal } from '@shoal/contracts';
 import type { ShoalEvent, Task } from '@shoal/contracts';
