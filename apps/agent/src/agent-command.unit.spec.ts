@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
+import { eventually } from '@shoal/testing';
 import { agentCommand, fleetLabels } from './agent-command';
 import { parseByteSize } from './byte-size';
 import { assignment, complete, update } from './testing/assignments';
@@ -10,13 +11,8 @@ import { FakeDispatcher } from './testing/fake-dispatcher';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-const eventually = async (check: () => boolean, what: string, timeoutMs = 45_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+/** How long the agent process gets to do each thing, and how often to look. */
+const WITHIN = { timeoutMs: 45_000, everyMs: 20 };
 
 /** Runs `shoal agent …` as its own process; resolves with its exit code and output. */
 const shoalAgent = (args: string[], until?: (child: ReturnType<typeof spawn>, output: () => string) => Promise<void>) =>
@@ -75,7 +71,7 @@ describe('shoal agent', () => {
     const result = await shoalAgent(
       ['--simulate', '3', '--join-token', 'SWMTKN-1-good', '--dispatcher', dispatcher.address, '--cpus', '2', '--memory', '1GiB', '--label', 'tier=web', '--label-cycle', 'zone=a,b'],
       async (child) => {
-        await eventually(() => dispatcher.connectedNodes.length === 3, 'three nodes');
+        await eventually('three nodes', () => dispatcher.connectedNodes.length === 3, WITHIN);
         child.kill('SIGTERM');
       },
     );
@@ -91,7 +87,7 @@ describe('shoal agent', () => {
   it('on this host, runs its tasks as real processes and stops them on SIGTERM', async () => {
     dispatcher.initialAssignments.set('node-1', complete(update({ ...assignment('sleeper'), specJson: JSON.stringify({ container: { image: 'x', command: ['sleep', '60'] } }) })));
     const result = await shoalAgent(['--join-token', 'SWMTKN-1-good', '--dispatcher', dispatcher.address, '--hostname', 'edge-1', '--label', 'zone=z'], async (child, output) => {
-      await eventually(() => dispatcher.statuses.some((status) => status.taskId === 'sleeper' && status.state === TaskState.RUNNING), 'the task running');
+      await eventually('the task running', () => dispatcher.statuses.some((status) => status.taskId === 'sleeper' && status.state === TaskState.RUNNING), WITHIN);
       expect(output()).toContain('node node-1 (edge-1');
       child.kill('SIGTERM');
     });
@@ -105,8 +101,8 @@ describe('shoal agent', () => {
     const args = ['--join-token', 'SWMTKN-1-good', '--dispatcher', dispatcher.address, '--state-dir', stateDir];
     const runOnce = (sessions: number) =>
       shoalAgent(args, async (child) => {
-        await eventually(() => dispatcher.sessionRequests.length === sessions && dispatcher.connectedNodes.length === 1, `session ${sessions}`);
-        await eventually(() => existsSync(join(stateDir, 'node-id')) && readFileSync(join(stateDir, 'node-id'), 'utf8').trim() !== '', 'the node id kept');
+        await eventually(`session ${sessions}`, () => dispatcher.sessionRequests.length === sessions && dispatcher.connectedNodes.length === 1, WITHIN);
+        await eventually('the node id kept', () => existsSync(join(stateDir, 'node-id')) && readFileSync(join(stateDir, 'node-id'), 'utf8').trim() !== '', WITHIN);
         child.kill('SIGTERM');
       });
     expect((await runOnce(1)).code).toBe(0);

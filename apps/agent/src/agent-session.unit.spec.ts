@@ -1,4 +1,5 @@
 import { TaskState } from '@shoal/contracts';
+import { eventually } from '@shoal/testing';
 import { AgentSession, JoinRefusedError } from './agent-session';
 import { DispatcherChannels } from './dispatcher-channels';
 import { nodeDescription } from './node-description';
@@ -7,13 +8,8 @@ import { assignment, complete, incremental, remove, update } from './testing/ass
 import { FakeDispatcher } from './testing/fake-dispatcher';
 import { TimerWheel } from './timers';
 
-const eventually = async (check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
+/** How long the session gets to do each thing, and how often to look. */
+const WITHIN = { timeoutMs: 10_000, everyMs: 10 };
 
 describe('the agent session', () => {
   const timers = new TimerWheel(5);
@@ -53,7 +49,7 @@ describe('the agent session', () => {
     });
     expect(session.nodeId).toBe('node-1');
     expect(session.heartbeatPeriodMs).toBe(40);
-    await eventually(() => dispatcher.heartbeats.length >= 3, 'three heartbeats');
+    await eventually('three heartbeats', () => dispatcher.heartbeats.length >= 3, WITHIN);
     expect(dispatcher.heartbeats[0]).toEqual({ nodeId: 'node-1', sessionId: dispatcher.sessionIdOf('node-1') });
   });
 
@@ -61,28 +57,28 @@ describe('the agent session', () => {
     dispatcher.initialAssignments.set('node-1', complete(update(assignment('a')), update(assignment('b'))));
     const session = open();
     await session.start();
-    await eventually(() => statesOf('a').includes(TaskState.RUNNING) && statesOf('b').includes(TaskState.RUNNING), 'a and b running');
+    await eventually('a and b running', () => statesOf('a').includes(TaskState.RUNNING) && statesOf('b').includes(TaskState.RUNNING), WITHIN);
     expect(statesOf('a')).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING]);
 
     dispatcher.push('node-1', incremental(update(assignment('a', [], { desiredState: TaskState.SHUTDOWN })), update(assignment('c', ['SIM_RUN_FOR=30ms', 'SIM_EXIT_CODE=2']))));
-    await eventually(() => statesOf('a').includes(TaskState.SHUTDOWN), 'a shut down');
-    await eventually(() => statesOf('c').includes(TaskState.FAILED), 'c failed');
+    await eventually('a shut down', () => statesOf('a').includes(TaskState.SHUTDOWN), WITHIN);
+    await eventually('c failed', () => statesOf('c').includes(TaskState.FAILED), WITHIN);
     expect(dispatcher.statuses.find((status) => status.taskId === 'c' && status.state === TaskState.FAILED)).toMatchObject({ hasExitCode: true, exitCode: 2 });
 
     dispatcher.push('node-1', incremental(remove('b')));
-    await eventually(() => session.worker.size === 2, 'b forgotten');
+    await eventually('b forgotten', () => session.worker.size === 2, WITHIN);
     expect(session.worker.statuses().map((status) => status.taskId).sort()).toEqual(['a', 'c']);
 
     // A new COMPLETE set replaces the whole set: what is not in it goes.
     dispatcher.push('node-1', complete(update(assignment('c', [], { observedState: TaskState.FAILED }))));
-    await eventually(() => session.worker.size === 1, 'only c left');
+    await eventually('only c left', () => session.worker.size === 1, WITHIN);
   });
 
   it('batches status updates: many statuses in few calls, none larger than the batch limit', async () => {
     dispatcher.initialAssignments.set('node-1', complete(...Array.from({ length: 30 }, (_, i) => update(assignment(`t${i}`)))));
     const session = open({ batch: { maxDelayMs: 50, maxItems: 40 } });
     await session.start();
-    await eventually(() => dispatcher.statuses.filter((status) => status.state === TaskState.RUNNING).length === 30, 'thirty running');
+    await eventually('thirty running', () => dispatcher.statuses.filter((status) => status.state === TaskState.RUNNING).length === 30, WITHIN);
     const sizes = dispatcher.statusCalls.map((call) => call.updates.length);
     expect(dispatcher.statuses).toHaveLength(150);
     expect(sizes.length).toBeLessThan(150 / 10);
@@ -95,11 +91,11 @@ describe('the agent session', () => {
     const changes: boolean[] = [];
     const session = open({ onConnectionChange: (connected) => changes.push(connected) });
     await session.start();
-    await eventually(() => statesOf('a').includes(TaskState.RUNNING), 'a running');
+    await eventually('a running', () => statesOf('a').includes(TaskState.RUNNING), WITHIN);
     const firstSession = session.sessionId;
 
     dispatcher.breakSessions();
-    await eventually(() => dispatcher.sessionRequests.length === 2 && session.connected && dispatcher.hasAssignments('node-1'), 'a second session');
+    await eventually('a second session', () => dispatcher.sessionRequests.length === 2 && session.connected && dispatcher.hasAssignments('node-1'), WITHIN);
     expect(dispatcher.sessionRequests[1]?.nodeId).toBe('node-1');
     expect(session.sessionId).not.toBe(firstSession);
     expect(changes).toEqual([true, false, true]);
@@ -107,7 +103,7 @@ describe('the agent session', () => {
     expect(statesOf('a').filter((state) => state === TaskState.ACCEPTED)).toHaveLength(1);
 
     dispatcher.push('node-1', incremental(update(assignment('a', [], { desiredState: TaskState.SHUTDOWN }))));
-    await eventually(() => statesOf('a').includes(TaskState.SHUTDOWN), 'a shut down over the new session');
+    await eventually('a shut down over the new session', () => statesOf('a').includes(TaskState.SHUTDOWN), WITHIN);
   });
 
   it('opens a new session when the dispatcher no longer knows its session, and sends the statuses there', async () => {
@@ -115,11 +111,11 @@ describe('the agent session', () => {
     dispatcher.heartbeatPeriodMs = 60_000;
     const session = open();
     await session.start();
-    await eventually(() => dispatcher.hasAssignments('node-1'), 'the assignments stream');
+    await eventually('the assignments stream', () => dispatcher.hasAssignments('node-1'), WITHIN);
     const first = session.sessionId;
     dispatcher.forgetSession('node-1');
     dispatcher.push('node-1', incremental(update(assignment('x', ['SIM_RUN_FOR=10ms']))));
-    await eventually(() => statesOf('x').includes(TaskState.COMPLETE), 'x complete, reported');
+    await eventually('x complete, reported', () => statesOf('x').includes(TaskState.COMPLETE), WITHIN);
     expect(dispatcher.sessionRequests).toHaveLength(2);
     expect(session.sessionId).not.toBe(first);
     expect(statesOf('x')).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING, TaskState.COMPLETE]);
@@ -131,9 +127,9 @@ describe('the agent session', () => {
     await session.start();
     const port = Number(dispatcher.address.split(':')[1]);
     await dispatcher.stop();
-    await eventually(() => !session.connected, 'the session to drop');
+    await eventually('the session to drop', () => !session.connected, WITHIN);
     dispatcher = await FakeDispatcher.start(port);
-    await eventually(() => session.connected, 'the session to come back');
+    await eventually('the session to come back', () => session.connected, WITHIN);
     expect(dispatcher.sessionRequests[0]?.nodeId).toBe('node-1');
   });
 
@@ -141,10 +137,10 @@ describe('the agent session', () => {
     dispatcher.initialAssignments.set('node-1', complete(update(assignment('a'))));
     const session = open();
     await session.start();
-    await eventually(() => statesOf('a').includes(TaskState.RUNNING), 'a running');
+    await eventually('a running', () => statesOf('a').includes(TaskState.RUNNING), WITHIN);
     const before = dispatcher.statuses.length;
     dispatcher.push('node-1', complete(update(assignment('a', [], { observedState: TaskState.STARTING }))));
-    await eventually(() => dispatcher.statuses.length > before, 'a status re-sent');
+    await eventually('a status re-sent', () => dispatcher.statuses.length > before, WITHIN);
     expect(dispatcher.statuses.slice(before)).toEqual([expect.objectContaining({ taskId: 'a', state: TaskState.RUNNING })]);
   });
 
@@ -171,7 +167,7 @@ describe('the agent session', () => {
     // The owner goes away and the first dispatcher takes over.
     dispatcher.redirectTo = undefined;
     await owner.stop();
-    await eventually(() => dispatcher.connectedNodes.includes('node-1'), 'the node back on the first dispatcher');
+    await eventually('the node back on the first dispatcher', () => dispatcher.connectedNodes.includes('node-1'), WITHIN);
     expect(session.dispatcher).toBe(dispatcher.address);
     expect(dispatcher.sessionRequests.at(-1)?.nodeId).toBe('node-1');
   });

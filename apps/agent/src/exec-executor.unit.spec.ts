@@ -2,14 +2,17 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
+import { eventually } from '@shoal/testing';
 import { ExecExecutor } from './exec-executor';
 import type { AssignedTask } from './executor';
 import { TaskRunner } from './task-runner';
 import { StatusRecorder, assignedTask } from './testing/task-fixtures';
 import { TimerWheel } from './timers';
 
-const until = async (check: () => boolean): Promise<void> => {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
+/** The pid the task's shell writes to `pidFile`, once it is there. */
+const pidIn = async (pidFile: string): Promise<number> => {
+  await eventually('the task writes its pid', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { everyMs: 20 });
+  return Number(readFileSync(pidFile, 'utf8'));
 };
 
 const alive = (pid: number): boolean => {
@@ -72,8 +75,7 @@ describe('the exec executor', () => {
     const task = assignedTask({ command: ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 60`], stopGracePeriodMs: 30_000 });
     const runner = run(task, recorder);
     await recorder.waitForState(task.id, TaskState.RUNNING);
-    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await pidIn(pidFile);
     runner.setDesired(TaskState.SHUTDOWN);
     await runner.done;
     expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'SHUTDOWN']);
@@ -89,8 +91,7 @@ describe('the exec executor', () => {
     const script = `trap 'echo term >> ${termFile}' TERM; echo $$ > ${pidFile}; while true; do [ -f ${termFile} ] && echo still here >> ${afterTerm}; sleep 0.05; done`;
     const task = assignedTask({ command: ['sh', '-c', script], stopGracePeriodMs: 1_000 });
     const runner = run(task, recorder);
-    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await pidIn(pidFile);
     runner.setDesired(TaskState.SHUTDOWN);
     await runner.done;
     expect(readFileSync(termFile, 'utf8')).toContain('term');

@@ -2,17 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
+import { eventually } from '@shoal/testing';
 import { SimulatedFleet, labelsOfNode } from './simulated-fleet';
 import { assignment, complete, update } from './testing/assignments';
 import { FakeDispatcher } from './testing/fake-dispatcher';
 
-const eventually = async (check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+/** How long the fleet gets to do each thing, and how often to look. */
+const WITHIN = { timeoutMs: 60_000, everyMs: 20 };
 
 describe('a simulated fleet', () => {
   let dispatcher: FakeDispatcher;
@@ -47,9 +43,9 @@ describe('a simulated fleet', () => {
           ['worker-6', 'c', 2e9, 4 * 2 ** 30],
         ]),
       );
-      await eventually(() => dispatcher.statuses.filter((status) => status.state === TaskState.COMPLETE).length === 6, 'six tasks complete');
+      await eventually('six tasks complete', () => dispatcher.statuses.filter((status) => status.state === TaskState.COMPLETE).length === 6, WITHIN);
       dispatcher.breakSessions();
-      await eventually(() => fleet.connected === 6 && dispatcher.connectedNodes.length === 6, 'the fleet back');
+      await eventually('the fleet back', () => fleet.connected === 6 && dispatcher.connectedNodes.length === 6, WITHIN);
     } finally {
       await fleet.stop();
     }
@@ -86,7 +82,7 @@ describe('a simulated fleet', () => {
       expect(fleet.connected).toBe(5_000);
       expect(fleet.channelCount).toBe(10);
       expect(dispatcher.connectedNodes).toHaveLength(5_000);
-      await eventually(() => dispatcher.heartbeatingNodes.size === 5_000, 'a heartbeat from every node');
+      await eventually('a heartbeat from every node', () => dispatcher.heartbeatingNodes.size === 5_000, WITHIN);
       expect(fleet.connected).toBe(5_000);
     } finally {
       await fleet.stop();

@@ -6,7 +6,7 @@ import type { ShoalEvent } from '@shoal/contracts';
 import { ReaperCore } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
 import { EmbeddedEventLog } from '@shoal/eventlog';
-import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, eventually, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { ComponentRunner } from './component-runner';
 import type { RunnerActivity } from './component-runner';
 
@@ -31,13 +31,8 @@ const history = (b: EventBuilder, failed: number, limit = 2): ShoalEvent[] => {
   return events;
 };
 
-const until = async (check: () => boolean, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
+/** How long the runner gets to do each thing, and how often to look. */
+const WITHIN = { timeoutMs: 10_000, everyMs: 10 };
 
 describe('ComponentRunner (with the reaper, on the embedded log)', () => {
   let dir: string;
@@ -59,7 +54,7 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     const activity: RunnerActivity[] = [];
     const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a', onActivity: (a) => activity.push(a) });
     await runner.start();
-    await until(() => !runner.view.state.tasks.has('t2'));
+    await eventually('t2 is removed', () => !runner.view.state.tasks.has('t2'), WITHIN);
     expect([...runner.view.state.tasks.keys()].sort()).toEqual(['t3', 't4']);
     expect(activity[0]).toEqual({ kind: 'owner', term: 1 });
     expect(activity).toContainEqual({ kind: 'appended', count: 1, rejected: 0 });
@@ -73,10 +68,10 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
   it('acts on what arrives while it runs, batching a burst', async () => {
     const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a' });
     await runner.start();
-    await until(() => runner.state === 'active');
+    await eventually('the runner is active', () => runner.state === 'active', WITHIN);
     const b = new EventBuilder();
     await append(history(b, 5));
-    await until(() => runner.view.state.tasks.size === 2);
+    await eventually('two tasks are left', () => runner.view.state.tasks.size === 2, WITHIN);
     const removals = (await log.read(0)).map((r) => JSON.parse(r.value)).filter((e) => e.type === 'TasksRemoved');
     expect(removals.flatMap((e) => e.data.tasks.map((t: { id: string }) => t.id)).sort()).toEqual(['t0', 't1', 't2', 't3']);
     expect(removals.length).toBeLessThanOrEqual(2);
@@ -87,15 +82,15 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     const a = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a' });
     const b = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-b' });
     await a.start();
-    await until(() => a.state === 'active');
+    await eventually('a is active', () => a.state === 'active', WITHIN);
     await b.start();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(b.state).toBe('standby');
     await a.stop();
-    await until(() => b.state === 'active');
+    await eventually('b is active', () => b.state === 'active', WITHIN);
     expect(b.term).toBe(2);
     await append(history(new EventBuilder(), 3));
-    await until(() => b.view.state.tasks.size === 2);
+    await eventually('two tasks are left', () => b.view.state.tasks.size === 2, WITHIN);
     await b.stop();
   });
 
@@ -114,9 +109,9 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     };
     const runner = new ComponentRunner(log, core, { cluster: 'c1', instance: 'reaper-a' });
     await runner.start();
-    await until(() => decided.some((t) => t >= due));
+    await eventually('a decision at the due time', () => decided.some((t) => t >= due), WITHIN);
     const types = async () => (await log.read(0)).map((r) => JSON.parse(r.value).type);
-    await until(() => runner.view.position === 2);
+    await eventually('the view is at position 2', () => runner.view.position === 2, WITHIN);
     expect(await types()).toEqual(['OwnershipTaken', 'TasksRemoved']);
     expect(decided.filter((t) => t < due).length).toBeGreaterThanOrEqual(1);
     await runner.stop();
