@@ -4,10 +4,11 @@
  * component's core keeps — after replaying `nodes` nodes and `tasks` RUNNING tasks (100
  * services), as a freshly started component has it. Prints one JSON line with the bytes.
  */
-import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, TaskState, encode } from '@shoal/contracts';
-import type { Component, EventDataMap, EventType, NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
+import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { AllocatorCore, DispatcherCore, OrchestratorCore, Projection, ReaperCore, SchedulerCore, SessionTable } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
+import { benchEvents } from './events';
 
 const [which, nodesArg, tasksArg] = process.argv.slice(2);
 const nodes = Number(nodesArg);
@@ -42,18 +43,7 @@ const gc = (): number => {
   return process.memoryUsage().heapUsed;
 };
 
-let seq = 0;
-const event = <K extends EventType>(type: K, data: EventDataMap[K], component: Component): ShoalEvent =>
-  ({
-    id: `e${++seq}`,
-    type,
-    v: EVENT_TYPES[type].v,
-    cluster: 'bench',
-    at: new Date(Date.parse('2026-01-01T00:00:00Z') + seq).toISOString(),
-    by: { component, instance: `${component}-bench`, term: 0 },
-    seq,
-    data,
-  }) as unknown as ShoalEvent;
+const event = benchEvents();
 
 const before = gc();
 const core = makeCore(which);

@@ -9,9 +9,10 @@
  * With `constraints`, as SwarmKit's BenchmarkSchedulerConstraints*: the tasks attach to an
  * overlay network and only every third node has the overlay network plugin.
  */
-import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, TaskState } from '@shoal/contracts';
-import type { Component, EventDataMap, EventType, NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { Projection, SchedulerCore } from '@shoal/domain';
+import { benchEvents } from './events';
 
 const [nodesArg, tasksArg, constraintsArg] = process.argv.slice(2);
 const nodes = Number(nodesArg);
@@ -25,18 +26,7 @@ interface ShapeTiming {
 }
 
 const place = (nodes: number, tasks: number, constraints: boolean): ShapeTiming => {
-  let seq = 0;
-  const event = <K extends EventType>(type: K, data: EventDataMap[K], component: Component): ShoalEvent =>
-    ({
-      id: `e${++seq}`,
-      type,
-      v: EVENT_TYPES[type].v,
-      cluster: 'bench',
-      at: new Date(Date.parse('2026-01-01T00:00:00Z') + seq).toISOString(),
-      by: { component, instance: `${component}-bench`, term: 0 },
-      seq,
-      data,
-    }) as unknown as ShoalEvent;
+  const event = benchEvents();
 
   const core = new SchedulerCore();
   const projection = new Projection(undefined, 0, { keepRefusals: 10, onEvent: (e, v, s) => core.observe(e, v, s) });
