@@ -70,5 +70,5 @@ export const shoalEntry = (argv: readonly string[]): ShoalEntry => {
     compileShoal(out);
   }
   const cli = join(out, 'apps', 'cli', 'src', 'main.js');
-  return { description: `compiled (${out})`, argv: (args, flags = []) => [...flags, '-r', join(out, 'resolve-libs.js'), cli, ...args] };
+  return { description: `compiled (${relative(ROOT, out) || out})`, argv: (args, flags = []) => [...flags, '-r', join(out, 'resolve-libs.js'), cli, ...args] };
 };
