@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
-import { dockerApi, eventually } from '../../libs/testing/src/processes/docker-api';
+import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { eventually } from '../../libs/testing/src/eventually';
 import type { ShoalEntry } from './compiled';
 
 export interface Health {

@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
-import { dockerApi, eventually } from '../../libs/testing/src/processes/docker-api';
+import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { eventually } from '../../libs/testing/src/eventually';
 
 interface DockerTask {
   readonly ID: string;

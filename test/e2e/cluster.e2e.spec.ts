@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
-import { dockerApi, eventually } from '../../libs/testing/src/processes/docker-api';
+import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { eventually } from '../../libs/testing/src/eventually';
 
 const brokers = (): string => {
   if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');

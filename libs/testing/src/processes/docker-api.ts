@@ -33,14 +33,3 @@ export const dockerApi = <T = unknown>(socketPath: string, method: string, path:
     if (payload) req.write(payload);
     req.end();
   });
-
-/** Polls `check` until it returns a value (not undefined), or fails with what it last saw. */
-export const eventually = async <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
