@@ -4,32 +4,17 @@
  * follows the tasks the orchestrator, allocator, scheduler and agents move, and must see
  * them converge — on create, update, scale, rollback, a global service, and a drain.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
 import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 
 describe('the docker CLI against npm start', () => {
   let dataDir: string;
   let shoal: ShoalProcess;
 
-  const docker = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-    const config = join(dataDir, 'docker-config');
-    mkdirSync(config, { recursive: true });
-    writeFileSync(join(config, 'config.json'), '{}');
-    const env = { PATH: process.env.PATH, HOME: dataDir, DOCKER_CONFIG: config, DOCKER_HOST: `unix://${join(dataDir, 'shoal.sock')}` };
-    return new Promise((resolve) => {
-      execFile('docker', args, { env, timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      );
-    });
-  };
-  const ok = async (...args: string[]): Promise<string> => {
-    const result = await docker(...args);
-    if (result.code !== 0) throw new Error(`docker ${args.join(' ')} failed (${result.code}): ${result.stderr}\n${result.stdout}`);
-    return result.stdout;
-  };
+  const ok = (...args: string[]): Promise<string> => dockerCliOk(dataDir, args);
   const running = async (service: string): Promise<string[]> =>
     (await ok('service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Name}} {{.Image}} {{.Node}} {{.CurrentState}}', service))
       .trim()

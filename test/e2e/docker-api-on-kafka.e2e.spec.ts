@@ -4,17 +4,14 @@
  * scaled and removed over the socket and over TCP with the admin token, and a restarted
  * API replays the log to the same answers.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testBrokers } from '../../libs/testing/src/kafka-topic';
+import { dockerCli } from '../../libs/testing/src/processes/docker-cli';
+import type { DockerCliResult } from '../../libs/testing/src/processes/docker-cli';
 import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
-
-const brokers = (): string => {
-  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
-  return process.env.KAFKA_BROKERS;
-};
 
 describe('shoal run api on Kafka, driven by the docker CLI', () => {
   let dataDir: string;
@@ -28,21 +25,12 @@ describe('shoal run api on Kafka, driven by the docker CLI', () => {
     port = Number(listening);
   };
 
-  const docker = (args: readonly string[], token?: string): Promise<{ code: number; stdout: string; stderr: string }> => {
-    const config = join(dataDir, token ? 'docker-tcp' : 'docker-socket');
-    mkdirSync(config, { recursive: true });
-    writeFileSync(join(config, 'config.json'), JSON.stringify(token ? { HttpHeaders: { Authorization: `Bearer ${token}` } } : {}));
-    const host = token ? `tcp://127.0.0.1:${port}` : `unix://${join(dataDir, 'shoal.sock')}`;
-    return new Promise((resolve) => {
-      execFile('docker', [...args], { env: { PATH: process.env.PATH, HOME: dataDir, DOCKER_CONFIG: config, DOCKER_HOST: host }, timeout: 30_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      );
-    });
-  };
+  const docker = (args: readonly string[], token?: string): Promise<DockerCliResult> =>
+    dockerCli(dataDir, args, { timeoutMs: 30_000, ...(token ? { tcp: { port, token } } : {}) });
 
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'shoal-api-e2e-'));
-    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: `shoal-api-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
+    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: `shoal-api-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
   });
   afterAll(async () => {
     await api?.stop();

@@ -5,28 +5,18 @@
  * assigned and running — and the audit surface explains the running task and verifies
  * the log.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
 import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 
 describe('docker events and docker network against npm start', () => {
   let dataDir: string;
   let shoal: ShoalProcess;
 
-  const docker = (...args: string[]): Promise<string> => {
-    const config = join(dataDir, 'docker-config');
-    mkdirSync(config, { recursive: true });
-    writeFileSync(join(config, 'config.json'), '{}');
-    const env = { PATH: process.env.PATH, HOME: dataDir, DOCKER_CONFIG: config, DOCKER_HOST: `unix://${join(dataDir, 'shoal.sock')}` };
-    return new Promise((resolve, reject) => {
-      execFile('docker', args, { env, timeout: 60_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`docker ${args.join(' ')}: ${stderr}\n${stdout}`)) : resolve(stdout),
-      );
-    });
-  };
+  const docker = (...args: string[]): Promise<string> => dockerCliOk(dataDir, args);
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shoal-events-aio-'));

@@ -4,18 +4,14 @@
  * `docker events --since … --until …` still shows all of it — read from the log, so
  * durable across restarts — while the audit surface over the socket calls the log sound.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testBrokers } from '../../libs/testing/src/kafka-topic';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
 import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
-
-const brokers = (): string => {
-  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
-  return process.env.KAFKA_BROKERS;
-};
 
 describe('docker events and docker network against shoal run api on Kafka', () => {
   let dataDir: string;
@@ -27,23 +23,11 @@ describe('docker events and docker network against shoal run api on Kafka', () =
     await api.waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
   };
 
-  const docker = (...args: string[]): Promise<string> => {
-    const config = join(dataDir, 'docker-socket');
-    mkdirSync(config, { recursive: true });
-    writeFileSync(join(config, 'config.json'), '{}');
-    return new Promise((resolve, reject) => {
-      execFile(
-        'docker',
-        args,
-        { env: { PATH: process.env.PATH, HOME: dataDir, DOCKER_CONFIG: config, DOCKER_HOST: `unix://${join(dataDir, 'shoal.sock')}` }, timeout: 30_000 },
-        (error, stdout, stderr) => (error ? reject(new Error(`docker ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
-      );
-    });
-  };
+  const docker = (...args: string[]): Promise<string> => dockerCliOk(dataDir, args, { timeoutMs: 30_000 });
 
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'shoal-events-e2e-'));
-    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: `shoal-events-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
+    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: `shoal-events-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
   });
   afterAll(async () => {
     await api?.stop();
