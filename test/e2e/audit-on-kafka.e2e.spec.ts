@@ -5,13 +5,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { replay } from '@shoal/domain';
 import { KafkaEventLog } from '@shoal/eventlog';
-import { histories } from '@shoal/testing';
+import { histories, testBrokers } from '@shoal/testing';
 import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
-
-const brokers = (): string => {
-  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
-  return process.env.KAFKA_BROKERS;
-};
 
 // Separate processes on a real broker: the all-in-one process initializes the cluster on
 // Kafka; this test appends a random history (poison records included); the CLI, in its own
@@ -23,7 +18,7 @@ describe('the audit on Kafka, across processes', () => {
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
     prefix = `shoal-e2e-${randomUUID()}`;
-    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: prefix, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
+    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: prefix, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -33,7 +28,7 @@ describe('the audit on Kafka, across processes', () => {
     expect(shoal.output).toMatch(/log\s+Kafka/);
     expect(await shoal.stop()).toBe(0);
 
-    const log = await KafkaEventLog.open({ brokers: brokers().split(','), topic: `${prefix}.events` });
+    const log = await KafkaEventLog.open({ brokers: testBrokers(), topic: `${prefix}.events` });
     // What the all-in-one process wrote: the cluster, its components' terms, the ingress network.
     const written = await log.highWaterMark();
     expect(written).toBeGreaterThanOrEqual(2);

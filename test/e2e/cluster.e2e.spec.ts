@@ -5,11 +5,7 @@ import { join } from 'node:path';
 import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { eventually } from '../../libs/testing/src/eventually';
-
-const brokers = (): string => {
-  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
-  return process.env.KAFKA_BROKERS;
-};
+import { testBrokers } from '../../libs/testing/src/kafka-topic';
 
 interface DockerTask {
   readonly ID: string;
@@ -39,7 +35,7 @@ describe('Shoal as separate processes on Kafka', () => {
   const processes: ShoalProcess[] = [];
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
-    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: `shoal-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_HEALTH_PORT: '0', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' };
+    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: `shoal-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_HEALTH_PORT: '0', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' };
   });
   afterAll(async () => {
     await Promise.all(processes.splice(0).map((p) => p.stop()));

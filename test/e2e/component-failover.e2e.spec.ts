@@ -2,12 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../../libs/testing/src/eventually';
+import { testBrokers } from '../../libs/testing/src/kafka-topic';
 import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
-
-const brokers = (): string => {
-  if (!process.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS is not set: run the e2e tests through `npm test`, which starts a broker');
-  return process.env.KAFKA_BROKERS;
-};
 
 interface Health {
   readonly component: string;
@@ -21,15 +18,13 @@ const health = async (port: number, path: 'healthz' | 'readyz'): Promise<{ statu
   return { status: response.status, body: (await response.json()) as Health };
 };
 
-const untilHealth = async (port: number, check: (h: Health) => boolean, timeoutMs = 60_000): Promise<Health> => {
-  const deadline = Date.now() + timeoutMs;
+const untilHealth = (port: number, check: (h: Health) => boolean, timeoutMs = 60_000): Promise<Health> => {
   let last: Health | undefined;
-  for (;;) {
+  const matches = async (): Promise<Health | undefined> => {
     last = (await health(port, 'healthz')).body;
-    if (check(last)) return last;
-    if (Date.now() > deadline) throw new Error(`health never matched; last ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return check(last) ? last : undefined;
+  };
+  return eventually(`the health on port ${port} matches`, matches, { timeoutMs, everyMs: 100, explain: () => last });
 };
 
 // Two instances of one component as separate processes on a real broker: one active, one
@@ -40,7 +35,7 @@ describe('a component deployed as its own processes', () => {
   const processes: ShoalProcess[] = [];
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
-    env = { ...process.env, KAFKA_BROKERS: brokers(), SHOAL_TOPIC_PREFIX: `shoal-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_HEALTH_PORT: '0' };
+    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: `shoal-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_HEALTH_PORT: '0' };
   });
   afterEach(async () => {
     await Promise.all(processes.splice(0).map((p) => p.stop()));
