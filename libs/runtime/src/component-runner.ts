@@ -7,7 +7,7 @@
  */
 import type { ShoalEvent } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
-import type { ComponentCore, Proposal } from '@shoal/domain';
+import type { ComponentCore, Proposal, Verdict } from '@shoal/domain';
 import { EventWriter } from './event-writer';
 import { LiveView } from './live-view';
 import { takeOwnership } from './ownership';
@@ -40,6 +40,8 @@ export class ComponentRunner {
   private stateValue: RunnerState = 'starting';
   private ownership?: Ownership;
   private dirty = false;
+  /** Appends that failed in a row (for the back-off). */
+  private failures = 0;
   private waiters: (() => void)[] = [];
   private loop?: Promise<void>;
   private readonly now: () => Date;
@@ -139,7 +141,14 @@ export class ComponentRunner {
       const proposals = this.core.decide(this.view.state, this.now());
       if (proposals.length > 0) {
         const events = proposals.map((p) => this.stamp(p));
-        const verdicts = await this.writer.appendAndWait(this.view, events);
+        let verdicts: Verdict[];
+        try {
+          verdicts = await this.writer.appendAndWait(this.view, events);
+          this.failures = 0;
+        } catch (error) {
+          await this.recover(error);
+          continue;
+        }
         const rejected = verdicts.filter((v) => v.status === 'rejected').length;
         this.options.onActivity?.({ kind: 'appended', count: events.length, rejected });
         if (rejected === events.length) await this.waitForChange();
@@ -147,6 +156,24 @@ export class ComponentRunner {
       }
       await this.waitForChange();
     }
+  }
+
+  /**
+   * An append failed (the log unreachable, a record refused): nothing is lost, since the
+   * core decides again from the view. Say so, back off, catch the view up with whatever did
+   * reach the log, and let the core look at everything afresh, as at start-up — its watch
+   * lists may be waiting for verdicts that will never come.
+   */
+  private async recover(error: unknown): Promise<void> {
+    this.failures++;
+    this.options.onActivity?.({ kind: 'error', message: `append failed (${this.failures} in a row): ${(error as Error).message ?? String(error)}` });
+    await this.sleep(Math.min(10_000, 250 * 2 ** Math.min(this.failures, 6)));
+    try {
+      await this.view.waitFor(await this.log.highWaterMark());
+    } catch {
+      return; // the log is still away: the next attempt will say so
+    }
+    if (this.is('active')) this.core.reconcileAll(this.view.state);
   }
 
   private stamp(proposal: Proposal): ShoalEvent {

@@ -116,4 +116,25 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     expect(decided.filter((t) => t < due).length).toBeGreaterThanOrEqual(1);
     await runner.stop();
   });
+  it('survives an append that fails: says why, catches up, and decides again from the view', async () => {
+    const b = new EventBuilder();
+    await append(history(b, 4));
+    // The log refuses the second append (the first is the runner's OwnershipTaken), once.
+    let appends = 0;
+    const flaky = Object.assign(Object.create(log) as EmbeddedEventLog, {
+      append: (records: Parameters<EmbeddedEventLog['append']>[0]) => {
+        appends++;
+        return appends === 2 ? Promise.reject(new Error('the broker is away')) : log.append(records);
+      },
+    });
+    const activity: RunnerActivity[] = [];
+    const runner = new ComponentRunner(flaky, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a', onActivity: (a) => activity.push(a) });
+    await runner.start();
+    await eventually('t2 is removed after the failed append', () => !runner.view.state.tasks.has('t2'), WITHIN);
+    expect(runner.state).toBe('active');
+    expect(activity).toContainEqual({ kind: 'error', message: 'append failed (1 in a row): the broker is away' });
+    expect(activity).toContainEqual({ kind: 'appended', count: 1, rejected: 0 });
+    expect([...runner.view.state.tasks.keys()].sort()).toEqual(['t3', 't4']);
+    await runner.stop();
+  });
 });

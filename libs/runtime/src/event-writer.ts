@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { EVENT_TYPES, encode } from '@shoal/contracts';
 import type { Component, EventDataMap, EventOf, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
-import type { EventLog } from '@shoal/eventlog';
+import type { AppendRecord, EventLog } from '@shoal/eventlog';
 import type { Verdict } from '@shoal/domain';
 import type { LiveView } from './live-view';
 
@@ -22,20 +22,29 @@ export interface Appended {
   readonly last: number;
 }
 
+/**
+ * The most one append carries, in bytes of encoded records. Kafka refuses a produce whose
+ * record batch is over the topic's max.message.bytes (16 MiB for Shoal's topic), so a larger
+ * proposal goes out as several appends, each record whole.
+ */
+export const MAX_APPEND_BYTES = 4 * 1024 * 1024;
+
 export class EventWriter {
   private seq = 0;
   private termValue: number;
   private readonly now: () => Date;
+  private readonly maxAppendBytes: number;
 
   constructor(
     private readonly log: EventLog,
     readonly cluster: string,
     readonly component: Component,
     readonly instance: string,
-    options: { readonly term?: number; readonly now?: () => Date } = {},
+    options: { readonly term?: number; readonly now?: () => Date; readonly maxAppendBytes?: number } = {},
   ) {
     this.termValue = options.term ?? 0;
     this.now = options.now ?? (() => new Date());
+    this.maxAppendBytes = options.maxAppendBytes ?? MAX_APPEND_BYTES;
   }
 
   get term(): number {
@@ -65,17 +74,43 @@ export class EventWriter {
     return event as unknown as EventOf<K>;
   }
 
-  /** Appends the events as one batch, in order. */
+  /** Appends the events as one batch, in order (one write: the caller keeps it under the log's limit). */
   async append(events: readonly ShoalEvent[]): Promise<Appended> {
     const { first, last } = await this.log.append(events.map((event) => ({ key: this.cluster, value: encode(event) })));
     return { events, first, last };
   }
 
-  /** Appends and waits for the view to rule on every event: the verdicts, in order. */
+  /**
+   * Appends in order — as one batch, or as consecutive batches of at most maxAppendBytes
+   * when the events are larger than that — and waits for the view to rule on every event:
+   * the verdicts, in order. If an append fails, the batches before it stay on the log.
+   */
   async appendAndWait(view: LiveView, events: readonly ShoalEvent[]): Promise<Verdict[]> {
-    const appended = await this.append(events);
     const verdicts: Verdict[] = [];
-    for (let offset = appended.first; offset <= appended.last; offset++) verdicts.push(await view.verdictAt(offset));
+    for (const batch of this.batches(events)) {
+      const { first, last } = await this.log.append(batch);
+      for (let offset = first; offset <= last; offset++) verdicts.push(await view.verdictAt(offset));
+    }
     return verdicts;
+  }
+
+  /** The encoded events cut into batches of at most maxAppendBytes (a larger event goes alone). */
+  private batches(events: readonly ShoalEvent[]): AppendRecord[][] {
+    const batches: AppendRecord[][] = [];
+    let batch: AppendRecord[] = [];
+    let bytes = 0;
+    for (const event of events) {
+      const value = encode(event);
+      const size = Buffer.byteLength(value);
+      if (batch.length > 0 && bytes + size > this.maxAppendBytes) {
+        batches.push(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push({ key: this.cluster, value });
+      bytes += size;
+    }
+    if (batch.length > 0) batches.push(batch);
+    return batches;
   }
 }

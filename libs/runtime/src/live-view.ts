@@ -19,6 +19,14 @@ export interface LiveViewOptions {
 }
 
 const RECENT_VERDICTS = 10_000;
+/**
+ * Records applied before the view lets the event loop run: a fetched batch can hold
+ * hundreds of thousands of records, and a process must keep serving (heartbeats, its lease)
+ * while it applies them.
+ */
+const APPLY_CHUNK = 2_000;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class LiveView {
   readonly projection: Projection;
@@ -56,8 +64,8 @@ export class LiveView {
       let settled = false;
       this.subscription = this.log.follow(
         this.projection.position,
-        (batch) => {
-          this.apply(batch);
+        async (batch) => {
+          await this.apply(batch);
           if (!settled && this.projection.position >= target) {
             settled = true;
             resolve();
@@ -104,7 +112,16 @@ export class LiveView {
     this.subscription = undefined;
   }
 
-  private apply(batch: readonly LogRecord[]): void {
+  /** Applies a batch in chunks, letting the event loop run between them. */
+  private async apply(batch: readonly LogRecord[]): Promise<void> {
+    if (batch.length <= APPLY_CHUNK) return this.applyChunk(batch);
+    for (let start = 0; start < batch.length; start += APPLY_CHUNK) {
+      if (start > 0) await nextTurn();
+      this.applyChunk(batch.slice(start, start + APPLY_CHUNK));
+    }
+  }
+
+  private applyChunk(batch: readonly LogRecord[]): void {
     for (const record of batch) {
       const verdict = this.projection.apply(record);
       if (!verdict) continue;

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encode } from '@shoal/contracts';
+import { EmbeddedEventLog } from '@shoal/eventlog';
+import { EventBuilder, clusterInit, nodeDescription } from '@shoal/testing';
+import { LiveView } from './live-view';
+
+describe('LiveView', () => {
+  let dir: string;
+  let log: EmbeddedEventLog;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'shoal-view-'));
+    log = await EmbeddedEventLog.open({ dir, sync: false });
+  });
+  afterEach(async () => {
+    await log.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lets the event loop run while it applies a large batch, and applies every record once, in order', async () => {
+    const b = new EventBuilder();
+    const events = [clusterInit(b), ...Array.from({ length: 4_999 }, (_, i) => b.event('NodeRegistered', { id: `n${i}`, role: 'worker', description: nodeDescription(`n${i}`) }))];
+    await log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));
+
+    // What happened, in order: chunks applied, and turns of the event loop in between.
+    const seen: string[] = [];
+    let spinning = true;
+    const spin = (): void => {
+      seen.push('turn');
+      if (spinning) setImmediate(spin);
+    };
+    const view = new LiveView(log, { onApplied: (records) => seen.push(`applied ${records.length}`) });
+    setImmediate(spin);
+    await view.start();
+    spinning = false;
+    await view.stop();
+
+    const chunks = seen.filter((s) => s.startsWith('applied'));
+    expect(chunks).toEqual(['applied 2000', 'applied 2000', 'applied 1000']);
+    // Between any two chunks of the one batch the log delivered, something else ran.
+    const at = seen.map((s, i) => (s.startsWith('applied') ? i : -1)).filter((i) => i >= 0);
+    for (let k = 1; k < at.length; k++) expect(seen.slice(at[k - 1]! + 1, at[k]!)).toContain('turn');
+    expect(view.position).toBe(5_000);
+    expect(view.projection.tally.applied).toBe(5_000);
+    expect([...view.state.nodes.keys()].slice(0, 3)).toEqual(['n0', 'n1', 'n2']);
+  });
+});
