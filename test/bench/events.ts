@@ -3,7 +3,7 @@
  * numbered from 1, a millisecond apart from 2026-01-01, by `<component>-bench` in term 0.
  */
 import { EVENT_TYPES } from '@shoal/contracts';
-import type { Component, EventDataMap, EventType, ShoalEvent } from '@shoal/contracts';
+import type { Component, EventDataMap, EventType, NodeDescription, ShoalEvent } from '@shoal/contracts';
 
 export type BenchEvent = <K extends EventType>(type: K, data: EventDataMap[K], component: Component) => ShoalEvent;
 
@@ -24,3 +24,10 @@ export const benchEvents = (cluster = 'bench'): BenchEvent => {
     } as unknown as ShoalEvent;
   };
 };
+
+/** What a benchmark's node `i` registers with: `node-<i>`, a linux/x86_64 host with these resources and engine. */
+export const benchNode = (i: number, resources: NodeDescription['resources'], engine: NodeDescription['engine']): EventDataMap['NodeRegistered'] => ({
+  id: `node-${i}`,
+  role: 'worker',
+  description: { hostname: `node-${i}`, platform: { os: 'linux', architecture: 'x86_64' }, resources, engine },
+});

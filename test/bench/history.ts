@@ -7,6 +7,7 @@
  */
 import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, TaskState, encode } from '@shoal/contracts';
 import type { Component, EventDataMap, EventType, NewTask, ServiceSpec } from '@shoal/contracts';
+import { benchNode } from './events';
 
 export interface HistoryOptions {
   readonly records: number;
@@ -61,16 +62,7 @@ export function* benchHistory(options: HistoryOptions): Generator<string> {
 
   yield record('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'SWMTKN-1-w', manager: 'SWMTKN-1-m' } });
   for (let n = 0; n < nodes && written < options.records; n++) {
-    yield record('NodeRegistered', {
-      id: `node-${n}`,
-      role: 'worker',
-      description: {
-        hostname: `node-${n}`,
-        platform: { os: 'linux', architecture: 'x86_64' },
-        resources: { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 },
-        engine: { version: '28.2.2', labels: { zone: `z${n % 3}` } },
-      },
-    });
+    yield record('NodeRegistered', benchNode(n, { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 }, { version: '28.2.2', labels: { zone: `z${n % 3}` } }));
   }
   const specs: ServiceSpec[] = [];
   for (let s = 0; s < services && written < options.records; s++) {

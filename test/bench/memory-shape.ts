@@ -8,7 +8,7 @@ import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { AllocatorCore, DispatcherCore, OrchestratorCore, Projection, ReaperCore, SchedulerCore, SessionTable } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
-import { benchEvents } from './events';
+import { benchEvents, benchNode } from './events';
 
 const [which, nodesArg, tasksArg] = process.argv.slice(2);
 const nodes = Number(nodesArg);
@@ -57,22 +57,7 @@ const apply = (e: ShoalEvent): void => {
 
 apply(event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }, 'api'));
 for (let i = 0; i < nodes; i++) {
-  apply(
-    event(
-      'NodeRegistered',
-      {
-        id: `node-${i}`,
-        role: 'worker',
-        description: {
-          hostname: `node-${i}`,
-          platform: { os: 'linux', architecture: 'x86_64' },
-          resources: { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 },
-          engine: { version: '28.2.2', labels: { zone: `z${i % 3}` } },
-        },
-      },
-      'dispatcher',
-    ),
-  );
+  apply(event('NodeRegistered', benchNode(i, { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 }, { version: '28.2.2', labels: { zone: `z${i % 3}` } }), 'dispatcher'));
 }
 const perService = Math.ceil(tasks / SERVICES);
 const byNode = new Map<string, string[]>();

@@ -12,7 +12,7 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { Projection, SchedulerCore } from '@shoal/domain';
-import { benchEvents } from './events';
+import { benchEvents, benchNode } from './events';
 
 const [nodesArg, tasksArg, constraintsArg] = process.argv.slice(2);
 const nodes = Number(nodesArg);
@@ -38,22 +38,8 @@ const place = (nodes: number, tasks: number, constraints: boolean): ShapeTiming 
 
   apply(event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }, 'api'));
   for (let i = 0; i < nodes; i++) {
-    apply(
-      event(
-        'NodeRegistered',
-        {
-          id: `node-${i}`,
-          role: 'worker',
-          description: {
-            hostname: `node-${i}`,
-            platform: { os: 'linux', architecture: 'x86_64' },
-            resources: { nanoCpus: 1_000e9, memoryBytes: 4 * 2 ** 40 },
-            engine: { version: '28.2.2', ...(constraints ? { plugins: [{ type: 'Network', name: i % 3 === 0 ? 'overlay' : 'bridge' }] } : {}) },
-          },
-        },
-        'dispatcher',
-      ),
-    );
+    const plugins = constraints ? { plugins: [{ type: 'Network', name: i % 3 === 0 ? 'overlay' : 'bridge' }] } : {};
+    apply(event('NodeRegistered', benchNode(i, { nanoCpus: 1_000e9, memoryBytes: 4 * 2 ** 40 }, { version: '28.2.2', ...plugins }), 'dispatcher'));
   }
   if (constraints) apply(event('NetworkCreated', { id: 'net-1', spec: { name: 'backend', driver: 'overlay' } }, 'api'));
   const spec: ServiceSpec = {
