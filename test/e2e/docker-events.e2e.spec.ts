@@ -4,7 +4,7 @@
  * log; the docker binary is a separate process talking to its unix socket.
  */
 import { TaskState } from '@shoal/contracts';
-import { newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { dockerOutput, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { startApi } from '../../apps/api/src/testing/api-harness';
 import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 
@@ -35,11 +35,7 @@ describe('docker events, against Shoal', () => {
   });
   afterAll(() => api.close());
 
-  const docker = async (...args: string[]) => {
-    const result = await api.docker(args);
-    if (result.code !== 0) throw new Error(`docker ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
-    return result.stdout;
-  };
+  const docker = async (...args: string[]) => dockerOutput(args, await api.docker(args));
 
   it('docker events --since --until prints the history from the log, and ends', async () => {
     const out = await docker('events', '--since', String(first), '--until', String(last + 1));

@@ -3,7 +3,7 @@
  * `ls`, `inspect`, `rm`. The API runs in this process on an embedded log; the docker
  * binary is a separate process talking to its unix socket.
  */
-import { serviceSpec } from '@shoal/testing';
+import { dockerOutput, serviceSpec } from '@shoal/testing';
 import { startApi } from '../../apps/api/src/testing/api-harness';
 import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 
@@ -17,11 +17,7 @@ describe('docker network, against Shoal', () => {
   });
   afterAll(() => api.close());
 
-  const docker = async (...args: string[]) => {
-    const result = await api.docker(args);
-    if (result.code !== 0) throw new Error(`docker ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
-    return result.stdout;
-  };
+  const docker = async (...args: string[]) => dockerOutput(args, await api.docker(args));
 
   it('docker network create -d overlay writes NetworkCreated and prints the id', async () => {
     const id = (await docker('network', 'create', '-d', 'overlay', '--subnet', '10.0.9.0/24', '--gateway', '10.0.9.1', '--label', 'tier=db', 'backend')).trim();

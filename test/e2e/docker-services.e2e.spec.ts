@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
 import type { Service } from '@shoal/domain';
-import { nodeDescription } from '@shoal/testing';
+import { dockerOutput, nodeDescription } from '@shoal/testing';
 import { startApi } from '../../apps/api/src/testing/api-harness';
 import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 
@@ -18,7 +18,7 @@ describe('docker service, against Shoal', () => {
   let api: ApiHarness;
   const docker = async (...args: string[]) => {
     const result = await api.docker(args);
-    if (result.code !== 0) throw new Error(`docker ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+    dockerOutput(args, result);
     return result;
   };
   const named = (name: string): Service => {

@@ -6,7 +6,7 @@
  */
 import type { EventOf } from '@shoal/contracts';
 import type { Cluster } from '@shoal/domain';
-import { nodeDescription } from '@shoal/testing';
+import { dockerOutput, nodeDescription } from '@shoal/testing';
 import { startApi } from '../../apps/api/src/testing/api-harness';
 import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 
@@ -16,11 +16,7 @@ const N2 = 'n2bbbbbbbbbbbbbbbbbbbbbbb';
 
 describe('docker swarm and docker node, against Shoal', () => {
   let api: ApiHarness;
-  const docker = async (...args: string[]) => {
-    const result = await api.docker(args);
-    if (result.code !== 0) throw new Error(`docker ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
-    return result.stdout;
-  };
+  const docker = async (...args: string[]) => dockerOutput(args, await api.docker(args));
   const register = (id: string, hostname: string): EventOf<'NodeRegistered'> =>
     api.events.event('NodeRegistered', { id, description: nodeDescription(hostname), role: 'worker', addr: '127.0.0.1' });
 

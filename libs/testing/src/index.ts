@@ -5,3 +5,4 @@ export * from './broker';
 export * from './eventually';
 export * from './kafka-topic';
 export * from './log-events';
+export * from './processes/docker-cli';

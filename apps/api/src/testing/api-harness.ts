@@ -3,7 +3,6 @@
  * initialised (unless asked not to), events appended as other components would, and the
  * real docker CLI run against it (over the socket, or over TCP with a bearer token).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,17 +12,14 @@ import type { ShoalEvent } from '@shoal/contracts';
 import { EmbeddedEventLog, KafkaEventLog } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import type { LiveView } from '@shoal/runtime';
-import { EventBuilder } from '@shoal/testing';
+import { EventBuilder, dockerCli } from '@shoal/testing';
+import type { DockerCliResult } from '@shoal/testing';
 import { createApiApp } from '../create-api-app';
 import { API_VIEW } from '../api.tokens';
 import { TOKENS_FILE } from '../access/tokens';
 import type { TokenEntry } from '../access/tokens';
 
-export interface DockerResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type DockerResult = DockerCliResult;
 
 export interface ApiHarness {
   readonly app: INestApplication;
@@ -87,13 +83,6 @@ export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarnes
   const dockerHome = join(dataDir, 'docker-home');
   mkdirSync(dockerHome, { recursive: true });
 
-  const dockerConfig = (token?: string): string => {
-    const dir = join(dockerHome, token ? `config-${token.slice(0, 8)}` : 'config');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'config.json'), JSON.stringify(token ? { HttpHeaders: { Authorization: `Bearer ${token}` } } : {}));
-    return dir;
-  };
-
   return {
     app,
     log,
@@ -108,20 +97,8 @@ export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarnes
       const { last } = await log.append(list.map((event) => ({ key: cluster, value: encode(event) })));
       await view.waitFor(last + 1);
     },
-    docker(args, dockerOptions = {}) {
-      const env = {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: dockerHome,
-        DOCKER_CONFIG: dockerConfig(dockerOptions.token),
-        DOCKER_HOST: dockerOptions.token ? `tcp://127.0.0.1:${port}` : `unix://${socketPath}`,
-        DOCKER_CLI_HINTS: 'false',
-      };
-      return new Promise((resolve) => {
-        execFile('docker', [...args], { env, timeout: 30_000 }, (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-          resolve({ code, stdout: stdout.toString(), stderr: stderr.toString() });
-        });
-      });
+    docker(args, { token } = {}) {
+      return dockerCli(dockerHome, args, { socket: socketPath, timeoutMs: 30_000, ...(token ? { tcp: { port, token } } : {}) });
     },
     async request(method, path, requestOptions = {}) {
       const { request } = await import('node:http');
