@@ -4,6 +4,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import { eventually } from '../../libs/testing/src/eventually';
+import { pidAlive } from '../../libs/testing/src/processes/pid-alive';
 import { LocalKafkaBroker } from './broker';
 import type { BrokerInfo } from './broker';
 
@@ -23,24 +25,6 @@ const accepts = (address: string): Promise<boolean> =>
     });
     socket.once('error', () => resolve(false));
   });
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-const eventually = async (check: () => boolean, timeoutMs: number): Promise<boolean> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return true;
-};
 
 describe('LocalKafkaBroker', () => {
   it('starts a real broker on 127.0.0.1 that takes and serves records, and stops cleanly', async () => {
@@ -75,7 +59,7 @@ describe('LocalKafkaBroker', () => {
     } finally {
       await broker.stop();
     }
-    expect(alive(broker.pid)).toBe(false);
+    expect(pidAlive(broker.pid)).toBe(false);
     expect(await accepts(broker.brokers[0]!)).toBe(false);
     expect(existsSync(broker.dataDir)).toBe(false);
     // The log is still there, with the shutdown written to it.
@@ -101,8 +85,8 @@ describe('LocalKafkaBroker', () => {
     expect(await accepts(started.brokers[0]!)).toBe(true);
     child.kill('SIGKILL');
 
-    expect(await eventually(() => !alive(started.pid), 30_000)).toBe(true);
-    expect(await eventually(() => !existsSync(started.dataDir), 5_000)).toBe(true);
+    await expect(eventually('the orphaned broker stops', () => !pidAlive(started.pid), { timeoutMs: 30_000, everyMs: 100 })).resolves.toBe(true);
+    await expect(eventually('its data dir is removed', () => !existsSync(started.dataDir), { timeoutMs: 5_000, everyMs: 100 })).resolves.toBe(true);
     expect(await accepts(started.brokers[0]!)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
-import { eventually } from '@shoal/testing';
+import { eventually, pidAlive } from '@shoal/testing';
 import { ExecExecutor } from './exec-executor';
 import type { AssignedTask } from './executor';
 import { TaskRunner } from './task-runner';
@@ -13,15 +13,6 @@ import { TimerWheel } from './timers';
 const pidIn = async (pidFile: string): Promise<number> => {
   await eventually('the task writes its pid', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { everyMs: 20 });
   return Number(readFileSync(pidFile, 'utf8'));
-};
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 describe('the exec executor', () => {
@@ -79,7 +70,7 @@ describe('the exec executor', () => {
     runner.setDesired(TaskState.SHUTDOWN);
     await runner.done;
     expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'SHUTDOWN']);
-    expect(alive(pid)).toBe(false);
+    expect(pidAlive(pid)).toBe(false);
   });
 
   it('escalates to SIGKILL after the grace period when the process traps SIGTERM', async () => {
@@ -96,7 +87,7 @@ describe('the exec executor', () => {
     await runner.done;
     expect(readFileSync(termFile, 'utf8')).toContain('term');
     expect(readFileSync(afterTerm, 'utf8')).toContain('still here');
-    expect(alive(pid)).toBe(false);
+    expect(pidAlive(pid)).toBe(false);
     expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'SHUTDOWN']);
   });
 

@@ -6,3 +6,4 @@ export * from './eventually';
 export * from './kafka-topic';
 export * from './log-events';
 export * from './processes/docker-cli';
+export * from './processes/pid-alive';
