@@ -39,6 +39,26 @@ export const toDockerSwarm = (cluster: Cluster): DockerSwarm => ({
 });
 
 /**
+ * What a SwarmSpec asks of the settings Shoal does not have, which `docker swarm update`
+ * would otherwise seem to accept: the CLI sends back the spec it read (FIXED_SPEC), so a
+ * value that differs from it is a flag the user gave (--autolock, --cert-expiry,
+ * --external-ca, --snapshot-interval, --max-snapshots). Undefined when there is none.
+ */
+export const unsupportedSwarmSettings = (spec: DockerSwarmSpec): string | undefined => {
+  const asked: string[] = [];
+  if (spec.EncryptionConfig?.AutoLockManagers === true) asked.push('autolock (--autolock)');
+  const ca = spec.CAConfig;
+  if (ca?.NodeCertExpiry !== undefined && ca.NodeCertExpiry !== FIXED_SPEC.CAConfig?.NodeCertExpiry) asked.push('certificate expiry (--cert-expiry)');
+  if ((ca?.ExternalCAs?.length ?? 0) > 0) asked.push('external CAs (--external-ca)');
+  if ((ca?.ForceRotate ?? 0) > 0) asked.push('CA rotation (docker swarm ca --rotate)');
+  const raft = spec.Raft;
+  if (raft?.SnapshotInterval !== undefined && raft.SnapshotInterval !== FIXED_SPEC.Raft?.SnapshotInterval) asked.push('raft snapshot interval (--snapshot-interval)');
+  if (raft?.KeepOldSnapshots !== undefined && raft.KeepOldSnapshots !== FIXED_SPEC.Raft?.KeepOldSnapshots) asked.push('raft snapshots kept (--max-snapshots)');
+  if (asked.length === 0) return undefined;
+  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft, and it issues no certificates. Shoal has the task history limit and the dispatcher heartbeat period`;
+};
+
+/**
  * A SwarmSpec from `docker swarm update` applied to the current spec: what Docker sends
  * and Shoal has (name, labels, task history limit, heartbeat period) replaces it; the
  * rest (node-down period) is kept.

@@ -1,6 +1,6 @@
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import type { Cluster } from '@shoal/domain';
-import { fromDockerSwarmSpec, toDockerSwarm } from './swarm-mapper';
+import { fromDockerSwarmSpec, toDockerSwarm, unsupportedSwarmSettings } from './swarm-mapper';
 
 const cluster: Cluster = {
   id: 'c1',
@@ -28,5 +28,18 @@ describe("Docker's Swarm object", () => {
   it('takes the task history limit and the heartbeat period, keeping the rest', () => {
     const spec = fromDockerSwarmSpec({ Orchestration: { TaskHistoryRetentionLimit: 2 }, Dispatcher: { HeartbeatPeriod: 10_000_000_000 } }, DEFAULT_CLUSTER_SPEC);
     expect(spec).toEqual({ ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 }, dispatcher: { heartbeatPeriodMs: 10_000 } });
+  });
+
+  it('names the settings Shoal does not have when an update asks for them, and none for what the CLI sends back unchanged', () => {
+    const inspected = toDockerSwarm(cluster).Spec;
+    expect(unsupportedSwarmSettings(inspected)).toBeUndefined();
+    expect(unsupportedSwarmSettings({ ...inspected, Orchestration: { TaskHistoryRetentionLimit: 2 } })).toBeUndefined();
+    expect(unsupportedSwarmSettings({ ...inspected, EncryptionConfig: { AutoLockManagers: true } })).toMatch(/^not supported by Shoal: autolock \(--autolock\)/);
+    const asked = unsupportedSwarmSettings({
+      ...inspected,
+      CAConfig: { NodeCertExpiry: 24 * 3600 * 1e9, ExternalCAs: [{ Protocol: 'cfssl', URL: 'https://ca' }] },
+      Raft: { ...inspected.Raft, SnapshotInterval: 5_000 },
+    });
+    expect(asked).toContain('certificate expiry (--cert-expiry), external CAs (--external-ca), raft snapshot interval (--snapshot-interval)');
   });
 });

@@ -6,12 +6,13 @@ import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
 import type { ShoalEvent } from '@shoal/contracts';
 import { newJoinTokens, joinToken } from '@shoal/runtime';
+import { badRequest } from '../audit/docker-validation';
 import { Intents } from '../intents/intents';
 import { controlPlaneNodeId } from './control-plane-node';
 import type { DockerSwarm, DockerSwarmSpec } from './docker-types';
 import { SwarmInitDto, SwarmSpecDto } from './dto/swarm-spec.dto';
 import { queryFlag, queryVersion } from './query';
-import { fromDockerSwarmSpec, toDockerSwarm } from './swarm-mapper';
+import { fromDockerSwarmSpec, toDockerSwarm, unsupportedSwarmSettings } from './swarm-mapper';
 
 const ALREADY_A_SWARM = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
 
@@ -70,6 +71,8 @@ export class SwarmController {
   ): Promise<void> {
     const cluster = this.intents.cluster();
     const version = queryVersion(rawVersion);
+    const unsupported = unsupportedSwarmSettings((body ?? {}) as DockerSwarmSpec);
+    if (unsupported) throw badRequest(unsupported);
     const spec = fromDockerSwarmSpec((body ?? {}) as DockerSwarmSpec, cluster.spec);
     const events: ShoalEvent[] = [];
     const expect = { clusterVersion: version };
