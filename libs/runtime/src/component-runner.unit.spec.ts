@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { ReaperCore } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
-import { EmbeddedEventLog } from '@shoal/eventlog';
-import { EventBuilder, eventually, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import type { EmbeddedEventLog } from '@shoal/eventlog';
+import { EventBuilder, eventually, newTask, nodeDescription, openEmbeddedTestLog, serviceSpec } from '@shoal/testing';
 import { ComponentRunner } from './component-runner';
 import type { RunnerActivity } from './component-runner';
 
@@ -35,16 +32,10 @@ const history = (b: EventBuilder, failed: number, limit = 2): ShoalEvent[] => {
 const WITHIN = { timeoutMs: 10_000, everyMs: 10 };
 
 describe('ComponentRunner (with the reaper, on the embedded log)', () => {
-  let dir: string;
   let log: EmbeddedEventLog;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shoal-runner-'));
-    log = await EmbeddedEventLog.open({ dir, sync: false });
-  });
-  afterEach(async () => {
-    await log.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let closeLog: () => Promise<void>;
+  beforeEach(async () => ({ log, close: closeLog } = await openEmbeddedTestLog('shoal-runner-')));
+  afterEach(() => closeLog());
 
   const append = (events: readonly ShoalEvent[]) => log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));
 

@@ -1,23 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EmbeddedEventLog } from '@shoal/eventlog';
-import type { AppendRecord, AppendResult, EventLog } from '@shoal/eventlog';
-import { nodeDescription } from '@shoal/testing';
+import type { AppendRecord, AppendResult, EmbeddedEventLog, EventLog } from '@shoal/eventlog';
+import { nodeDescription, openEmbeddedTestLog } from '@shoal/testing';
 import { EventWriter } from './event-writer';
 import { LiveView } from './live-view';
 
 describe('EventWriter.appendAndWait', () => {
-  let dir: string;
   let log: EmbeddedEventLog;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shoal-writer-'));
-    log = await EmbeddedEventLog.open({ dir, sync: false });
-  });
-  afterEach(async () => {
-    await log.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let closeLog: () => Promise<void>;
+  beforeEach(async () => ({ log, close: closeLog } = await openEmbeddedTestLog('shoal-writer-')));
+  afterEach(() => closeLog());
 
   /** The log, with every append's size (in records) written down. */
   const counting = (appends: number[]): EventLog =>

@@ -1,22 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { encode } from '@shoal/contracts';
-import { EmbeddedEventLog } from '@shoal/eventlog';
-import { EventBuilder, clusterInit, nodeDescription } from '@shoal/testing';
+import type { EmbeddedEventLog } from '@shoal/eventlog';
+import { EventBuilder, clusterInit, nodeDescription, openEmbeddedTestLog } from '@shoal/testing';
 import { LiveView } from './live-view';
 
 describe('LiveView', () => {
-  let dir: string;
   let log: EmbeddedEventLog;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shoal-view-'));
-    log = await EmbeddedEventLog.open({ dir, sync: false });
-  });
-  afterEach(async () => {
-    await log.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let closeLog: () => Promise<void>;
+  beforeEach(async () => ({ log, close: closeLog } = await openEmbeddedTestLog('shoal-view-')));
+  afterEach(() => closeLog());
 
   it('lets the event loop run while it applies a large batch, and applies every record once, in order', async () => {
     const b = new EventBuilder();

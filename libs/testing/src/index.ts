@@ -2,6 +2,7 @@ export * from './builders';
 export * from './given-when-then';
 export * from './histories';
 export * from './broker';
+export * from './embedded-test-log';
 export * from './eventually';
 export * from './kafka-topic';
 export * from './log-events';
