@@ -1,34 +1,29 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { replay } from '@shoal/domain';
 import { KafkaEventLog } from '@shoal/eventlog';
 import { histories, testBrokers } from '@shoal/testing';
-import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
 
 // Separate processes on a real broker: the all-in-one process initializes the cluster on
 // Kafka; this test appends a random history (poison records included); the CLI, in its own
 // process, must reach the very hash this process reaches, and call the log sound.
 describe('the audit on Kafka, across processes', () => {
-  let dataDir: string;
-  let env: NodeJS.ProcessEnv;
-  let prefix: string;
+  let deployment: ShoalOnKafka;
   beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
-    prefix = `shoal-e2e-${randomUUID()}`;
-    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: prefix, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
+    deployment = new ShoalOnKafka('e2e', { SHOAL_API_PORT: '0' });
   });
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterEach(() => deployment?.close());
 
   it('shoal audit verify and replay agree with this process on a log the test wrote', async () => {
-    const shoal = ShoalProcess.start(env);
+    const { env, dataDir, topicPrefix } = deployment;
+    const shoal = deployment.start();
     await shoal.waitFor(/Ctrl-C stops it/, 90_000);
     expect(shoal.output).toMatch(/log\s+Kafka/);
     expect(await shoal.stop()).toBe(0);
 
-    const log = await KafkaEventLog.open({ brokers: testBrokers(), topic: `${prefix}.events` });
+    const log = await KafkaEventLog.open({ brokers: testBrokers(), topic: `${topicPrefix}.events` });
     // What the all-in-one process wrote: the cluster, its components' terms, the ingress network.
     const written = await log.highWaterMark();
     expect(written).toBeGreaterThanOrEqual(2);

@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
+import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { eventually } from '../../libs/testing/src/eventually';
-import { testBrokers } from '../../libs/testing/src/kafka-topic';
 
 interface DockerTask {
   readonly ID: string;
@@ -30,29 +28,19 @@ const health = async (port: number): Promise<Health> => (await (await fetch(`htt
 // simulated nodes. A service runs; an agent process dies and its nodes' tasks move; the
 // active scheduler dies and its standby places the next tasks; the log audits clean.
 describe('Shoal as separate processes on Kafka', () => {
-  let dataDir: string;
-  let env: NodeJS.ProcessEnv;
-  const processes: ShoalProcess[] = [];
+  let deployment: ShoalOnKafka;
   beforeAll(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
-    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: `shoal-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_HEALTH_PORT: '0', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' };
+    deployment = new ShoalOnKafka('e2e', { SHOAL_HEALTH_PORT: '0', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
   });
-  afterAll(async () => {
-    await Promise.all(processes.splice(0).map((p) => p.stop()));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => deployment?.close());
 
-  const start = (args: readonly string[]): ShoalProcess => {
-    const p = ShoalProcess.cli(args, env);
-    processes.push(p);
-    return p;
-  };
+  const start = (args: readonly string[]): ShoalProcess => deployment.cli(args);
   const healthPort = async (p: ShoalProcess): Promise<number> => Number((await p.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000))[1]);
 
   it('runs a service, moves the tasks of a dead agent, survives the loss of the active scheduler, and audits clean', async () => {
     const api = start(['run', 'api']);
     await api.waitFor(/api: listening on/, 90_000);
-    const socket = join(dataDir, 'shoal.sock');
+    const socket = join(deployment.dataDir, 'shoal.sock');
     // A fast heartbeat so that a dead agent's nodes are DOWN within seconds.
     const init = await dockerApi(socket, 'POST', '/v1.47/swarm/init', { ListenAddr: '0.0.0.0:2377', Spec: { Dispatcher: { HeartbeatPeriod: 1_000_000_000 } } });
     expect(init.status).toBe(200);
@@ -123,7 +111,7 @@ describe('Shoal as separate processes on Kafka', () => {
     expect(scaled.status).toBe(200);
     await eventually('six tasks run', runningTasks(6, (t) => !betaNodes.has(t.NodeID ?? '')), 90_000);
 
-    const verify = await runShoalCli(['audit', 'verify', '--json'], env, 120_000);
+    const verify = await runShoalCli(['audit', 'verify', '--json'], deployment.env, 120_000);
     expect(verify.code).toBe(0);
     const report = JSON.parse(verify.stdout) as { agree: boolean; tally: { poison: number } };
     expect(report.agree).toBe(true);

@@ -1,10 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { eventually } from '../../libs/testing/src/eventually';
-import { testBrokers } from '../../libs/testing/src/kafka-topic';
-import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 
 interface Health {
   readonly component: string;
@@ -30,21 +26,14 @@ const untilHealth = (port: number, check: (h: Health) => boolean, timeoutMs = 60
 // Two instances of one component as separate processes on a real broker: one active, one
 // standby; the active one crashes and the standby takes the next term.
 describe('a component deployed as its own processes', () => {
-  let dataDir: string;
-  let env: NodeJS.ProcessEnv;
-  const processes: ShoalProcess[] = [];
+  let deployment: ShoalOnKafka;
   beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
-    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: `shoal-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_HEALTH_PORT: '0' };
+    deployment = new ShoalOnKafka('e2e', { SHOAL_HEALTH_PORT: '0' });
   });
-  afterEach(async () => {
-    await Promise.all(processes.splice(0).map((p) => p.stop()));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterEach(() => deployment?.close());
 
   const start = async (): Promise<{ process: ShoalProcess; port: number }> => {
-    const shoal = ShoalProcess.cli(['run', 'reaper'], env);
-    processes.push(shoal);
+    const shoal = deployment.cli(['run', 'reaper']);
     const [, port] = await shoal.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000);
     return { process: shoal, port: Number(port) };
   };

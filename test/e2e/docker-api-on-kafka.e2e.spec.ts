@@ -4,23 +4,21 @@
  * scaled and removed over the socket and over TCP with the admin token, and a restarted
  * API replays the log to the same answers.
  */
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { testBrokers } from '../../libs/testing/src/kafka-topic';
 import { dockerCli } from '../../libs/testing/src/processes/docker-cli';
 import type { DockerCliResult } from '../../libs/testing/src/processes/docker-cli';
-import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 
 describe('shoal run api on Kafka, driven by the docker CLI', () => {
+  let deployment: ShoalOnKafka;
   let dataDir: string;
-  let env: NodeJS.ProcessEnv;
   let api: ShoalProcess | undefined;
   let port = 0;
 
   const startApi = async (): Promise<void> => {
-    api = ShoalProcess.cli(['run', 'api'], env);
+    api = deployment.cli(['run', 'api']);
     const [, listening] = await api.waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
     port = Number(listening);
   };
@@ -29,13 +27,10 @@ describe('shoal run api on Kafka, driven by the docker CLI', () => {
     dockerCli(dataDir, args, { timeoutMs: 30_000, ...(token ? { tcp: { port, token } } : {}) });
 
   beforeAll(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-api-e2e-'));
-    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: `shoal-api-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
+    deployment = new ShoalOnKafka('api-e2e', { SHOAL_API_PORT: '0' });
+    dataDir = deployment.dataDir;
   });
-  afterAll(async () => {
-    await api?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => deployment?.close());
 
   it('docker swarm init, service create / scale / ls / rm, over the socket and TCP, and again after a restart', async () => {
     await startApi();

@@ -4,35 +4,29 @@
  * `docker events --since … --until …` still shows all of it — read from the log, so
  * durable across restarts — while the audit surface over the socket calls the log sound.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testBrokers } from '../../libs/testing/src/kafka-topic';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
-import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 
 describe('docker events and docker network against shoal run api on Kafka', () => {
+  let deployment: ShoalOnKafka;
   let dataDir: string;
-  let env: NodeJS.ProcessEnv;
   let api: ShoalProcess | undefined;
 
   const startApi = async (): Promise<void> => {
-    api = ShoalProcess.cli(['run', 'api'], env);
+    api = deployment.cli(['run', 'api']);
     await api.waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
   };
 
   const docker = (...args: string[]): Promise<string> => dockerCliOk(dataDir, args, { timeoutMs: 30_000 });
 
   beforeAll(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-events-e2e-'));
-    env = { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: `shoal-events-e2e-${randomUUID()}`, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0' };
+    deployment = new ShoalOnKafka('events-e2e', { SHOAL_API_PORT: '0' });
+    dataDir = deployment.dataDir;
   });
-  afterAll(async () => {
-    await api?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => deployment?.close());
 
   it('shows the history with docker events after a restart, and the audit agrees', async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
