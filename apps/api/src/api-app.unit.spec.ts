@@ -148,6 +148,18 @@ describe('the API over HTTP', () => {
       });
     });
 
+    it('refuses, with 400 and nothing on the log, an ingress port another service publishes, at create and at update', async () => {
+      const publishing = (name: string, port: number) => service({ Name: name, EndpointSpec: { Ports: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: port }] } });
+      expect((await api.request('POST', '/services/create', { socket: true, body: publishing('holder', 9999) })).status).toBe(201);
+      const before = await api.log.highWaterMark();
+      const second = await api.request('POST', '/services/create', { socket: true, body: publishing('second', 9999) });
+      expect(second).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^port '9999' is already in use by service 'holder' \([0-9a-z]+\) as an ingress port$/) } });
+      expect(await api.log.highWaterMark()).toBe(before);
+      expect((await api.request('POST', '/services/create', { socket: true, body: publishing('other', 9998) })).status).toBe(201);
+      expect(await api.request('POST', '/services/other/update?version=1', { socket: true, body: publishing('other', 9999) })).toMatchObject({ status: 400 });
+      expect((await api.request('POST', '/services/holder/update?version=1', { socket: true, body: publishing('holder', 9999) })).status).toBe(200);
+    });
+
     it('lets one of two updates from the same version win; the other gets "update out of sequence"', async () => {
       const created = await api.request('POST', '/services/create', { socket: true, body: service({ Name: 'race' }) });
       const id = (created.body as { ID: string }).ID;

@@ -8,6 +8,7 @@ import type { DockerService, DockerServiceSpec } from './docker-types';
 import { ServiceSpecDto } from './dto/service-spec.dto';
 import { SERVICE_FILTERS, parseFilters, serviceMatches } from './filters';
 import { findService } from './lookup';
+import { ingressPortConflict } from './port-conflicts';
 import { queryFlag, queryVersion } from './query';
 import { fromDockerServiceSpec, serviceStatuses, toDockerService } from './service-mapper';
 
@@ -20,6 +21,11 @@ const checkNetworks = (state: ClusterState, spec: ServiceSpec): void => {
     const known = state.networks.has(target) || [...state.networks.values()].some((network) => network.spec.name === target);
     if (!known) throw new HttpException(`network ${target} not found`, 404);
   }
+};
+
+const checkPorts = (state: ClusterState, spec: ServiceSpec, self?: string): void => {
+  const conflict = ingressPortConflict(state, spec, self);
+  if (conflict) throw new HttpException(conflict, 400);
 };
 
 @ApiTags('docker: services')
@@ -49,6 +55,7 @@ export class ServicesController {
     this.intents.cluster();
     const spec = fromDockerServiceSpec(body as DockerServiceSpec);
     checkNetworks(this.intents.state, spec);
+    checkPorts(this.intents.state, spec);
     const id = newObjectId();
     await this.intents.submit('ServiceCreated', { id, spec });
     return { ID: id, Warnings: [] };
@@ -87,6 +94,7 @@ export class ServicesController {
     if (rollback !== undefined && rollback !== '') throw new HttpException(`unrecognized rollback option ${rollback}`, 400);
     const spec = fromDockerServiceSpec(body as DockerServiceSpec);
     checkNetworks(this.intents.state, spec);
+    checkPorts(this.intents.state, spec, service.id);
     await this.intents.submit('ServiceUpdated', { id: service.id, spec }, expect);
     return { Warnings: [] };
   }
