@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ShoalProcess, runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
+import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { eventually } from '../../libs/testing/src/eventually';
 
@@ -17,22 +18,15 @@ interface DockerTask {
 // simulated nodes, driven through Docker's API on its socket, stopped and started again,
 // then audited by the CLI in yet another process.
 describe('npm start (all in one, embedded log)', () => {
+  let deployment: ShoalProcesses;
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
-  const started: ShoalProcess[] = [];
-  const start = (): ShoalProcess => {
-    const shoal = ShoalProcess.start(env);
-    started.push(shoal);
-    return shoal;
-  };
+  const start = (): ShoalProcess => deployment.start();
   beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-e2e-'));
-    env = { ...process.env, SHOAL_DATA_DIR: dataDir, KAFKA_BROKERS: '', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' };
+    deployment = ShoalProcesses.embedded('e2e', { SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
+    ({ dataDir, env } = deployment);
   });
-  afterEach(async () => {
-    await Promise.all(started.splice(0).map((shoal) => shoal.stop()));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterEach(() => deployment?.close());
 
   const running = (socket: string, service: string) => async (): Promise<DockerTask[] | undefined> => {
     const { body } = await dockerApi<DockerTask[]>(socket, 'GET', `/v1.47/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [service] }))}`);

@@ -3,16 +3,16 @@ import fc from 'fast-check';
 import { replay } from '@shoal/domain';
 import { KafkaEventLog } from '@shoal/eventlog';
 import { histories, testBrokers } from '@shoal/testing';
-import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
 
 // Separate processes on a real broker: the all-in-one process initializes the cluster on
 // Kafka; this test appends a random history (poison records included); the CLI, in its own
 // process, must reach the very hash this process reaches, and call the log sound.
 describe('the audit on Kafka, across processes', () => {
-  let deployment: ShoalOnKafka;
+  let deployment: ShoalProcesses;
   beforeEach(() => {
-    deployment = new ShoalOnKafka('e2e', { SHOAL_API_PORT: '0' });
+    deployment = ShoalProcesses.onKafka('e2e', { SHOAL_API_PORT: '0' });
   });
   afterEach(() => deployment?.close());
 

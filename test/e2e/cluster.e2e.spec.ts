@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
 import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
-import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { eventually } from '../../libs/testing/src/eventually';
 
@@ -28,9 +28,9 @@ const health = async (port: number): Promise<Health> => (await (await fetch(`htt
 // simulated nodes. A service runs; an agent process dies and its nodes' tasks move; the
 // active scheduler dies and its standby places the next tasks; the log audits clean.
 describe('Shoal as separate processes on Kafka', () => {
-  let deployment: ShoalOnKafka;
+  let deployment: ShoalProcesses;
   beforeAll(() => {
-    deployment = new ShoalOnKafka('e2e', { SHOAL_HEALTH_PORT: '0', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
+    deployment = ShoalProcesses.onKafka('e2e', { SHOAL_HEALTH_PORT: '0', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
   });
   afterAll(() => deployment?.close());
 

@@ -1,5 +1,5 @@
 import { eventually } from '../../libs/testing/src/eventually';
-import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 
 interface Health {
@@ -26,9 +26,9 @@ const untilHealth = (port: number, check: (h: Health) => boolean, timeoutMs = 60
 // Two instances of one component as separate processes on a real broker: one active, one
 // standby; the active one crashes and the standby takes the next term.
 describe('a component deployed as its own processes', () => {
-  let deployment: ShoalOnKafka;
+  let deployment: ShoalProcesses;
   beforeEach(() => {
-    deployment = new ShoalOnKafka('e2e', { SHOAL_HEALTH_PORT: '0' });
+    deployment = ShoalProcesses.onKafka('e2e', { SHOAL_HEALTH_PORT: '0' });
   });
   afterEach(() => deployment?.close());
 

@@ -4,15 +4,12 @@
  * follows the tasks the orchestrator, allocator, scheduler and agents move, and must see
  * them converge — on create, update, scale, rollback, a global service, and a drain.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
-import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 
 describe('the docker CLI against npm start', () => {
+  let shoal: ShoalProcesses;
   let dataDir: string;
-  let shoal: ShoalProcess;
 
   const ok = (...args: string[]): Promise<string> => dockerCliOk(dataDir, args);
   const running = async (service: string): Promise<string[]> =>
@@ -23,14 +20,11 @@ describe('the docker CLI against npm start', () => {
       .sort();
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-docker-aio-'));
-    shoal = ShoalProcess.start({ ...process.env, SHOAL_DATA_DIR: dataDir, KAFKA_BROKERS: '', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
-    await shoal.waitFor(/Ctrl-C stops it/, 90_000);
+    shoal = ShoalProcesses.embedded('docker-aio', { SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
+    dataDir = shoal.dataDir;
+    await shoal.start().waitFor(/Ctrl-C stops it/, 90_000);
   });
-  afterAll(async () => {
-    await shoal?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => shoal?.close());
 
   it('service create converges, shown by the CLI\'s own progress display', async () => {
     expect((await ok('node', 'ls', '--format', '{{.Status}}')).trim().split('\n')).toEqual(['Ready', 'Ready', 'Ready']);

@@ -8,11 +8,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { dockerCli } from '../../libs/testing/src/processes/docker-cli';
 import type { DockerCliResult } from '../../libs/testing/src/processes/docker-cli';
-import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 
 describe('shoal run api on Kafka, driven by the docker CLI', () => {
-  let deployment: ShoalOnKafka;
+  let deployment: ShoalProcesses;
   let dataDir: string;
   let api: ShoalProcess | undefined;
   let port = 0;
@@ -27,7 +27,7 @@ describe('shoal run api on Kafka, driven by the docker CLI', () => {
     dockerCli(dataDir, args, { timeoutMs: 30_000, ...(token ? { tcp: { port, token } } : {}) });
 
   beforeAll(() => {
-    deployment = new ShoalOnKafka('api-e2e', { SHOAL_API_PORT: '0' });
+    deployment = ShoalProcesses.onKafka('api-e2e', { SHOAL_API_PORT: '0' });
     dataDir = deployment.dataDir;
   });
   afterAll(() => deployment?.close());

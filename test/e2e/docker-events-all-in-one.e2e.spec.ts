@@ -5,28 +5,23 @@
  * assigned and running — and the audit surface explains the running task and verifies
  * the log.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
-import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 
 describe('docker events and docker network against npm start', () => {
+  let shoal: ShoalProcesses;
   let dataDir: string;
-  let shoal: ShoalProcess;
 
   const docker = (...args: string[]): Promise<string> => dockerCliOk(dataDir, args);
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-events-aio-'));
-    shoal = ShoalProcess.start({ ...process.env, SHOAL_DATA_DIR: dataDir, KAFKA_BROKERS: '', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
-    await shoal.waitFor(/Ctrl-C stops it/, 90_000);
+    shoal = ShoalProcesses.embedded('events-aio', { SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
+    dataDir = shoal.dataDir;
+    await shoal.start().waitFor(/Ctrl-C stops it/, 90_000);
   });
-  afterAll(async () => {
-    await shoal?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => shoal?.close());
 
   it("shows every component's work on a service's task, and the audit explains and verifies it", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;

@@ -7,11 +7,11 @@
 import { join } from 'node:path';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
-import { ShoalOnKafka } from '../../libs/testing/src/processes/shoal-on-kafka';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 
 describe('docker events and docker network against shoal run api on Kafka', () => {
-  let deployment: ShoalOnKafka;
+  let deployment: ShoalProcesses;
   let dataDir: string;
   let api: ShoalProcess | undefined;
 
@@ -23,7 +23,7 @@ describe('docker events and docker network against shoal run api on Kafka', () =
   const docker = (...args: string[]): Promise<string> => dockerCliOk(dataDir, args, { timeoutMs: 30_000 });
 
   beforeAll(() => {
-    deployment = new ShoalOnKafka('events-e2e', { SHOAL_API_PORT: '0' });
+    deployment = ShoalProcesses.onKafka('events-e2e', { SHOAL_API_PORT: '0' });
     dataDir = deployment.dataDir;
   });
   afterAll(() => deployment?.close());
