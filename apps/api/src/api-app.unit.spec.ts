@@ -88,6 +88,12 @@ describe('the API over HTTP', () => {
       });
     });
 
+    it('answers an endpoint it does not serve (docker ps, images, volumes) with what it is, in a 404', async () => {
+      const ps = await api.request('GET', '/v1.50/containers/json', { socket: true });
+      expect(ps).toMatchObject({ status: 404, body: { message: expect.stringMatching(/^GET \/v1\.50\/containers\/json is not served by Shoal: it is a swarm manager only/) } });
+      expect(await api.request('GET', '/services/nope', { socket: true })).toMatchObject({ status: 404, body: { message: 'service nope not found' } });
+    });
+
     it('serves its OpenAPI document', async () => {
       const doc = await api.request('GET', '/openapi.json', { socket: true });
       expect(doc.status).toBe(200);

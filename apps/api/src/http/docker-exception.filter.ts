@@ -1,9 +1,10 @@
 /** Every error Nest sees leaves in Docker's shape, `{"message": "…"}`, with its status. */
-import { Catch, HttpException, Logger } from '@nestjs/common';
+import { Catch, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { sendDockerError } from './docker-error';
 import { BadInputError } from './bad-input';
+import { unknownRouteMessage } from './unknown-route';
 
 export const dockerMessage = (error: HttpException): string => {
   const response = error.getResponse();
@@ -20,6 +21,10 @@ export class DockerExceptionFilter implements ExceptionFilter {
 
   catch(error: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<ServerResponse>();
+    if (error instanceof NotFoundException) {
+      const message = dockerMessage(error);
+      return sendDockerError(res, 404, unknownRouteMessage(message) ?? message);
+    }
     if (error instanceof HttpException) return sendDockerError(res, error.getStatus(), dockerMessage(error));
     if (error instanceof BadInputError) return sendDockerError(res, 400, error.message);
     this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
