@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { EVENT_TYPES, encode } from '@shoal/contracts';
 import type { Component, EventDataMap, EventOf, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
-import type { AppendRecord, EventLog } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
 import type { Verdict } from '@shoal/domain';
 import type { LiveView } from './live-view';
 
@@ -88,26 +88,26 @@ export class EventWriter {
   async appendAndWait(view: LiveView, events: readonly ShoalEvent[]): Promise<Verdict[]> {
     const verdicts: Verdict[] = [];
     for (const batch of this.batches(events)) {
-      const { first, last } = await this.log.append(batch);
+      const { first, last } = await this.append(batch);
       for (let offset = first; offset <= last; offset++) verdicts.push(await view.verdictAt(offset));
     }
     return verdicts;
   }
 
-  /** The encoded events cut into batches of at most maxAppendBytes (a larger event goes alone). */
-  private batches(events: readonly ShoalEvent[]): AppendRecord[][] {
-    const batches: AppendRecord[][] = [];
-    let batch: AppendRecord[] = [];
+  /** The events cut into batches of at most maxAppendBytes encoded (a larger event goes alone). */
+  private batches(events: readonly ShoalEvent[]): (readonly ShoalEvent[])[] {
+    if (events.length <= 1) return [events];
+    const batches: ShoalEvent[][] = [];
+    let batch: ShoalEvent[] = [];
     let bytes = 0;
     for (const event of events) {
-      const value = encode(event);
-      const size = Buffer.byteLength(value);
+      const size = Buffer.byteLength(encode(event));
       if (batch.length > 0 && bytes + size > this.maxAppendBytes) {
         batches.push(batch);
         batch = [];
         bytes = 0;
       }
-      batch.push({ key: this.cluster, value });
+      batch.push(event);
       bytes += size;
     }
     if (batch.length > 0) batches.push(batch);
