@@ -24,6 +24,7 @@ import type { EntityRef } from './entities';
 import { readOffsets } from './read-offsets';
 import { latestSnapshots } from './snapshots-on-disk';
 import { explainTask } from './task-explain';
+import { entityIdOf } from './entity-ref';
 import { taskIdOf } from './task-ref';
 import type { TaskExplanation } from './task-explain';
 
@@ -109,7 +110,7 @@ export class AuditService {
     // Few records to look at: those naming the entity, or those refused, read where they are.
     const refusedOnly = query.verdict !== undefined && query.verdict !== 'applied';
     if (query.entity !== undefined || refusedOnly) {
-      const candidates = query.entity !== undefined ? this.trail.offsetsTouching(query.entity) : this.trail.refusedOffsets();
+      const candidates = query.entity !== undefined ? this.offsetsTouching(query.entity) : this.trail.refusedOffsets();
       const offsets = candidates.filter(
         (offset) => offset >= from && offset < end && (query.verdict === undefined || this.trail.verdictAt(offset).status === query.verdict),
       );
@@ -161,6 +162,14 @@ export class AuditService {
       tally: projection.tally,
       state: toStateData(projection.state),
     };
+  }
+
+  /** The records touching an entity given by id or, when no record names that, by its name (or a task's id prefix). */
+  private offsetsTouching(ref: string): readonly number[] {
+    const direct = this.trail.offsetsTouching(ref);
+    if (direct.length > 0) return direct;
+    const id = entityIdOf(this.view.state, ref);
+    return id === ref ? direct : this.trail.offsetsTouching(id);
   }
 
   async taskHistory(taskRef: string): Promise<TaskHistory> {

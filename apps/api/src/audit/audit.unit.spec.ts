@@ -94,6 +94,12 @@ describe('audit surface', () => {
       expect(byEntity.body.records.map((r) => r.offset)).toEqual([3, 4, 6]);
       const both = await json('/shoal/v1/audit/events?entity=n1&type=TaskStatusesReported');
       expect(both.body.records.map((r) => r.offset)).toEqual([9]);
+      const byName = await json('/shoal/v1/audit/events?entity=web');
+      const byId = await json('/shoal/v1/audit/events?entity=s1');
+      expect(byId.body.records.length).toBeGreaterThan(0);
+      expect(byName.body.records.map((r) => r.offset)).toEqual(byId.body.records.map((r) => r.offset));
+      const byHostname = await json('/shoal/v1/audit/events?entity=node-1&type=TaskStatusesReported');
+      expect(byHostname.body.records.map((r) => r.offset)).toEqual([9]);
       const paged = await json('/shoal/v1/audit/events?entity=t1&limit=2');
       expect(paged.body.records.map((r) => r.offset)).toEqual([3, 4]);
       expect(paged.body.next).toBe(5);
