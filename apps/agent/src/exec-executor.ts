@@ -1,17 +1,20 @@
 /**
  * The exec executor: a task's container command and args run as a real child process on
- * this host, with the task's env (over PATH and HOME) in its working directory. The child
+ * this host, with the task's env (over PATH and HOME) in its working directory, as the
+ * task's user when it names one (a user this host does not have rejects the task). The child
  * leads its own process group, so stopping it reaches everything it started: SIGTERM,
  * the grace period, then SIGKILL.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { constants } from 'node:os';
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { taskEnv } from './executor';
 import type { AssignedTask, Executor, TaskController, TaskExit } from './executor';
 import { hostDescription } from './node-description';
+import { resolveTaskUser } from './task-user';
+import type { TaskIdentity } from './task-user';
 import type { Timers } from './timers';
 
 export interface ExecExecutorOptions {
@@ -41,6 +44,8 @@ class ExecController implements TaskController {
   private child: ChildProcess | undefined;
   private exited: Promise<TaskExit> | undefined;
   private exit: TaskExit | undefined;
+  /** Who the task runs as when its spec names a user; the agent's own user otherwise. */
+  private identity: TaskIdentity | undefined;
 
   constructor(
     private readonly task: AssignedTask,
@@ -60,6 +65,11 @@ class ExecController implements TaskController {
       const info = await stat(dir).catch(() => undefined);
       if (!info?.isDirectory()) throw new Error(`the task's working directory ${dir} does not exist`);
     }
+    const user = this.task.spec.container.user?.trim();
+    if (user) {
+      const [passwd, group] = await Promise.all([readFile('/etc/passwd', 'utf8').catch(() => ''), readFile('/etc/group', 'utf8').catch(() => '')]);
+      this.identity = resolveTaskUser(user, { passwd, group });
+    }
   }
 
   start(): Promise<void> {
@@ -69,8 +79,16 @@ class ExecController implements TaskController {
       const value = process.env[name];
       if (value !== undefined) env[name] = value;
     }
+    const identity = this.identity;
+    if (identity?.home !== undefined) env.HOME = identity.home;
     Object.assign(env, taskEnv(this.task.spec));
-    const child = spawn(file ?? '', rest, { cwd: this.task.spec.container.dir, env, detached: true, stdio: ['ignore', this.output, this.output] });
+    const child = spawn(file ?? '', rest, {
+      cwd: this.task.spec.container.dir,
+      env,
+      detached: true,
+      stdio: ['ignore', this.output, this.output],
+      ...(identity ? { uid: identity.uid, gid: identity.gid } : {}),
+    });
     this.child = child;
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {

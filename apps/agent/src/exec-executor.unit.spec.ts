@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
@@ -48,6 +48,26 @@ describe('the exec executor', () => {
     await run(task, recorder).done;
     expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'REJECTED']);
     expect(recorder.statuses.at(-1)?.err).toMatch(/could not start \/nonexistent\/shoal-no-such-binary: .*ENOENT/);
+  });
+
+  it("runs the task as its spec's user, and rejects a user this host does not have", async () => {
+    const recorder = new StatusRecorder();
+    const asNobody = assignedTask({ command: ['sh', '-c'], args: [`id -u > ${join(dir, 'uid.txt')}`], user: 'nobody' });
+    const ghost = assignedTask({ command: ['true'], user: 'shoal-no-such-user' });
+    // A directory anyone may write to, as the task will not be root.
+    chmodSync(dir, 0o777);
+    await Promise.all([run(asNobody, recorder).done, run(ghost, recorder).done]);
+    expect(recorder.states(ghost.id)).toEqual(['ACCEPTED', 'PREPARING', 'REJECTED']);
+    expect(recorder.statuses.find((s) => s.taskId === ghost.id && s.state === TaskState.REJECTED)?.err).toMatch(/user "shoal-no-such-user" does not exist on this node/);
+    if (process.getuid?.() === 0) {
+      // An agent running as root runs the task as the user it names, never as root.
+      expect(recorder.states(asNobody.id).at(-1)).toBe('COMPLETE');
+      expect(readFileSync(join(dir, 'uid.txt'), 'utf8').trim()).toBe('65534');
+    } else {
+      // Anyone else may not switch users: the task is refused with the reason, not run as the agent.
+      expect(recorder.states(asNobody.id).at(-1)).toBe('REJECTED');
+      expect(recorder.statuses.find((s) => s.taskId === asNobody.id && s.state === TaskState.REJECTED)?.err).toMatch(/EPERM/);
+    }
   });
 
   it('rejects a task with no command, and one whose working directory is missing', async () => {
