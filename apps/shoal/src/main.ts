@@ -28,7 +28,7 @@ runUntilSignalled('shoal', async () => {
     `  nodes      ${runner.simulatedNodes} simulated (SHOAL_SIM_NODES to change)`,
     `  running    ${runner.running.join(', ')}; snapshots every ${config.snapshotEveryMs / 1000} s and on shutdown`,
     `  try        DOCKER_HOST=unix://${socket} docker service create --name web --replicas 3 nginx`,
-    `  audit      npx shoal audit verify`,
+    `  audit      curl --unix-socket ${socket} http://localhost/shoal/v1/audit/verify  (or, once stopped, npx shoal audit verify)`,
     `Ctrl-C stops it.`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
