@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaEventLog } from '@shoal/eventlog';
 import { LiveView, replayLog } from '@shoal/runtime';
-import { ReaperCore } from '@shoal/domain';
+import { AllocatorCore, DispatcherCore, OrchestratorCore, ReaperCore, SchedulerCore, SessionTable } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
 import { benchHistory } from './history';
 import { benchBroker } from './broker';
@@ -21,8 +21,16 @@ import type { Measure } from './report';
 
 const APPEND_CHUNK = 2_000;
 
-/** The cores whose observe() runs during a view's replay: every component's view. */
-const cores = (): ComponentCore[] => [new ReaperCore()];
+/**
+ * The cores whose observe() runs during the view's replay: all five in one view, which is
+ * more than any one component does (each watches with its own core only), then each
+ * reconciles as it does on taking over.
+ */
+const cores = (): ComponentCore[] => {
+  let ids = 0;
+  const newId = (): string => `bench-${++ids}`;
+  return [new AllocatorCore({ newId }), new OrchestratorCore({ newId }), new SchedulerCore(), new DispatcherCore(new SessionTable()), new ReaperCore()];
+};
 
 const fill = async (log: KafkaEventLog, records: number): Promise<number> => {
   let bytes = 0;
@@ -97,6 +105,7 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
           (await timed(async () => {
             const live = new LiveView(log, { onEvent: (event, verdict, state) => watching.forEach((core) => core.observe(event, verdict, state)) });
             await live.start();
+            for (const core of watching) core.reconcileAll(live.state);
             await live.stop();
           })),
       );
@@ -105,9 +114,9 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
     const measures: Measure[] = [
       { name: 'bare kafkajs consumer (ceiling)', unit: 'records/s', runs: ceiling, better: 'higher' },
       { name: 'audit replay (read → decode → evolve)', unit: 'records/s', runs: audit, better: 'higher' },
-      { name: `component view (follow → evolve → observe: ${cores().map((c) => c.component).join(', ')})`, unit: 'records/s', runs: view, better: 'higher' },
+      { name: `view with every core (follow → evolve → observe → reconcile: ${cores().map((c) => c.component).join(', ')})`, unit: 'records/s', runs: view, better: 'higher' },
       { name: 'audit replay / ceiling', unit: 'ratio', runs: audit.map((a, i) => a / ceiling[i]!), better: 'higher' },
-      { name: 'component view / ceiling', unit: 'ratio', runs: view.map((v, i) => v / ceiling[i]!), better: 'higher' },
+      { name: 'view with every core / ceiling', unit: 'ratio', runs: view.map((v, i) => v / ceiling[i]!), better: 'higher' },
     ];
     const r = result('replay', 'Replay: rebuilding a view from the log', { records, runs, 'log bytes': bytes, 'final state hash': hash.slice(0, 16) }, measures);
     const viewMedian = r.measures[2]!.median;
@@ -115,7 +124,7 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
     publish({
       ...r,
       notes: [
-        `Goal ≥ 250,000 records/s: ${viewMedian >= 250_000 ? 'met' : 'not met'} (${Math.round(viewMedian).toLocaleString('en-US')}/s for a component's view).`,
+        `Goal ≥ 250,000 records/s: ${viewMedian >= 250_000 ? 'met' : 'not met'} (${Math.round(viewMedian).toLocaleString('en-US')}/s for a view with every core).`,
         `Goal ≥ 50% of the ceiling: ${ratio >= 0.5 ? 'met' : 'not met'} (${(ratio * 100).toFixed(0)}%).`,
       ],
     });
