@@ -94,7 +94,7 @@ export class AgentService {
     if (!('view' in runner)) return done(runner);
     const { nodeId, sessionId } = call.request;
     if (!this.deps.sessions.heartbeat(nodeId, sessionId, this.deps.now().getTime())) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
-    done(null, { periodMs: heartbeatPeriodMs(runner.view.state) });
+    done(null, { periodMs: heartbeatPeriodMs(runner.view.state, this.deps.sessions.size) });
   }
 
   private updateTaskStatus(call: ServerUnaryCall<UpdateTaskStatusRequest, object>, done: sendUnaryData<object>): void {
@@ -142,7 +142,7 @@ export class AgentService {
     return {
       state: () => runner.view.state,
       tasksOf: (nodeId) => this.deps.core.tasksOf(nodeId),
-      heartbeatPeriodMs: () => heartbeatPeriodMs(runner.view.state),
+      heartbeatPeriodMs: () => heartbeatPeriodMs(runner.view.state, this.deps.sessions.size),
     };
   }
 }

@@ -136,7 +136,7 @@ export class DispatcherCore implements ComponentCore {
       this.tokensSeen.set(state.cluster.tokens.worker, 'worker');
       this.tokensSeen.set(state.cluster.tokens.manager, 'manager');
     }
-    this.periodMs = heartbeatPeriodMs(state);
+    this.periodMs = heartbeatPeriodMs(state, this.sessions.size);
     this.adopting = true;
     this.orphaned.clear();
     this.down.clear();
@@ -154,7 +154,7 @@ export class DispatcherCore implements ComponentCore {
   }
 
   wakeAt(state: ClusterState): number | undefined {
-    const times = [nextExpiry(this.sessions, heartbeatPeriodMs(state)), nextOrphaning(state, (id) => this.unattended(id), this.down)];
+    const times = [nextExpiry(this.sessions, heartbeatPeriodMs(state, this.sessions.size)), nextOrphaning(state, (id) => this.unattended(id), this.down)];
     const defined = times.filter((t): t is number => t !== undefined);
     return defined.length === 0 ? undefined : Math.min(...defined);
   }
@@ -167,7 +167,7 @@ export class DispatcherCore implements ComponentCore {
   }
 
   private expired(state: ClusterState, at: number): Proposal[] {
-    const periodMs = heartbeatPeriodMs(state);
+    const periodMs = heartbeatPeriodMs(state, this.sessions.size);
     const down: { id: string; state: 'down'; message: string }[] = [];
     for (const nodeId of expiredNodes(this.sessions, periodMs, at)) {
       this.sessions.end(nodeId, 'heartbeat failure: the session expired');
@@ -213,7 +213,7 @@ export class DispatcherCore implements ComponentCore {
   }
 
   private periodChanged(state: ClusterState): void {
-    const periodMs = heartbeatPeriodMs(state);
+    const periodMs = heartbeatPeriodMs(state, this.sessions.size);
     if (periodMs === this.periodMs) return;
     this.periodMs = periodMs;
     for (const session of this.sessions.all()) if (session.registration === 'open') session.link?.periodChanged(periodMs);

@@ -3,6 +3,7 @@ import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import { nodeDescription } from '@shoal/testing';
 import { DispatcherHarness, RecordingLink, typesOf } from './dispatcher.test-harness';
 import { SessionTable } from './session-table';
+import { heartbeatPeriodMs } from './heartbeat';
 
 
 describe('dispatcher: registration', () => {
@@ -85,6 +86,22 @@ describe('dispatcher: heartbeats', () => {
     expect(h.tick()).toEqual([]);
     h.advance(1);
     expect(typesOf(h.tick())).toEqual(['NodeStatusChanged']);
+  });
+
+  it('lengthens the period with the fleet, so that at most 50 heartbeats a second are asked for, and judges silence by it', () => {
+    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.takeOver();
+    // 500 nodes at 50 heartbeats a second: each calls in every 10 s (not every 1 s), silent for 30 s is DOWN.
+    for (let i = 0; i < 500; i++) h.connect(`n${i}`);
+    h.tick();
+    expect(heartbeatPeriodMs(h.state, h.sessions.size)).toBe(10_000);
+    expect(heartbeatPeriodMs(h.state, 3)).toBe(1_000);
+    h.advance(29_999);
+    expect(h.tick()).toEqual([]);
+    h.advance(1);
+    const [event] = h.tick();
+    expect(event).toMatchObject({ type: 'NodeStatusChanged' });
+    expect(event?.type === 'NodeStatusChanged' && event.data.nodes.length).toBe(500);
   });
 
   it('refuses a heartbeat for a session that is not the current one', () => {
