@@ -1,25 +1,7 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Snapshot } from '@shoal/domain';
-import { FileSnapshotStore } from '@shoal/eventlog';
+import { latestSnapshots } from '@shoal/eventlog';
 import { verifyLog } from '@shoal/runtime';
 import { withLog } from './log-source';
-
-/** The latest snapshot of each component that keeps them under `dir/<component>/`. */
-const latestSnapshots = async (dir: string): Promise<{ name: string; snapshot: Snapshot }[]> => {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return [];
-  }
-  const found: { name: string; snapshot: Snapshot }[] = [];
-  for (const name of names.sort()) {
-    const snapshot = await new FileSnapshotStore(join(dir, name)).latest();
-    if (snapshot) found.push({ name, snapshot });
-  }
-  return found;
-};
 
 export const auditVerify = (options: { snapshots?: string; json?: boolean }): Promise<number> =>
   withLog(async (log) => {

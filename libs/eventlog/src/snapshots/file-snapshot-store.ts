@@ -67,3 +67,22 @@ export class FileSnapshotStore implements SnapshotStore {
     return undefined;
   }
 }
+
+/**
+ * The newest snapshot of each component that keeps them under `<dir>/<component>/`, by
+ * component name, for an audit to check against a full replay.
+ */
+export const latestSnapshots = async (dir: string): Promise<{ name: string; snapshot: Snapshot }[]> => {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const found: { name: string; snapshot: Snapshot }[] = [];
+  for (const name of names.sort()) {
+    const snapshot = await new FileSnapshotStore(join(dir, name)).latest();
+    if (snapshot) found.push({ name, snapshot });
+  }
+  return found;
+};
