@@ -21,6 +21,3 @@ export const constraintsOf = (expressions: readonly string[] | undefined): reado
 /** Whether a service's tasks belong on the node at all. */
 export const meetsConstraints = (constraints: readonly Constraint[] | undefined, node: Node): boolean =>
   constraints !== undefined && matchesConstraints(node, constraints);
-
-/** Whether the node meets every one of the constraints (argument order of SwarmKit's NodeMatches). */
-export const nodeMatches = (constraints: readonly Constraint[], node: Node): boolean => matchesConstraints(node, constraints);
