@@ -5,12 +5,12 @@
  * active instance. Usable on its own (the `shoal run dispatcher` process) or in-process
  * (the all-in-one `npm start`).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_SERVICE } from '@shoal/protocol';
-import { ComponentRunner, makeInstanceId } from '@shoal/runtime';
+import { ComponentRunner, makeInstanceId, newObjectId } from '@shoal/runtime';
 import type { RunnerActivity } from '@shoal/runtime';
 import { AgentService } from './agent-service';
 import { hostPort, instanceWithAddress } from './dispatcher-address';
@@ -33,9 +33,6 @@ export interface DispatcherServerOptions {
 
 /** Status batches wait at most this long (SwarmKit: 100 ms). */
 const STATUS_BATCH_MS = 100;
-
-/** A node id in SwarmKit's shape: 25 characters of base 36. */
-const newNodeId = (): string => BigInt(`0x${randomBytes(16).toString('hex')}`).toString(36).padStart(25, '0').slice(-25);
 
 export class DispatcherServer {
   readonly sessions = new SessionTable();
@@ -75,7 +72,7 @@ export class DispatcherServer {
       sessions: this.sessions,
       address: () => this.addressValue,
       now: this.now,
-      newNodeId,
+      newNodeId: newObjectId,
       newSessionId: randomUUID,
       log: this.say,
     });

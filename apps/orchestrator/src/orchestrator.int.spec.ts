@@ -1,9 +1,8 @@
 import { TaskState } from '@shoal/contracts';
 import type { ShoalEvent, Task } from '@shoal/contracts';
 import { OrchestratorCore } from '@shoal/domain';
-import { ComponentRunner } from '@shoal/runtime';
+import { ComponentRunner, newObjectId } from '@shoal/runtime';
 import { EventBuilder, KafkaTestTopic, appendEvents, clusterInit, eventually, nodeDescription, serviceSpec } from '@shoal/testing';
-import { newTaskId } from './orchestrator.module';
 
 describe('the orchestrator on a real broker', () => {
   let topic: KafkaTestTopic;
@@ -24,7 +23,7 @@ describe('the orchestrator on a real broker', () => {
     ]);
 
     const start = async (instance: string) =>
-      topic.start(new ComponentRunner(await topic.open(), new OrchestratorCore({ newId: newTaskId }), { cluster: 'c1', instance }));
+      topic.start(new ComponentRunner(await topic.open(), new OrchestratorCore({ newId: newObjectId }), { cluster: 'c1', instance }));
     const first = await start('orchestrator-a');
     const tasks = (runner: ComponentRunner): Task[] => [...runner.view.state.tasks.values()];
     await eventually('three tasks are created', () => tasks(first).length === 3);

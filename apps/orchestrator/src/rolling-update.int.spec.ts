@@ -1,9 +1,8 @@
 import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec, ShoalEvent, Task, UpdateConfig } from '@shoal/contracts';
 import { OrchestratorCore, simulatedAgentReports, simulatedAllocations, simulatedAssignments } from '@shoal/domain';
-import { ComponentRunner } from '@shoal/runtime';
+import { ComponentRunner, newObjectId } from '@shoal/runtime';
 import { EventBuilder, KafkaTestTopic, appendEvents, clusterInit, eventually, nodeDescription } from '@shoal/testing';
-import { newTaskId } from './orchestrator.module';
 
 const update: UpdateConfig = { parallelism: 1, delayMs: 700, failureAction: 'rollback', monitorMs: 500, maxFailureRatio: 0, order: 'stop-first' };
 const spec = (image: string): ServiceSpec => ({
@@ -35,7 +34,7 @@ describe('rolling updates through the orchestrator on a real broker', () => {
     ]);
 
     const start = async (instance: string) =>
-      topic.start(new ComponentRunner(await topic.open(), new OrchestratorCore({ newId: newTaskId }), { cluster: 'c1', instance }));
+      topic.start(new ComponentRunner(await topic.open(), new OrchestratorCore({ newId: newObjectId }), { cluster: 'c1', instance }));
     let current = await start('orchestrator-a');
 
     // The allocator, scheduler and agents, played simply from the active orchestrator's view.

@@ -4,6 +4,7 @@ export * from './live-view';
 export * from './ownership';
 export * from './audit';
 export * from './join-tokens';
+export * from './object-id';
 export * from './component-runner';
 export * from './component.module';
 export * from './run-until-signalled';

@@ -5,9 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { JoinTokens } from '@shoal/contracts';
-
-const base36 = (bytes: Buffer, length: number): string =>
-  BigInt(`0x${bytes.toString('hex')}`).toString(36).padStart(length, '0').slice(-length);
+import { base36 } from './object-id';
 
 export const JOIN_TOKEN = /^SWMTKN-1-[0-9a-z]{50}-[0-9a-z]{25}$/;
 

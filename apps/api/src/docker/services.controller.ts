@@ -3,7 +3,8 @@ import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, 
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { ServiceSpec } from '@shoal/contracts';
 import type { ClusterState } from '@shoal/domain';
-import { Intents, newObjectId } from '../intents/intents';
+import { newObjectId } from '@shoal/runtime';
+import { Intents } from '../intents/intents';
 import type { DockerService, DockerServiceSpec } from './docker-types';
 import { ServiceSpecDto } from './dto/service-spec.dto';
 import { SERVICE_FILTERS, parseFilters, serviceMatches } from './filters';

@@ -3,7 +3,7 @@
  * the answer waits for evolve's verdict on it, so a 2xx means the log has applied it and
  * the API's view already shows it (read-your-writes).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { HttpException, Inject, Injectable } from '@nestjs/common';
 import { EVENT_SHAPES } from '@shoal/contracts';
 import type { EventDataMap, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
@@ -16,9 +16,6 @@ import { verdictAnswer } from './verdict-answer';
 const NOT_A_SWARM =
   'This node is not a swarm manager. Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.';
 
-/** Docker-style object ids: 25 characters of base 36. */
-export const newObjectId = (): string =>
-  BigInt(`0x${randomBytes(16).toString('hex')}`).toString(36).padStart(25, '0').slice(-25);
 
 @Injectable()
 export class Intents {

@@ -3,7 +3,8 @@ import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, 
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { parseFilters } from '../docker/filters';
 import { findNetwork } from '../docker/lookup';
-import { Intents, newObjectId } from '../intents/intents';
+import { newObjectId } from '@shoal/runtime';
+import { Intents } from '../intents/intents';
 import { NetworkCreateDto } from './network-create.dto';
 import { NETWORK_FILTERS, PRUNE_FILTERS, checkNetworkFilters, networkMatches, prunable, pruneUntil } from './network-filters';
 import { PREDEFINED_NETWORKS, fromNetworkCreate, servicesUsing, toDockerNetwork } from './network-mapper';
