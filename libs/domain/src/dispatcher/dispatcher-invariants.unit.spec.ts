@@ -14,7 +14,8 @@ describe('dispatcher invariants', () => {
   /** Random sessions, reports and clock moves after a random history. */
   const activity = fc.record({
     sessions: fc.array(fc.nat(4), { maxLength: 4 }),
-    reports: fc.array(fc.tuple(fc.nat(4), fc.nat(8), fc.constantFrom(...Object.values(TaskState))), { maxLength: 20 }),
+    // A report names a task the history placed (by index), from its own node or another one.
+    reports: fc.array(fc.tuple(fc.nat(40), fc.boolean(), fc.constantFrom(...Object.values(TaskState))), { maxLength: 20 }),
     advanceMs: fc.nat(48 * 3_600_000),
   });
 
@@ -32,7 +33,13 @@ describe('dispatcher invariants', () => {
         for (const n of sessions) {
           table.open({ nodeId: `n${n}`, sessionId: `s${n}`, role: 'worker', description: nodeDescription(`n${n}`) }, start);
         }
-        for (const [n, t, reported] of reports) table.report(`n${n}`, [{ id: `t${t}`, state: reported, at: new Date(start).toISOString() }]);
+        const placed = [...state.tasks.values()].filter((task) => task.nodeId !== undefined);
+        for (const [pick, fromOwnNode, reported] of reports) {
+          const task = placed[pick % Math.max(1, placed.length)];
+          const id = task?.id ?? `t${pick % 9}`;
+          const nodeId = fromOwnNode && task?.nodeId !== undefined ? task.nodeId : `n${pick % 5}`;
+          table.report(nodeId, [{ id, state: reported, at: new Date(start).toISOString() }]);
+        }
         const b = new EventBuilder();
         const term = state.terms.get('dispatcher') ?? 0;
         for (const at of [start, start + advanceMs]) {
