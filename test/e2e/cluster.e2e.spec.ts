@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
-import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { ShoalCluster } from '../../libs/testing/src/processes/shoal-cluster';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { eventually } from '../../libs/testing/src/eventually';
@@ -16,13 +15,6 @@ interface DockerNode {
   readonly Description: { readonly Hostname: string };
   readonly Status: { readonly State: string };
 }
-interface Health {
-  readonly state: string;
-  readonly term?: number;
-}
-
-const health = async (port: number): Promise<Health> => (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as Health;
-
 // Shoal deployed as separate processes on a real broker: the API, the allocator, the
 // orchestrator, two schedulers, the reaper, the dispatcher, and two agent processes of
 // simulated nodes. A service runs; an agent process dies and its nodes' tasks move; the
@@ -34,40 +26,16 @@ describe('Shoal as separate processes on Kafka', () => {
   });
   afterAll(() => deployment?.close());
 
-  const start = (args: readonly string[]): ShoalProcess => deployment.cli(args);
-  const healthPort = async (p: ShoalProcess): Promise<number> => Number((await p.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000))[1]);
-
   it('runs a service, moves the tasks of a dead agent, survives the loss of the active scheduler, and audits clean', async () => {
-    const api = start(['run', 'api']);
-    await api.waitFor(/api: listening on/, 90_000);
-    const socket = join(deployment.dataDir, 'shoal.sock');
-    // A fast heartbeat so that a dead agent's nodes are DOWN within seconds.
-    const init = await dockerApi(socket, 'POST', '/v1.47/swarm/init', { ListenAddr: '0.0.0.0:2377', Spec: { Dispatcher: { HeartbeatPeriod: 1_000_000_000 } } });
-    expect(init.status).toBe(200);
-
-    const components = ['allocator', 'orchestrator', 'scheduler', 'reaper', 'dispatcher'].map((name) => start(['run', name]));
-    const secondScheduler = start(['run', 'scheduler']);
-    const ports = await Promise.all([...components, secondScheduler].map(healthPort));
-    const [, dispatcherPort] = await components[4]!.waitFor(/dispatcher: agents on 127\.0\.0\.1:(\d+)/, 90_000);
-    for (const port of [ports[0]!, ports[1]!, ports[3]!, ports[4]!]) {
-      await eventually('the component is active', async () => ((await health(port)).state === 'active' ? true : undefined), 90_000);
-    }
+    const cluster = await ShoalCluster.start(deployment, { schedulers: 2 });
+    const socket = cluster.socket;
     // Two schedulers: one active, the other standing by.
-    const schedulers = [
-      { process: components[2]!, port: ports[2]! },
-      { process: secondScheduler, port: ports[5]! },
-    ];
-    const states = await eventually('one scheduler is active, the other stands by', async () => {
-      const seen = await Promise.all(schedulers.map(async (s) => (await health(s.port)).state));
-      return [...seen].sort().join() === 'active,standby' ? seen : undefined;
-    }, 90_000);
-    const [active, standby] = states[0] === 'active' ? schedulers : [schedulers[1]!, schedulers[0]!];
+    const states = await Promise.all(cluster.instances('scheduler').map(async (s) => ({ s, state: (await cluster.health(s)).state })));
+    const active = states.find((x) => x.state === 'active')!.s;
+    const standby = states.find((x) => x.state === 'standby')!.s;
 
-    const swarm = await dockerApi<{ JoinTokens: { Worker: string } }>(socket, 'GET', '/swarm');
-    const agent = (prefix: string) =>
-      start(['agent', '--simulate', '2', '--join-token', swarm.body.JoinTokens.Worker, '--dispatcher', `127.0.0.1:${dispatcherPort}`, '--hostname-prefix', prefix]);
-    agent('alpha-');
-    const beta = agent('beta-');
+    await cluster.agent('alpha-');
+    const beta = await cluster.agent('beta-');
     const nodes = await eventually('four nodes are ready', async () => {
       const { body } = await dockerApi<DockerNode[]>(socket, 'GET', '/nodes');
       return body.filter((n) => n.Status.State === 'ready').length === 4 ? body : undefined;
@@ -98,11 +66,11 @@ describe('Shoal as separate processes on Kafka', () => {
     await eventually('four tasks run on the live nodes', runningTasks(4, (t) => !betaNodes.has(t.NodeID ?? '')), 90_000);
 
     // The active scheduler dies: the standby takes the next term and places new tasks.
-    expect((await health(active!.port)).state).toBe('active');
-    expect((await health(standby!.port)).state).toBe('standby');
-    await active!.process.crash();
+    expect((await cluster.health(active)).state).toBe('active');
+    expect((await cluster.health(standby)).state).toBe('standby');
+    await active.process.crash();
     const taken = await eventually('the standby scheduler is active', async () => {
-      const h = await health(standby!.port);
+      const h = await cluster.health(standby);
       return h.state === 'active' ? h : undefined;
     }, 90_000);
     expect(taken.term).toBe(2);

@@ -1,0 +1,131 @@
+/**
+ * Shoal deployed as separate processes on the test broker, for end-to-end tests: the API,
+ * then an initialised cluster, then every component (`shoal run <component>`, schedulers
+ * as many as asked), each with its health port, and agents of simulated nodes joined
+ * through the dispatcher. Everything is stopped by the ShoalProcesses it was started in.
+ */
+import { join } from 'node:path';
+import { eventually } from '../eventually';
+import { dockerApi } from './docker-api';
+import type { DockerAnswer } from './docker-api';
+import { dockerCli } from './docker-cli';
+import type { DockerCliOptions, DockerCliResult } from './docker-cli';
+import type { ShoalProcesses } from './shoal-processes';
+import type { ShoalProcess } from './spawn-shoal';
+
+export const COMPONENTS = ['allocator', 'orchestrator', 'scheduler', 'reaper', 'dispatcher'] as const;
+export type ComponentName = (typeof COMPONENTS)[number];
+
+/** What a component answers on /healthz and /statez. */
+export interface ComponentHealth {
+  readonly component: string;
+  readonly state: string;
+  readonly term?: number;
+  readonly position: number;
+}
+
+/** A component's process and the port of its health endpoints. */
+export interface RunningComponent {
+  readonly name: ComponentName;
+  readonly process: ShoalProcess;
+  readonly healthPort: number;
+}
+
+export interface ClusterOptions {
+  /** How many scheduler processes (default 1); the rest stand by. */
+  readonly schedulers?: number;
+  /** The swarm spec `docker swarm init` would send (default: a heartbeat period of 1 s, so dead nodes go DOWN within seconds). */
+  readonly swarmSpec?: Record<string, unknown>;
+}
+
+export interface AgentOptions {
+  /** Simulated nodes in the agent process (default 2). */
+  readonly nodes?: number;
+  /** More `shoal agent` arguments: `--label-cycle zone=a,b`, `--memory 1GiB`, … */
+  readonly args?: readonly string[];
+}
+
+const healthPortOf = async (p: ShoalProcess): Promise<number> => Number((await p.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000))[1]);
+
+export class ShoalCluster {
+  private constructor(
+    readonly deployment: ShoalProcesses,
+    readonly api: ShoalProcess,
+    readonly components: RunningComponent[],
+    /** The dispatcher's agent address, `127.0.0.1:<port>`. */
+    readonly dispatcher: string,
+  ) {}
+
+  /**
+   * Starts the API, initialises the cluster, starts every component and waits until each
+   * is active (and every extra scheduler stands by). The processes get no fixed ports.
+   */
+  static async start(deployment: ShoalProcesses, options: ClusterOptions = {}): Promise<ShoalCluster> {
+    const api = deployment.cli(['run', 'api']);
+    await api.waitFor(/api: listening on/, 90_000);
+    const init = await dockerApi(join(deployment.dataDir, 'shoal.sock'), 'POST', '/v1.47/swarm/init', {
+      ListenAddr: '0.0.0.0:2377',
+      Spec: options.swarmSpec ?? { Dispatcher: { HeartbeatPeriod: 1_000_000_000 } },
+    });
+    if (init.status !== 200) throw new Error(`swarm init answered ${init.status}: ${JSON.stringify(init.body)}`);
+    const names: ComponentName[] = [...COMPONENTS, ...Array.from({ length: Math.max(0, (options.schedulers ?? 1) - 1) }, () => 'scheduler' as const)];
+    const processes = names.map((name) => deployment.cli(['run', name]));
+    const ports = await Promise.all(processes.map(healthPortOf));
+    const components = names.map((name, i) => ({ name, process: processes[i]!, healthPort: ports[i]! }));
+    const dispatcherProcess = components.find((c) => c.name === 'dispatcher')!.process;
+    const [, dispatcherPort] = await dispatcherProcess.waitFor(/dispatcher: agents on 127\.0\.0\.1:(\d+)/, 90_000);
+    const cluster = new ShoalCluster(deployment, api, components, `127.0.0.1:${dispatcherPort}`);
+    await cluster.untilEachActive();
+    return cluster;
+  }
+
+  /** The API's unix socket. */
+  get socket(): string {
+    return join(this.deployment.dataDir, 'shoal.sock');
+  }
+
+  /** Waits until each component has exactly one active instance and the others stand by. */
+  async untilEachActive(timeoutMs = 90_000): Promise<void> {
+    await eventually('every component has one active instance', async () => {
+      const states = await Promise.all(this.components.map(async (c) => ({ name: c.name, state: (await this.health(c)).state })));
+      return COMPONENTS.every((name) => {
+        const of = states.filter((s) => s.name === name).map((s) => s.state);
+        return of.filter((s) => s === 'active').length === 1 && of.every((s) => s === 'active' || s === 'standby');
+      })
+        ? true
+        : undefined;
+    }, timeoutMs);
+  }
+
+  /** The instances of a component. */
+  instances(name: ComponentName): RunningComponent[] {
+    return this.components.filter((c) => c.name === name);
+  }
+
+  async health(component: RunningComponent): Promise<ComponentHealth> {
+    return (await (await fetch(`http://127.0.0.1:${component.healthPort}/healthz`)).json()) as ComponentHealth;
+  }
+
+  /** The worker join token. */
+  async workerToken(): Promise<string> {
+    return (await this.request<{ JoinTokens: { Worker: string } }>('GET', '/swarm')).body.JoinTokens.Worker;
+  }
+
+  /** `shoal agent --simulate N` joined through the dispatcher; node i is named `<prefix><i>`. */
+  async agent(prefix: string, options: AgentOptions = {}): Promise<ShoalProcess> {
+    const token = await this.workerToken();
+    return this.deployment.cli([
+      'agent', '--simulate', String(options.nodes ?? 2), '--join-token', token, '--dispatcher', this.dispatcher, '--hostname-prefix', prefix, ...(options.args ?? []),
+    ]);
+  }
+
+  /** Docker's Engine API over the socket. */
+  request<T = unknown>(method: string, path: string, body?: unknown): Promise<DockerAnswer<T>> {
+    return dockerApi<T>(this.socket, method, path, body);
+  }
+
+  /** The real docker CLI over the socket. */
+  docker(args: readonly string[], options: DockerCliOptions = {}): Promise<DockerCliResult> {
+    return dockerCli(this.deployment.dataDir, args, options);
+  }
+}
