@@ -1,7 +1,9 @@
 /**
  * Health and readiness of a component process, for whatever runs it (compose, Kubernetes,
  * a supervisor): live while the process serves; ready once its view has replayed the log
- * (standby or active). The body says which, under which term, at which offset.
+ * (standby or active). The body says which, under which term, at which offset. /statez
+ * adds the hash of the view's state at that offset, so an operator (or a test) can check
+ * that every process that has read the log to the same point holds the same state.
  */
 import { Controller, Get, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import { COMPONENT_RUNNER } from './component-tokens';
@@ -13,6 +15,11 @@ export interface ComponentHealth {
   readonly term?: number;
   /** The view's position: the offset of the next record it will apply. */
   readonly position: number;
+}
+
+export interface ComponentStateHash extends ComponentHealth {
+  /** The state hash of the view at `position` (what `shoal audit replay --to <position>` prints). */
+  readonly hash: string;
 }
 
 export const componentHealth = (runner: ComponentRunner): ComponentHealth => ({
@@ -32,6 +39,12 @@ export class ComponentHealthController {
     const health = componentHealth(this.runner);
     if (health.state === 'stopped') throw new HttpException(health, HttpStatus.SERVICE_UNAVAILABLE);
     return health;
+  }
+
+  /** The view's position and state hash, read together (the view applies records synchronously). */
+  @Get('statez')
+  stateHash(): ComponentStateHash {
+    return { ...componentHealth(this.runner), hash: this.runner.view.projection.hash() };
   }
 
   @Get('readyz')

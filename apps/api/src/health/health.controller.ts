@@ -1,4 +1,4 @@
-/** The API process's /healthz (it serves), /readyz (its view has caught up with the log) and /metrics (Prometheus). */
+/** The API process's /healthz (it serves), /statez (its view's position and state hash), /readyz (its view has caught up with the log) and /metrics (Prometheus). */
 import { Controller, Get, Header, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG } from '@shoal/eventlog';
@@ -12,6 +12,12 @@ export interface ApiHealth {
   readonly status: 'ok';
   /** The offset of the next record the view will apply. */
   readonly position: number;
+}
+
+export interface ApiStateHash {
+  readonly position: number;
+  /** The state hash of the view at `position` (what `shoal audit replay --to <position>` prints). */
+  readonly hash: string;
 }
 
 export interface ApiReadiness {
@@ -33,6 +39,13 @@ export class HealthController {
   @ApiOkResponse({ description: '{status: "ok", position}' })
   health(): ApiHealth {
     return { status: 'ok', position: this.view.position };
+  }
+
+  @Get('statez')
+  @ApiOperation({ summary: "The view's position and the hash of its state there, to compare with other processes and with an audit replay" })
+  @ApiOkResponse({ description: '{position, hash}' })
+  stateHash(): ApiStateHash {
+    return { position: this.view.position, hash: this.view.projection.hash() };
   }
 
   @Get('readyz')

@@ -1,11 +1,12 @@
 import { TaskState, encode } from '@shoal/contracts';
+import { Projection } from '@shoal/domain';
 import { EventBuilder, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { startStandaloneApi } from '../spec-support/standalone-api';
 import type { StandaloneApi } from '../spec-support/standalone-api';
 import { HealthModule } from './health.module';
 import { prometheusText } from './prometheus';
 
-describe('/healthz, /readyz and /metrics', () => {
+describe('/healthz, /statez, /readyz and /metrics', () => {
   let api: StandaloneApi;
   const b = new EventBuilder('c1');
   const web = serviceSpec('web', { kind: 'replicated', replicas: 2 });
@@ -42,6 +43,15 @@ describe('/healthz, /readyz and /metrics', () => {
     const ready = await api.get('/readyz');
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ ready: true, position: 12, highWaterMark: 12 });
+  });
+
+  it('/statez gives the view\'s position and the hash a replay of the same records reaches', async () => {
+    const replay = new Projection();
+    history.forEach((e, offset) => replay.apply({ offset, value: typeof e === 'string' ? e : encode(e) }));
+    const state = await api.get('/statez');
+    expect(state.status).toBe(200);
+    expect(await state.json()).toEqual({ position: 12, hash: replay.hash() });
+    expect(replay.hash()).not.toBe(new Projection().hash());
   });
 
   it('reports the tally, the view position and the cluster by state in Prometheus text format', async () => {
