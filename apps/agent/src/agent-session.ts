@@ -3,7 +3,8 @@
  * with the join token and the node's description and answers the node id (kept across
  * reconnects) and the heartbeat period; heartbeats keep it alive at the period the
  * dispatcher asks for; the Assignments stream drives the worker; task statuses go out in
- * batches. Any of these breaking ends the session and a new one starts after a backoff.
+ * batches, with those of the other sessions on the same channel (UpdateTaskStatuses).
+ * Any of these breaking ends the session and a new one starts after a backoff.
  * A refused join token is final: the session stops with a JoinRefusedError.
  */
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
@@ -214,13 +215,11 @@ export class AgentSession {
 
   private sendStatuses(updates: TaskStatusMessage[], generation: number): Promise<void> {
     const deadline = Date.now() + Math.max(this.periodMs * 2, HEARTBEAT_TIMEOUT_MS);
-    return new Promise((resolve, reject) => {
-      this.client().updateTaskStatus({ nodeId: this.id ?? '', sessionId: this.session ?? '', updates }, { deadline }, (error) => {
-        if (!error) return resolve();
-        reject(error);
-        // The dispatcher no longer knows this session: open a new one (the statuses wait for it).
-        if (error.code === GrpcStatus.NOT_FOUND) this.broken(generation, error);
-      });
+    const uplink = this.options.channels.uplink(this.address, this.options.index ?? 0);
+    return uplink.send({ nodeId: this.id ?? '', sessionId: this.session ?? '', updates }, deadline).catch((error: ServiceError) => {
+      // The dispatcher no longer knows this session: open a new one (the statuses wait for it).
+      if (error.code === GrpcStatus.NOT_FOUND) this.broken(generation, error);
+      throw error;
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * gRPC clients to dispatchers, shared by sessions: one channel (one HTTP/2 connection)
  * carries the calls of up to `sessionsPerChannel` nodes, so a fleet of thousands opens a
- * handful of connections, not thousands.
+ * handful of connections, not thousands. Each channel has one status uplink: the task
+ * statuses of its sessions go out together (UpdateTaskStatuses).
  */
 import { credentials } from '@grpc/grpc-js';
 import type { CallOptions, Client, ClientReadableStream, ClientUnaryCall, ServiceError } from '@grpc/grpc-js';
@@ -14,7 +15,10 @@ import type {
   SessionMessage,
   SessionRequest,
   UpdateTaskStatusRequest,
+  UpdateTaskStatusesRequest,
+  UpdateTaskStatusesResponse,
 } from '@shoal/protocol';
+import { StatusUplink } from './status-uplink';
 
 type Callback<T> = (error: ServiceError | null, response?: T) => void;
 
@@ -23,11 +27,13 @@ export interface DispatcherApi {
   session(request: SessionRequest, options?: CallOptions): ClientReadableStream<SessionMessage>;
   heartbeat(request: HeartbeatRequest, options: CallOptions, callback: Callback<HeartbeatResponse>): ClientUnaryCall;
   updateTaskStatus(request: UpdateTaskStatusRequest, options: CallOptions, callback: Callback<object>): ClientUnaryCall;
+  updateTaskStatuses(request: UpdateTaskStatusesRequest, options: CallOptions, callback: Callback<UpdateTaskStatusesResponse>): ClientUnaryCall;
   assignments(request: AssignmentsRequest, options?: CallOptions): ClientReadableStream<AssignmentsMessage>;
 }
 
 export class DispatcherChannels {
   private readonly pools = new Map<string, Client[]>();
+  private readonly uplinks = new Map<Client, StatusUplink>();
 
   constructor(private readonly sessionsPerChannel = 500) {}
 
@@ -51,6 +57,18 @@ export class DispatcherChannels {
     return client as unknown as DispatcherApi;
   }
 
+  /** The status uplink of the channel the session numbered `index` uses to reach `address`. */
+  uplink(address: string, index = 0): StatusUplink {
+    const api = this.client(address, index);
+    const client = api as unknown as Client;
+    let uplink = this.uplinks.get(client);
+    if (!uplink) {
+      uplink = new StatusUplink((request, deadline, callback) => void api.updateTaskStatuses(request, { deadline }, callback));
+      this.uplinks.set(client, uplink);
+    }
+    return uplink;
+  }
+
   /** Channels open now. */
   get size(): number {
     return [...this.pools.values()].reduce((count, pool) => count + pool.filter(Boolean).length, 0);
@@ -59,5 +77,6 @@ export class DispatcherChannels {
   close(): void {
     for (const pool of this.pools.values()) for (const client of pool) client?.close();
     this.pools.clear();
+    this.uplinks.clear();
   }
 }

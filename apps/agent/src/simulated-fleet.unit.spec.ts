@@ -51,6 +51,25 @@ describe('a simulated fleet', () => {
     }
   });
 
+  it("sends the statuses of nodes whose batches come due together in one call, each under its own node's session", async () => {
+    const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', nodes: 20 });
+    for (let node = 1; node <= 20; node += 1) dispatcher.initialAssignments.set(`node-${node}`, complete(update(assignment(`task-${node}`))));
+    try {
+      await fleet.start();
+      await eventually('twenty tasks running', () => dispatcher.statuses.filter((status) => status.state === TaskState.RUNNING).length === 20, WITHIN);
+      expect(new Set(dispatcher.statusCalls.map((call) => call.nodeId)).size).toBe(20);
+      for (const call of dispatcher.statusCalls) {
+        expect(call.sessionId).toBe(dispatcher.sessionIdOf(call.nodeId));
+        expect(call.updates.map((update) => update.taskId)).toEqual(call.updates.map(() => `task-${call.nodeId.slice('node-'.length)}`));
+      }
+      // Twenty nodes' batches, due within the same few ms, in far fewer calls than nodes.
+      expect(dispatcher.multiStatusCalls.length).toBeLessThan(10);
+      expect(Math.max(...dispatcher.multiStatusCalls)).toBeGreaterThan(1);
+    } finally {
+      await fleet.stop();
+    }
+  });
+
   it('refuses to start with a wrong join token, with the dispatcher’s reason', async () => {
     const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-nope', nodes: 3 });
     await expect(fleet.start()).rejects.toThrow(/refused the join token: invalid join token/);

@@ -1,5 +1,6 @@
 /**
- * The Dispatcher gRPC service (dispatcher.proto): Session, Heartbeat, UpdateTaskStatus,
+ * The Dispatcher gRPC service (dispatcher.proto): Session, Heartbeat, UpdateTaskStatus
+ * (one session's statuses) and UpdateTaskStatuses (many sessions' in one call),
  * Assignments. It checks the caller, fills the session table and wakes the runner; what
  * reaches the log is the dispatcher core's decision. Only the active instance serves: a
  * standby answers FAILED_PRECONDITION, naming the active one in the `shoal-dispatcher`
@@ -19,6 +20,8 @@ import type {
   SessionMessage,
   SessionRequest,
   UpdateTaskStatusRequest,
+  UpdateTaskStatusesRequest,
+  UpdateTaskStatusesResponse,
 } from '@shoal/protocol';
 import type { ComponentRunner } from '@shoal/runtime';
 import { AgentSession } from './agent-session';
@@ -61,6 +64,8 @@ export class AgentService {
       session: (call: ServerWritableStream<SessionRequest, SessionMessage>) => this.session(call),
       heartbeat: (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, done: sendUnaryData<HeartbeatResponse>) => this.heartbeat(call, done),
       updateTaskStatus: (call: ServerUnaryCall<UpdateTaskStatusRequest, object>, done: sendUnaryData<object>) => this.updateTaskStatus(call, done),
+      updateTaskStatuses: (call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, done: sendUnaryData<UpdateTaskStatusesResponse>) =>
+        this.updateTaskStatuses(call, done),
       assignments: (call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>) => this.assignments(call),
     };
   }
@@ -100,20 +105,39 @@ export class AgentService {
   private updateTaskStatus(call: ServerUnaryCall<UpdateTaskStatusRequest, object>, done: sendUnaryData<object>): void {
     const runner = this.activeRunner();
     if (!('view' in runner)) return done(runner);
-    const { nodeId, sessionId, updates } = call.request;
-    if (!this.deps.sessions.current(nodeId, sessionId)) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
+    const taken = this.take(call.request, this.deps.now());
+    if (taken === undefined) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
+    if (taken > 0) runner.wake();
+    done(null, {});
+  }
+
+  private updateTaskStatuses(call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, done: sendUnaryData<UpdateTaskStatusesResponse>): void {
+    const runner = this.activeRunner();
+    if (!('view' in runner)) return done(runner);
     const now = this.deps.now();
+    const unknownSessions: string[] = [];
+    let taken = 0;
+    for (const entry of call.request.sessions ?? []) {
+      const count = this.take(entry, now);
+      if (count === undefined) unknownSessions.push(entry.sessionId ?? '');
+      else taken += count;
+    }
+    if (taken > 0) runner.wake();
+    done(null, { unknownSessions });
+  }
+
+  /** Queues one session's statuses for the next batch: how many; undefined when the session is not the node's current one. */
+  private take(request: UpdateTaskStatusRequest, now: Date): number | undefined {
+    const { nodeId, sessionId, updates } = request;
+    if (!this.deps.sessions.current(nodeId, sessionId)) return undefined;
     const reports: TaskStatusReport[] = [];
     for (const update of updates ?? []) {
       const report = toStatusReport(update, now);
       if (typeof report === 'string') this.deps.log(`ignoring a status from node ${nodeId}: ${report}`);
       else reports.push(report);
     }
-    if (reports.length > 0) {
-      this.deps.sessions.report(nodeId, reports);
-      runner.wake();
-    }
-    done(null, {});
+    if (reports.length > 0) this.deps.sessions.report(nodeId, reports);
+    return reports.length;
   }
 
   private assignments(call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>): void {

@@ -227,6 +227,31 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     expect(await back.end()).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringMatching(/join again as a new node/) });
   });
 
+  it('takes the statuses of many sessions in one UpdateTaskStatuses call, one record per node, and names the sessions it does not know', async () => {
+    const opened = await Promise.all([openSession(client, tokens.worker), openSession(client, tokens.worker)].map((s) => s.next(0)));
+    for (const { nodeId, sessionId } of opened) closing.push(keepAlive(client, nodeId, sessionId));
+    const [a, b] = opened as [SessionMessage, SessionMessage];
+    await findEvent(log, 'NodeRegistered', (e) => e.data.id === b.nodeId);
+    const [orchestrator, allocator, scheduler] = [as('orchestrator'), as('allocator'), as('scheduler')];
+    await orchestrator.append([orchestrator.propose('TasksCreated', { tasks: [newTask('m1', 's1', spec, { slot: 3 }), newTask('m2', 's1', spec, { slot: 4 })] })]);
+    await allocator.append([allocator.propose('TasksAllocated', { tasks: [{ id: 'm1', attachments: [] }, { id: 'm2', attachments: [] }] })]);
+    await scheduler.append([scheduler.propose('TasksAssigned', { tasks: [{ id: 'm1', nodeId: a.nodeId, why: 'test' }, { id: 'm2', nodeId: b.nodeId, why: 'test' }] })]);
+    await eventually('both assigned in the dispatcher', () => server.core.tasksOf(b.nodeId).has('m2'), WITHIN_MS);
+
+    const answer = await unary<{ unknownSessions: string[] }>(client, 'updateTaskStatuses', {
+      sessions: [
+        { nodeId: a.nodeId, sessionId: a.sessionId, updates: [statusOf('m1', TaskState.RUNNING)] },
+        { nodeId: b.nodeId, sessionId: b.sessionId, updates: [statusOf('m2', TaskState.STARTING), statusOf('m2', TaskState.RUNNING)] },
+        { nodeId: a.nodeId, sessionId: 'an-expired-session', updates: [statusOf('m1', TaskState.COMPLETE)] },
+      ],
+    });
+    expect(answer.unknownSessions).toEqual(['an-expired-session']);
+    const ofA = await findEvent(log, 'TaskStatusesReported', (e) => e.data.nodeId === a.nodeId);
+    const ofB = await findEvent(log, 'TaskStatusesReported', (e) => e.data.nodeId === b.nodeId);
+    expect(ofA.data.statuses.map((s) => [s.id, s.state])).toEqual([['m1', TaskState.RUNNING]]);
+    expect(ofB.data.statuses.map((s) => [s.id, s.state])).toEqual([['m2', TaskState.STARTING], ['m2', TaskState.RUNNING]]);
+  });
+
   it('a standby instance refuses sessions with FAILED_PRECONDITION, names the active one, and takes over when it stops', async () => {
     const standbyLog = await topic.open('dispatcher-int-standby');
     const standby = new DispatcherServer(standbyLog, { cluster });

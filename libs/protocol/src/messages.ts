@@ -53,6 +53,15 @@ export interface UpdateTaskStatusRequest {
   updates: TaskStatusMessage[];
 }
 
+export interface UpdateTaskStatusesRequest {
+  sessions: UpdateTaskStatusRequest[];
+}
+
+export interface UpdateTaskStatusesResponse {
+  /** Session ids of entries the dispatcher did not take: those sessions are gone. */
+  unknownSessions: string[];
+}
+
 export interface AssignmentsRequest {
   nodeId: string;
   sessionId: string;

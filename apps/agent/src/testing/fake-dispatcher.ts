@@ -15,6 +15,8 @@ import type {
   SessionRequest,
   TaskStatusMessage,
   UpdateTaskStatusRequest,
+  UpdateTaskStatusesRequest,
+  UpdateTaskStatusesResponse,
 } from '@shoal/protocol';
 
 /** Ends a server stream with a gRPC status (code, details, trailers) taken from `error`. */
@@ -27,7 +29,10 @@ export class FakeDispatcher {
   readonly heartbeats: HeartbeatRequest[] = [];
   /** Nodes that have sent at least one heartbeat. */
   readonly heartbeatingNodes = new Set<string>();
+  /** Each session's statuses as they came, from UpdateTaskStatus or an entry of UpdateTaskStatuses. */
   readonly statusCalls: UpdateTaskStatusRequest[] = [];
+  /** How many sessions' entries each UpdateTaskStatuses call carried. */
+  readonly multiStatusCalls: number[] = [];
   /** Accepted join tokens. */
   readonly tokens = new Set<string>(['SWMTKN-1-good']);
   heartbeatPeriodMs = 100;
@@ -54,6 +59,8 @@ export class FakeDispatcher {
       session: (call: ServerWritableStream<SessionRequest, SessionMessage>) => ref.dispatcher?.session(call),
       heartbeat: (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>) => ref.dispatcher?.heartbeat(call, callback),
       updateTaskStatus: (call: ServerUnaryCall<UpdateTaskStatusRequest, object>, callback: sendUnaryData<object>) => ref.dispatcher?.updateTaskStatus(call, callback),
+      updateTaskStatuses: (call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, callback: sendUnaryData<UpdateTaskStatusesResponse>) =>
+        ref.dispatcher?.updateTaskStatuses(call, callback),
       assignments: (call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>) => ref.dispatcher?.assignments(call),
     });
     const bound = await new Promise<number>((resolve, reject) =>
@@ -142,6 +149,16 @@ export class FakeDispatcher {
     }
     this.statusCalls.push(call.request);
     callback(null, {});
+  }
+
+  private updateTaskStatuses(call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, callback: sendUnaryData<UpdateTaskStatusesResponse>): void {
+    this.multiStatusCalls.push(call.request.sessions.length);
+    const unknownSessions: string[] = [];
+    for (const entry of call.request.sessions) {
+      if (this.sessions.get(entry.nodeId)?.sessionId === entry.sessionId) this.statusCalls.push(entry);
+      else unknownSessions.push(entry.sessionId);
+    }
+    callback(null, { unknownSessions });
   }
 
   private heartbeat(call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>): void {

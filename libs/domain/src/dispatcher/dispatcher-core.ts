@@ -119,11 +119,11 @@ export class DispatcherCore implements ComponentCore {
       case 'TasksAssigned':
       case 'TaskDesiredStatesChanged':
       case 'TasksRemoved':
-        this.touch(state, event.data.tasks, true);
+        this.touch(state, event.data.tasks);
         break;
       case 'TaskStatusesReported':
-        // The agent made these changes: its assignments stay as they are.
-        this.touch(state, event.data.statuses, false);
+        // The agent made these changes: its assignments stay as they are. A status only
+        // moves an assigned task forward on its node, so no node's holding changes either.
         break;
       default:
         break;
@@ -202,10 +202,9 @@ export class DispatcherCore implements ComponentCore {
     for (const id of this.tasks.of(nodeId)) if (!this.orphaned.has(id)) yield id;
   }
 
-  private touch(state: ClusterState, items: readonly { readonly id: string }[], notify: boolean): void {
+  private touch(state: ClusterState, items: readonly { readonly id: string }[]): void {
     const nodes = new Set<string>();
     for (const item of items) for (const node of this.tasks.touch(state, item.id)) nodes.add(node);
-    if (!notify) return;
     for (const nodeId of nodes) {
       const session = this.sessions.get(nodeId);
       if (session?.registration === 'open') session.link?.assignmentsChanged();
