@@ -136,6 +136,22 @@ describe('the docker CLI against Shoal as separate processes on Kafka', () => {
     expect(await ok('service', 'ls', '--filter', 'name=web', '--format', '{{.Replicas}}')).toBe('6/6\n');
   });
 
+  it('an update whose tasks fail within --update-monitor is rolled back (--update-failure-action rollback), as the CLI shows', async () => {
+    const failing = await ok('service', 'update', '--env-add', 'SIM_RUN_FOR=300ms', '--env-add', 'SIM_EXIT_CODE=1', 'web');
+    expect(failing).toMatch(/rollback: update rolled back due to failure or early termination of task \S+/);
+    expect(failing).toMatch(/overall progress: rolling back update: 6 out of 6 tasks/);
+    expectConverged(failing);
+    expect(await ok('service', 'inspect', '--format', '{{.UpdateStatus.State}} {{.Spec.TaskTemplate.ContainerSpec.Env}}', 'web')).toBe('rollback_completed []\n');
+    // What runs now is the spec from before the update: no task carries the failing environment.
+    const back = await until('six web tasks run', runningTasks('web', 6));
+    const envs = lines(await ok('inspect', '--type', 'task', '--format', '{{.Spec.ContainerSpec.Image}} {{.Spec.ContainerSpec.Env}}', ...back.map((t) => t.ID)));
+    expect(envs).toEqual(back.map(() => 'nginx:1.27 []'));
+    // The tasks of the failed update ran and failed.
+    const failed = (await ps('web')).filter((t) => t.CurrentState.startsWith('Failed'));
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.every((t) => t.Error === '"task exited with code 1"' && t.DesiredState === 'Shutdown')).toBe(true);
+  });
+
   it('service create --mode global runs one task on every node', async () => {
     expectConverged(await ok('service', 'create', '--name', 'monitor', '--mode', 'global', '--update-monitor', '1s', 'busybox:1.36', 'sleep', '3600'));
     const tasks = await until('one monitor task per node', runningTasks('monitor', 4));
