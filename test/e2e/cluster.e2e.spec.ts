@@ -1,5 +1,6 @@
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
 import { ShoalCluster } from '../../libs/testing/src/processes/shoal-cluster';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { eventually } from '../../libs/testing/src/eventually';
@@ -18,7 +19,8 @@ interface DockerNode {
 // Shoal deployed as separate processes on a real broker: the API, the allocator, the
 // orchestrator, two schedulers, the reaper, the dispatcher, and two agent processes of
 // simulated nodes. A service runs; an agent process dies and its nodes' tasks move; the
-// active scheduler dies and its standby places the next tasks; the log audits clean.
+// active scheduler dies mid-deployment and its standby finishes the placement; the log
+// audits clean; every process restarts and all of them reach the same state hash.
 describe('Shoal as separate processes on Kafka', () => {
   let deployment: ShoalProcesses;
   beforeAll(() => {
@@ -26,21 +28,27 @@ describe('Shoal as separate processes on Kafka', () => {
   });
   afterAll(() => deployment?.close());
 
-  it('runs a service, moves the tasks of a dead agent, survives the loss of the active scheduler, and audits clean', async () => {
-    const cluster = await ShoalCluster.start(deployment, { schedulers: 2 });
-    const socket = cluster.socket;
-    // Two schedulers: one active, the other standing by.
-    const states = await Promise.all(cluster.instances('scheduler').map(async (s) => ({ s, state: (await cluster.health(s)).state })));
-    const active = states.find((x) => x.state === 'active')!.s;
-    const standby = states.find((x) => x.state === 'standby')!.s;
+  // One deployment, one story: each step starts where the one before ended.
+  let cluster: ShoalCluster;
+  let socket: string;
+  let betaNodes: Set<string>;
+  let beta: ShoalProcess;
+  const runningTasks = (count: number, accept: (t: DockerTask) => boolean = () => true) => async (): Promise<DockerTask[] | undefined> => {
+    const { body } = await dockerApi<DockerTask[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['web'], 'desired-state': ['running'] }))}`);
+    const up = body.filter((t) => t.Status.State === 'running');
+    return up.length === count && up.every(accept) ? up : undefined;
+  };
 
+  it('runs a service on two agents\' nodes, one task per node', async () => {
+    cluster = await ShoalCluster.start(deployment, { schedulers: 2 });
+    socket = cluster.socket;
     await cluster.agent('alpha-');
-    const beta = await cluster.agent('beta-');
+    beta = await cluster.agent('beta-');
     const nodes = await eventually('four nodes are ready', async () => {
       const { body } = await dockerApi<DockerNode[]>(socket, 'GET', '/nodes');
       return body.filter((n) => n.Status.State === 'ready').length === 4 ? body : undefined;
     }, 90_000);
-    const betaNodes = new Set(nodes.filter((n) => n.Description.Hostname.startsWith('beta-')).map((n) => n.ID));
+    betaNodes = new Set(nodes.filter((n) => n.Description.Hostname.startsWith('beta-')).map((n) => n.ID));
     expect(betaNodes.size).toBe(2);
 
     const created = await dockerApi(socket, 'POST', '/v1.47/services/create', {
@@ -49,40 +57,120 @@ describe('Shoal as separate processes on Kafka', () => {
       Mode: { Replicated: { Replicas: 4 } },
     });
     expect(created.status).toBe(201);
-    const runningTasks = (count: number, accept: (t: DockerTask) => boolean = () => true) => async (): Promise<DockerTask[] | undefined> => {
-      const { body } = await dockerApi<DockerTask[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['web'], 'desired-state': ['running'] }))}`);
-      const up = body.filter((t) => t.Status.State === 'running');
-      return up.length === count && up.every(accept) ? up : undefined;
-    };
     const spread = await eventually('four tasks run, one per node', runningTasks(4), 90_000);
     expect(new Set(spread.map((t) => t.NodeID)).size).toBe(4);
+  });
 
-    // An agent process dies: its two nodes go DOWN and their tasks are replaced on the others.
+  it('moves the tasks of a dead agent\'s nodes to the live ones', async () => {
+
+    // The agent process dies: its two nodes go DOWN and their tasks are replaced on the others.
     await beta.crash();
     await eventually('the dead agent\'s nodes are down', async () => {
       const { body } = await dockerApi<DockerNode[]>(socket, 'GET', '/nodes');
       return body.filter((n) => betaNodes.has(n.ID)).every((n) => n.Status.State === 'down') ? true : undefined;
     }, 60_000);
     await eventually('four tasks run on the live nodes', runningTasks(4, (t) => !betaNodes.has(t.NodeID ?? '')), 90_000);
+  });
 
-    // The active scheduler dies: the standby takes the next term and places new tasks.
-    expect((await cluster.health(active)).state).toBe('active');
-    expect((await cluster.health(standby)).state).toBe('standby');
+  it('finishes placing a deployment when the active scheduler dies in the middle of it', async () => {
+    // What the dying scheduler had not placed yet, and what is created during the takeover,
+    // the standby places under term 2. Each task is assigned once, and nothing of term 1
+    // lands after term 2 began.
+    const states = await Promise.all(cluster.instances('scheduler').map(async (s) => ({ s, state: (await cluster.health(s)).state })));
+    expect(states.map((x) => x.state).sort()).toEqual(['active', 'standby']);
+    const active = states.find((x) => x.state === 'active')!.s;
+    const standby = states.find((x) => x.state === 'standby')!.s;
+    const batch = Array.from({ length: 8 }, (_, i) => `batch-${i + 1}`);
+    const deploying = (async () => {
+      for (const name of batch) {
+        const answer = await dockerApi(socket, 'POST', '/v1.47/services/create', {
+          Name: name,
+          TaskTemplate: { ContainerSpec: { Image: 'busybox:1.36' } },
+          Mode: { Replicated: { Replicas: 10 } },
+        });
+        if (answer.status !== 201) throw new Error(`creating ${name} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+        // The services of a deployment arrive one after another, not at once.
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+    })();
+    await eventually('the first task of the deployment is assigned', async () => {
+      const { body } = await dockerApi<DockerTask[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['batch-1'] }))}`);
+      return body.some((t) => t.NodeID) ? true : undefined;
+    }, { timeoutMs: 60_000, everyMs: 10 });
     await active.process.crash();
+    await deploying;
     const taken = await eventually('the standby scheduler is active', async () => {
       const h = await cluster.health(standby);
       return h.state === 'active' ? h : undefined;
     }, 90_000);
     expect(taken.term).toBe(2);
-    const web = await dockerApi<{ ID: string; Version: { Index: number }; Spec: Record<string, unknown> }>(socket, 'GET', '/services/web');
-    const scaled = await dockerApi(socket, 'POST', `/v1.47/services/${web.body.ID}/update?version=${web.body.Version.Index}`, { ...web.body.Spec, Mode: { Replicated: { Replicas: 6 } } });
-    expect(scaled.status).toBe(200);
-    await eventually('six tasks run', runningTasks(6, (t) => !betaNodes.has(t.NodeID ?? '')), 90_000);
+    const batchTasks = await eventually('every task of the deployment runs', async () => {
+      const { body } = await dockerApi<DockerTask[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: batch, 'desired-state': ['running'] }))}`);
+      const up = body.filter((t) => t.Status.State === 'running' && !betaNodes.has(t.NodeID ?? ''));
+      return up.length === batch.length * 10 ? up : undefined;
+    }, 90_000);
+    const assigned = await scheduling(socket);
+    const termOf = new Map<string, number[]>();
+    for (const record of assigned.filter((r) => r.verdict.status === 'applied' && r.type === 'TasksAssigned')) {
+      for (const { id } of record.data.tasks) termOf.set(id, [...(termOf.get(id) ?? []), termIn(record)]);
+    }
+    const terms = batchTasks.map((t) => termOf.get(t.ID) ?? []);
+    expect(terms.every((t) => t.length === 1)).toBe(true);
+    expect(new Set(terms.flat())).toEqual(new Set([1, 2]));
+    const secondTerm = assigned.find((r) => r.type === 'OwnershipTaken' && r.verdict.status === 'applied' && r.data.component === 'scheduler' && r.data.term === 2)!;
+    const lateWrites = assigned.filter((r) => r.type === 'TasksAssigned' && r.offset > secondTerm.offset && termIn(r) === 1);
+    expect(lateWrites.every((r) => r.verdict.status === 'rejected')).toBe(true);
+  });
 
+  it('audits clean: replays agree and no record is poison', async () => {
     const verify = await runShoalCli(['audit', 'verify', '--json'], deployment.env, 120_000);
     expect(verify.code).toBe(0);
     const report = JSON.parse(verify.stdout) as { agree: boolean; tally: { poison: number } };
     expect(report.agree).toBe(true);
     expect(report.tally.poison).toBe(0);
   });
+
+  it('restarts every control-plane process to one state: each reads the log to its end and reaches the hash an audit replay does', async () => {
+    await cluster.restart();
+    let seen: unknown;
+    const agreed = await eventually('every process has read the whole log', async () => {
+      const { body: api } = await dockerApi<{ position: number; hash: string }>(socket, 'GET', '/statez');
+      const views = await Promise.all(cluster.components.map((c) => cluster.stateHash(c)));
+      const { body: ready } = await dockerApi<{ highWaterMark?: number }>(socket, 'GET', '/readyz');
+      const end = ready.highWaterMark;
+      seen = { ready, api, views };
+      return end !== undefined && api.position === end && views.every((v) => v.position === end) ? { end, hashes: [api.hash, ...views.map((v) => v.hash)] } : undefined;
+    }, { timeoutMs: 90_000, everyMs: 200, explain: () => seen });
+    const replay = await runShoalCli(['audit', 'replay', '--to', String(agreed.end), '--json'], deployment.env, 120_000);
+    expect(replay.code).toBe(0);
+    const replayed = JSON.parse(replay.stdout) as { offset: number; hash: string };
+    expect(replayed.offset).toBe(agreed.end);
+    expect(agreed.hashes).toEqual(Array(cluster.components.length + 1).fill(replayed.hash));
+    await eventually('the service runs on', runningTasks(4), 90_000);
+  });
 });
+
+/** A record of the audit surface, as far as these checks read it. */
+interface AuditRecord {
+  readonly offset: number;
+  readonly type?: string;
+  readonly by?: string;
+  readonly verdict: { readonly status: string };
+  readonly data: { readonly tasks: readonly { readonly id: string }[]; readonly component?: string; readonly term?: number };
+}
+
+/** The term a record was written under (`by` is component/instance@term). */
+const termIn = (record: AuditRecord): number => Number(record.by?.split('@')[1]);
+
+/** Every TasksAssigned and OwnershipTaken on the log, with its verdict, from the audit surface. */
+const scheduling = async (socket: string): Promise<AuditRecord[]> => {
+  const records: AuditRecord[] = [];
+  for (const type of ['TasksAssigned', 'OwnershipTaken']) {
+    for (let from: number | null = 0; from !== null; ) {
+      const page: { body: { next: number | null; records: AuditRecord[] } } = await dockerApi(socket, 'GET', `/shoal/v1/audit/events?type=${type}&from=${from}&limit=1000`);
+      records.push(...page.body.records);
+      from = page.body.next;
+    }
+  }
+  return records.sort((a, b) => a.offset - b.offset);
+};

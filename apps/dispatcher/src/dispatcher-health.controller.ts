@@ -1,10 +1,11 @@
 /**
- * /healthz and /readyz of the dispatcher process, as every component answers them: live
- * while it serves, ready once its view has replayed the log (standby or active).
+ * /healthz, /statez and /readyz of the dispatcher process, as every component answers
+ * them: live while it serves, the view's position and state hash, ready once its view has
+ * replayed the log (standby or active).
  */
 import { Controller, Get, HttpException, HttpStatus, Inject } from '@nestjs/common';
-import { componentHealth } from '@shoal/runtime';
-import type { ComponentHealth } from '@shoal/runtime';
+import { componentHealth, componentStateHash } from '@shoal/runtime';
+import type { ComponentHealth, ComponentStateHash } from '@shoal/runtime';
 import type { DispatcherServer } from './dispatcher-server';
 
 export const DISPATCHER_SERVER = Symbol('DISPATCHER_SERVER');
@@ -14,9 +15,18 @@ export class DispatcherHealthController {
   constructor(@Inject(DISPATCHER_SERVER) private readonly server: DispatcherServer) {}
 
   private health(): ComponentHealth {
+    return componentHealth(this.runner());
+  }
+
+  private runner() {
     const runner = this.server.runner;
     if (!runner) throw new HttpException({ component: 'dispatcher', state: 'starting', position: 0 }, HttpStatus.SERVICE_UNAVAILABLE);
-    return componentHealth(runner);
+    return runner;
+  }
+
+  @Get('statez')
+  stateHash(): ComponentStateHash {
+    return componentStateHash(this.runner());
   }
 
   @Get('healthz')

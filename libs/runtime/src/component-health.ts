@@ -29,6 +29,9 @@ export const componentHealth = (runner: ComponentRunner): ComponentHealth => ({
   position: runner.view.position,
 });
 
+/** The health with the view's state hash, read together (the view applies records synchronously). */
+export const componentStateHash = (runner: ComponentRunner): ComponentStateHash => ({ ...componentHealth(runner), hash: runner.view.projection.hash() });
+
 @Controller()
 export class ComponentHealthController {
   constructor(@Inject(COMPONENT_RUNNER) private readonly runner: ComponentRunner) {}
@@ -41,10 +44,9 @@ export class ComponentHealthController {
     return health;
   }
 
-  /** The view's position and state hash, read together (the view applies records synchronously). */
   @Get('statez')
   stateHash(): ComponentStateHash {
-    return { ...componentHealth(this.runner), hash: this.runner.view.projection.hash() };
+    return componentStateHash(this.runner);
   }
 
   @Get('readyz')

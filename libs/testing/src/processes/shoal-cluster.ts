@@ -16,7 +16,7 @@ import type { ShoalProcess } from './spawn-shoal';
 export const COMPONENTS = ['allocator', 'orchestrator', 'scheduler', 'reaper', 'dispatcher'] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
 
-/** What a component answers on /healthz and /statez. */
+/** What a component answers on /healthz. */
 export interface ComponentHealth {
   readonly component: string;
   readonly state: string;
@@ -49,14 +49,36 @@ export interface AgentOptions {
 
 const healthPortOf = async (p: ShoalProcess): Promise<number> => Number((await p.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000))[1]);
 
+/** `shoal run <name>` for each name; the dispatcher on `dispatcherPort` when given. */
+const startComponents = async (
+  deployment: ShoalProcesses,
+  names: readonly ComponentName[],
+  dispatcherPort?: string,
+): Promise<{ components: RunningComponent[]; dispatcherPort: string }> => {
+  const processes = names.map((name) => deployment.cli(['run', name], name === 'dispatcher' && dispatcherPort ? { SHOAL_DISPATCHER_PORT: dispatcherPort } : {}));
+  const ports = await Promise.all(processes.map(healthPortOf));
+  const components = names.map((name, i) => ({ name, process: processes[i]!, healthPort: ports[i]! }));
+  const dispatcher = components.find((c) => c.name === 'dispatcher')!.process;
+  const [, port] = await dispatcher.waitFor(/dispatcher: agents on 127\.0\.0\.1:(\d+)/, 90_000);
+  return { components, dispatcherPort: port! };
+};
+
 export class ShoalCluster {
   private constructor(
     readonly deployment: ShoalProcesses,
-    readonly api: ShoalProcess,
-    readonly components: RunningComponent[],
-    /** The dispatcher's agent address, `127.0.0.1:<port>`. */
+    private apiProcess: ShoalProcess,
+    private running: RunningComponent[],
+    /** The dispatcher's agent address, `127.0.0.1:<port>`; it keeps its port across restarts. */
     readonly dispatcher: string,
   ) {}
+
+  get api(): ShoalProcess {
+    return this.apiProcess;
+  }
+
+  get components(): readonly RunningComponent[] {
+    return this.running;
+  }
 
   /**
    * Starts the API, initialises the cluster, starts every component and waits until each
@@ -71,14 +93,26 @@ export class ShoalCluster {
     });
     if (init.status !== 200) throw new Error(`swarm init answered ${init.status}: ${JSON.stringify(init.body)}`);
     const names: ComponentName[] = [...COMPONENTS, ...Array.from({ length: Math.max(0, (options.schedulers ?? 1) - 1) }, () => 'scheduler' as const)];
-    const processes = names.map((name) => deployment.cli(['run', name]));
-    const ports = await Promise.all(processes.map(healthPortOf));
-    const components = names.map((name, i) => ({ name, process: processes[i]!, healthPort: ports[i]! }));
-    const dispatcherProcess = components.find((c) => c.name === 'dispatcher')!.process;
-    const [, dispatcherPort] = await dispatcherProcess.waitFor(/dispatcher: agents on 127\.0\.0\.1:(\d+)/, 90_000);
+    const { components, dispatcherPort } = await startComponents(deployment, names);
     const cluster = new ShoalCluster(deployment, api, components, `127.0.0.1:${dispatcherPort}`);
     await cluster.untilEachActive();
     return cluster;
+  }
+
+  /**
+   * Stops the API and every component (SIGTERM) and starts them all again, the dispatcher
+   * on the port it had so that running agents find it again; waits until each component
+   * is active again (an instance that had crashed starts again too). Agents keep running.
+   */
+  async restart(): Promise<void> {
+    const live = [this.apiProcess, ...this.running.map((c) => c.process)].filter((p) => p.running);
+    const codes = await Promise.all(live.map((p) => p.stop()));
+    if (codes.some((code) => code !== 0)) throw new Error(`a process did not stop cleanly: exit codes ${codes.join(', ')}`);
+    this.apiProcess = this.deployment.cli(['run', 'api']);
+    await this.apiProcess.waitFor(/api: listening on/, 90_000);
+    const port = this.dispatcher.split(':')[1]!;
+    this.running = (await startComponents(this.deployment, this.running.map((c) => c.name), port)).components;
+    await this.untilEachActive();
   }
 
   /** The API's unix socket. */
@@ -106,6 +140,11 @@ export class ShoalCluster {
 
   async health(component: RunningComponent): Promise<ComponentHealth> {
     return (await (await fetch(`http://127.0.0.1:${component.healthPort}/healthz`)).json()) as ComponentHealth;
+  }
+
+  /** A component's view position and the hash of its state there (/statez). */
+  async stateHash(component: RunningComponent): Promise<ComponentHealth & { readonly hash: string }> {
+    return (await (await fetch(`http://127.0.0.1:${component.healthPort}/statez`)).json()) as ComponentHealth & { readonly hash: string };
   }
 
   /** The worker join token. */

@@ -34,9 +34,9 @@ export class ShoalProcesses {
     return new ShoalProcesses(dataDir, { ...process.env, SHOAL_DATA_DIR: dataDir, KAFKA_BROKERS: '', ...env }, undefined);
   }
 
-  /** `shoal <args>` as a long-running process (`run reaper`, `agent --simulate 2`, …). */
-  cli(args: readonly string[]): ShoalProcess {
-    return this.track(ShoalProcess.cli(args, this.env));
+  /** `shoal <args>` as a long-running process (`run reaper`, `agent --simulate 2`, …); `env` adds to the environment. */
+  cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): ShoalProcess {
+    return this.track(ShoalProcess.cli(args, { ...this.env, ...env }));
   }
 
   /** The all-in-one process (`npm start`). */

@@ -72,6 +72,11 @@ export class ShoalProcess {
     return this.child.exitCode;
   }
 
+  /** Neither exited nor killed yet. */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   /** Kills it without a chance to clean up (a crash), and waits until it is gone. */
   crash(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
