@@ -70,7 +70,7 @@ describe('the agent with the real dispatcher', () => {
     await topic.close();
   });
 
-  it('a simulated fleet joins, runs an assigned task as its SIM_* env says, and the log has each state', async () => {
+  it('a simulated fleet joins, runs an assigned task as its SIM_* env says, and the log has when it ran and how it ended', async () => {
     const fleet = new SimulatedFleet({ dispatcher: address, joinToken: tokens.worker, nodes: 3, cpus: 2, labels: { zone: ['a', 'b', 'c'] } });
     try {
       await fleet.start();
@@ -88,7 +88,10 @@ describe('the agent with the real dispatcher', () => {
         const states = await reportedStates(log, 't-crash');
         return states.some((status) => status.state === TaskState.FAILED) ? states : undefined;
       }, WITHIN);
-      expect(statuses.map((status) => status.state)).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING, TaskState.FAILED]);
+      // Forward only; the states on the way up may have been replaced by RUNNING before they went out.
+      const states = statuses.map((status) => status.state);
+      expect(states).toEqual([...states].sort((a, b) => a - b));
+      expect(states.slice(-2)).toEqual([TaskState.RUNNING, TaskState.FAILED]);
       expect(statuses.at(-1)).toMatchObject({ exitCode: 3, err: 'task exited with code 3' });
     } finally {
       await fleet.stop();
@@ -186,7 +189,8 @@ describe('the agent through a dispatcher failover', () => {
     expect(session.nodeId).toBe(nodeId);
     // The same run of the task: not started a second time.
     expect(session.worker.statuses()).toEqual([expect.objectContaining({ taskId: 't-forever', state: TaskState.RUNNING })]);
-    const states = (await reportedStates(log, 't-forever')).map((status) => status.state);
-    expect(states.filter((state) => state === TaskState.ACCEPTED)).toHaveLength(1);
+    // The log's RUNNING is the one run the worker still holds.
+    const running = (await reportedStates(log, 't-forever')).filter((status) => status.state === TaskState.RUNNING);
+    expect(new Set(running.map((status) => status.at))).toEqual(new Set([session.worker.statuses()[0]!.at]));
   });
 });

@@ -58,7 +58,9 @@ describe('the agent session', () => {
     const session = open();
     await session.start();
     await eventually('a and b running', () => statesOf('a').includes(TaskState.RUNNING) && statesOf('b').includes(TaskState.RUNNING), WITHIN);
-    expect(statesOf('a')).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING]);
+    // Only forward, and RUNNING once (the states on the way up may be replaced by a later one before they go out).
+    expect(statesOf('a')).toEqual([...statesOf('a')].sort((x, y) => x - y));
+    expect(statesOf('a').filter((state) => state === TaskState.RUNNING)).toHaveLength(1);
 
     dispatcher.push('node-1', incremental(update(assignment('a', [], { desiredState: TaskState.SHUTDOWN })), update(assignment('c', ['SIM_RUN_FOR=30ms', 'SIM_EXIT_CODE=2']))));
     await eventually('a shut down', () => statesOf('a').includes(TaskState.SHUTDOWN), WITHIN);
@@ -75,14 +77,14 @@ describe('the agent session', () => {
   });
 
   it('batches status updates: many statuses in few calls, none larger than the batch limit', async () => {
-    dispatcher.initialAssignments.set('node-1', complete(...Array.from({ length: 30 }, (_, i) => update(assignment(`t${i}`)))));
-    const session = open({ batch: { maxDelayMs: 50, maxItems: 40 } });
+    dispatcher.initialAssignments.set('node-1', complete(...Array.from({ length: 30 }, (_, i) => update(assignment(`t${i}`, ['SIM_START_DELAY=20ms'])))));
+    const session = open({ batch: { maxDelayMs: 50, maxItems: 12 } });
     await session.start();
     await eventually('thirty running', () => dispatcher.statuses.filter((status) => status.state === TaskState.RUNNING).length === 30, WITHIN);
     const sizes = dispatcher.statusCalls.map((call) => call.updates.length);
-    expect(dispatcher.statuses).toHaveLength(150);
-    expect(sizes.length).toBeLessThan(150 / 10);
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(40);
+    expect(dispatcher.statuses.length).toBeGreaterThanOrEqual(30);
+    expect(sizes.length).toBeLessThan(dispatcher.statuses.length / 2);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(12);
     for (const call of dispatcher.statusCalls) expect(call).toMatchObject({ nodeId: 'node-1', sessionId: dispatcher.sessionIdOf('node-1') });
   });
 
@@ -100,7 +102,10 @@ describe('the agent session', () => {
     expect(session.sessionId).not.toBe(firstSession);
     expect(changes).toEqual([true, false, true]);
     // The same task, not a second run of it.
-    expect(statesOf('a').filter((state) => state === TaskState.ACCEPTED)).toHaveLength(1);
+    const running = session.worker.statuses().find((status) => status.taskId === 'a');
+    expect(running?.state).toBe(TaskState.RUNNING);
+    // Said again to the new session perhaps, but always the one run: the same RUNNING.
+    expect(new Set(dispatcher.statuses.filter((status) => status.taskId === 'a' && status.state === TaskState.RUNNING).map((status) => status.at))).toEqual(new Set([running!.at]));
 
     dispatcher.push('node-1', incremental(update(assignment('a', [], { desiredState: TaskState.SHUTDOWN }))));
     await eventually('a shut down over the new session', () => statesOf('a').includes(TaskState.SHUTDOWN), WITHIN);
@@ -118,7 +123,7 @@ describe('the agent session', () => {
     await eventually('x complete, reported', () => statesOf('x').includes(TaskState.COMPLETE), WITHIN);
     expect(dispatcher.sessionRequests).toHaveLength(2);
     expect(session.sessionId).not.toBe(first);
-    expect(statesOf('x')).toEqual([TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING, TaskState.COMPLETE]);
+    expect(statesOf('x').slice(-2)).toEqual([TaskState.RUNNING, TaskState.COMPLETE]);
     expect(new Set(dispatcher.statusCalls.map((call) => call.sessionId))).toEqual(new Set([session.sessionId]));
   });
 

@@ -1,9 +1,16 @@
 /**
- * Task statuses on their way to the dispatcher's UpdateTaskStatus: gathered for at most
- * `maxDelayMs` (100 ms) or until `maxItems` (10,000) are waiting, then sent as one call,
- * as SwarmKit batches them. While the session is down they wait; a failed send puts them
- * back in front, in order.
+ * Task statuses on their way to the dispatcher: gathered for at most `maxDelayMs`
+ * (100 ms) or until `maxItems` (10,000) are waiting, then sent as one batch, as SwarmKit
+ * batches them. While the session is down they wait; a failed send puts them back in
+ * front, in order.
+ *
+ * As SwarmKit's agent reports only a task's latest status, a status waiting to go out is
+ * replaced by a later one of the same task while it is still on the way up (ACCEPTED …
+ * STARTING): a task that starts within one batch is reported RUNNING once, not five
+ * times. RUNNING and what comes after it are never replaced, so the log always has when a
+ * task started and how it ended.
  */
+import { TaskState } from '@shoal/contracts';
 import type { TaskStatusMessage } from '@shoal/protocol';
 import type { TaskStatusReport } from './task-runner';
 import type { Cancel, Timers } from './timers';
@@ -27,6 +34,8 @@ export const toStatusMessage = (status: TaskStatusReport): TaskStatusMessage => 
 
 export class StatusBatcher {
   private pending: TaskStatusMessage[] = [];
+  /** A task's waiting status that a later one may still replace (one before RUNNING), by task id. */
+  private readonly replaceable = new Map<string, TaskStatusMessage>();
   private send: SendStatuses | undefined;
   private sending: Promise<boolean> | undefined;
   private cancelTimer: Cancel | undefined;
@@ -46,7 +55,15 @@ export class StatusBatcher {
   }
 
   push(status: TaskStatusReport): void {
-    this.pending.push(toStatusMessage(status));
+    const message = toStatusMessage(status);
+    const waiting = this.replaceable.get(message.taskId);
+    if (waiting && message.state >= waiting.state) {
+      Object.assign(waiting, message);
+      if (message.state >= TaskState.RUNNING) this.replaceable.delete(message.taskId);
+      return;
+    }
+    this.pending.push(message);
+    if (message.state < TaskState.RUNNING) this.replaceable.set(message.taskId, message);
     if (this.pending.length >= this.maxItems) this.flushSoon(0);
     else this.flushSoon(this.maxDelayMs);
   }
@@ -98,6 +115,8 @@ export class StatusBatcher {
     const send = this.send;
     if (!send || this.pending.length === 0) return Promise.resolve(true);
     const batch = this.pending.splice(0, this.maxItems);
+    // On their way now: a later status of the same task goes in a batch of its own.
+    for (const message of batch) if (this.replaceable.get(message.taskId) === message) this.replaceable.delete(message.taskId);
     this.sending = send(batch).then(
       () => {
         this.sending = undefined;

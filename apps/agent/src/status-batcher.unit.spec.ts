@@ -11,12 +11,41 @@ describe('the status batcher', () => {
   it('holds statuses while no session is up and sends them in order once one is', async () => {
     const batcher = new StatusBatcher(timers, { maxDelayMs: 10 });
     const sent: TaskStatusMessage[][] = [];
-    batcher.push(status('a', TaskState.ACCEPTED));
-    batcher.push(status('a', TaskState.PREPARING));
-    expect(batcher.waiting).toBe(2);
+    batcher.push(status('a', TaskState.RUNNING));
+    batcher.push(status('b', TaskState.PREPARING));
+    batcher.push(status('a', TaskState.COMPLETE));
+    expect(batcher.waiting).toBe(3);
     batcher.connect(async (updates) => void sent.push(updates));
     await batcher.flush();
-    expect(sent).toEqual([[expect.objectContaining({ taskId: 'a', state: TaskState.ACCEPTED, message: '', err: '', hasExitCode: false }), expect.objectContaining({ state: TaskState.PREPARING })]]);
+    expect(sent).toEqual([
+      [
+        expect.objectContaining({ taskId: 'a', state: TaskState.RUNNING, message: '', err: '', hasExitCode: false }),
+        expect.objectContaining({ taskId: 'b', state: TaskState.PREPARING }),
+        expect.objectContaining({ taskId: 'a', state: TaskState.COMPLETE }),
+      ],
+    ]);
+  });
+
+  it("keeps only a task's latest status on the way up (before RUNNING) while it waits, in its place; RUNNING and later are all sent", async () => {
+    const batcher = new StatusBatcher(timers, { maxDelayMs: 10 });
+    const sent: TaskStatusMessage[][] = [];
+    for (const state of [TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY]) batcher.push(status('a', state));
+    batcher.push(status('b', TaskState.ACCEPTED));
+    for (const state of [TaskState.STARTING, TaskState.RUNNING, TaskState.FAILED]) batcher.push({ ...status('a', state), ...(state === TaskState.FAILED ? { exitCode: 3, err: 'exited with code 3' } : {}) });
+    expect(batcher.waiting).toBe(3);
+    batcher.connect(async (updates) => void sent.push(updates));
+    await batcher.flush();
+    expect(sent.flat().map((update) => [update.taskId, update.state])).toEqual([
+      ['a', TaskState.RUNNING],
+      ['b', TaskState.ACCEPTED],
+      ['a', TaskState.FAILED],
+    ]);
+    expect(sent.flat()[2]).toMatchObject({ hasExitCode: true, exitCode: 3, err: 'exited with code 3' });
+
+    // Once a status is on its way, a later one of the same task goes in a batch of its own.
+    batcher.push(status('b', TaskState.PREPARING));
+    await batcher.flush();
+    expect(sent.at(-1)!.map((update) => [update.taskId, update.state])).toEqual([['b', TaskState.PREPARING]]);
   });
 
   it('puts a failed batch back in front, in order, and sends it with the next session', async () => {
