@@ -289,5 +289,17 @@ describe('the docker CLI against Shoal as separate processes on Kafka', () => {
     );
     for (const line of ['service update web', 'service remove big', 'node remove late-1', 'network create backend', 'network remove backend', 'service remove api']) expect(history).toContain(line);
     expect(history.indexOf('service remove api')).toBeLessThan(history.indexOf('network remove backend'));
+    // The tasks' history too: each of the crashing service's three tasks ran, then failed.
+    const crashy = lines(await ok('events', '--since', String(since), '--until', String(end), '--filter', 'type=task', '--filter', 'service=crashy', '--filter', 'event=update',
+      '--format', '{{.Actor.Attributes.name}} {{index .Actor.Attributes "state.new"}}'));
+    const failed = crashy.filter((line) => line.endsWith(' FAILED')).map((line) => line.split(' ')[0]);
+    expect(new Set(failed).size).toBe(3);
+    for (const name of failed) expect(crashy).toContain(`${name} RUNNING`);
+  });
+
+  it('the log the separate processes wrote audits clean', async () => {
+    const verify = await cluster.request<{ agree: boolean; tally: { poison: number } }>('GET', '/shoal/v1/audit/verify');
+    expect(verify.status).toBe(200);
+    expect(verify.body).toMatchObject({ agree: true, tally: { poison: 0 } });
   });
 });
