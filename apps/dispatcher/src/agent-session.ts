@@ -26,9 +26,13 @@ const endWith = <Req, Res>(call: Stream<Req, Res>, code: status, details: string
   call.emit('error', { code, details });
 };
 
-/** One Assignments stream: the complete set first, then the changes, coalesced per turn of the event loop. */
+/**
+ * One Assignments stream: the complete set first, then the changes, coalesced per turn of
+ * the event loop; each turn looks only at the tasks said to have changed.
+ */
 export class AssignmentStream {
   private readonly tracker = new AssignmentTracker();
+  private touched = new Set<string>();
   private scheduled = false;
 
   constructor(
@@ -46,13 +50,16 @@ export class AssignmentStream {
     this.call.write({ type: 'COMPLETE', changes: set.map((assignment) => ({ action: 'UPDATE', assignment: toAssignmentMessage(assignment) })) });
   }
 
-  changed(): void {
+  changed(taskIds: readonly string[]): void {
+    for (const id of taskIds) this.touched.add(id);
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
+      const touched = this.touched;
+      this.touched = new Set();
       if (this.done) return;
-      const changes = this.tracker.changes(this.source.state(), this.source.tasksOf(this.nodeId));
+      const changes = this.tracker.changesOf(this.source.state(), this.source.tasksOf(this.nodeId), touched);
       if (changes.length > 0) this.call.write({ type: 'INCREMENTAL', changes: changes.map(toChangeMessage) });
     });
   }
@@ -94,10 +101,10 @@ export class AgentSession implements SessionLink {
     this.send(periodMs);
   }
 
-  assignmentsChanged(): void {
+  assignmentsChanged(taskIds: readonly string[]): void {
     for (const stream of this.streams) {
       if (stream.done) this.streams.delete(stream);
-      else stream.changed();
+      else stream.changed(taskIds);
     }
   }
 

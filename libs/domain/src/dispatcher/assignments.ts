@@ -66,6 +66,26 @@ export class AssignmentTracker {
     return changes;
   }
 
+  /**
+   * What changed among `touched` — the tasks that may have changed since the last set or
+   * changes — given the tasks the node holds now; remembered as sent. The same answer as
+   * `changes` when `touched` names every task that changed, at the cost of those alone.
+   */
+  changesOf(state: ClusterState, held: ReadonlySet<string>, touched: Iterable<string>): AssignmentChange[] {
+    const changes: AssignmentChange[] = [];
+    for (const id of touched) {
+      const task = held.has(id) ? state.tasks.get(id) : undefined;
+      if (task) {
+        if (this.sent.get(id) === task.desiredState) continue;
+        changes.push({ action: 'update', assignment: assignmentOf(state, task) });
+        this.sent.set(id, task.desiredState);
+      } else if (this.sent.delete(id)) {
+        changes.push({ action: 'remove', taskId: id });
+      }
+    }
+    return changes;
+  }
+
   get size(): number {
     return this.sent.size;
   }

@@ -203,11 +203,17 @@ export class DispatcherCore implements ComponentCore {
   }
 
   private touch(state: ClusterState, items: readonly { readonly id: string }[]): void {
-    const nodes = new Set<string>();
-    for (const item of items) for (const node of this.tasks.touch(state, item.id)) nodes.add(node);
-    for (const nodeId of nodes) {
+    const byNode = new Map<string, string[]>();
+    for (const item of items) {
+      for (const node of this.tasks.touch(state, item.id)) {
+        const ids = byNode.get(node);
+        if (ids) ids.push(item.id);
+        else byNode.set(node, [item.id]);
+      }
+    }
+    for (const [nodeId, ids] of byNode) {
       const session = this.sessions.get(nodeId);
-      if (session?.registration === 'open') session.link?.assignmentsChanged();
+      if (session?.registration === 'open') session.link?.assignmentsChanged(ids);
     }
   }
 

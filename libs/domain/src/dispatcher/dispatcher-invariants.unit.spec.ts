@@ -5,7 +5,10 @@ import fc from 'fast-check';
 import { EventBuilder, histories, nodeDescription } from '@shoal/testing';
 import { evolve } from '../evolve';
 import { Projection } from '../projection';
+import { AssignmentTracker } from './assignments';
+import type { AssignmentChange } from './assignments';
 import { DispatcherCore } from './dispatcher-core';
+import { RecordingLink } from './dispatcher.test-harness';
 import { SessionTable } from './session-table';
 
 const { ASSIGNED } = TaskState;
@@ -63,6 +66,38 @@ describe('dispatcher invariants', () => {
     );
     // The histories reach every kind of proposal, so the property is about something.
     expect([...proposed.keys()].sort()).toEqual(['NodeRegistered', 'NodeStatusChanged', 'TaskStatusesReported']);
+  });
+
+  it('names every task whose assignment changed: changes of the named tasks alone are what a scan of all the node’s tasks finds', () => {
+    const summary = (changes: readonly AssignmentChange[]): string[] =>
+      changes.map((c) => (c.action === 'remove' ? `remove ${c.taskId}` : `update ${c.assignment.taskId} → ${c.assignment.desiredState}`)).sort();
+    let changed = 0;
+    fc.assert(
+      fc.property(histories(), (log) => {
+        const table = new SessionTable();
+        const core = new DispatcherCore(table);
+        const nodes = ['n0', 'n1', 'n2', 'n3'].map((nodeId) => {
+          const link = new RecordingLink();
+          table.open({ nodeId, sessionId: `s-${nodeId}`, role: 'worker', description: nodeDescription(nodeId), link }, 0).registration = 'open';
+          return { nodeId, link, scanned: new AssignmentTracker(), named: new AssignmentTracker(), seen: 0 };
+        });
+        const projection = new Projection(undefined, 0, {
+          onEvent: (event, verdict, state) => {
+            core.observe(event, verdict, state);
+            for (const node of nodes) {
+              const touched = node.link.touched.slice(node.seen);
+              node.seen = node.link.touched.length;
+              const byScan = node.scanned.changes(state, core.tasksOf(node.nodeId));
+              expect(summary(node.named.changesOf(state, core.tasksOf(node.nodeId), touched))).toEqual(summary(byScan));
+              changed += byScan.length;
+            }
+          },
+        });
+        log.forEach((value, offset) => projection.apply({ offset, value }));
+      }),
+      { numRuns: 150 },
+    );
+    expect(changed).toBeGreaterThan(0);
   });
 });
 

@@ -19,14 +19,17 @@ export const TOKENS = { worker: `SWMTKN-1-${'a'.repeat(50)}-${'w'.repeat(25)}`, 
 /** A link that writes down what it is told. */
 export class RecordingLink implements SessionLink {
   readonly heard: string[] = [];
+  /** The task ids each assignmentsChanged named, in order. */
+  readonly touched: string[] = [];
   opened(): void {
     this.heard.push('opened');
   }
   closed(reason: string, final?: boolean): void {
     this.heard.push(`closed${final ? ' for good' : ''}: ${reason}`);
   }
-  assignmentsChanged(): void {
+  assignmentsChanged(taskIds: readonly string[]): void {
     this.heard.push('assignments');
+    this.touched.push(...taskIds);
   }
   periodChanged(periodMs: number): void {
     this.heard.push(`period ${periodMs}`);

@@ -15,8 +15,8 @@ export interface SessionLink {
    * removed from the cluster and may not come back under its id.
    */
   closed(reason: string, final?: boolean): void;
-  /** The node's tasks may have changed: look at its assignments again. */
-  assignmentsChanged(): void;
+  /** These tasks of the node (held now, or until now) may have changed: look at them again. */
+  assignmentsChanged(taskIds: readonly string[]): void;
   /** The cluster's heartbeat period changed. */
   periodChanged(periodMs: number): void;
 }
