@@ -27,13 +27,21 @@ const endWith = <Req, Res>(call: Stream<Req, Res>, code: status, details: string
 };
 
 /**
- * One Assignments stream: the complete set first, then the changes, coalesced per turn of
- * the event loop; each turn looks only at the tasks said to have changed.
+ * Changes of a node's tasks wait this long to go out together (SwarmKit batches its
+ * assignment changes the same way), unless ASSIGNMENT_BATCH_LIMIT of them are waiting.
+ */
+export const ASSIGNMENT_BATCH_MS = 50;
+export const ASSIGNMENT_BATCH_LIMIT = 100;
+
+/**
+ * One Assignments stream: the complete set first, then the changes, gathered for at
+ * most ASSIGNMENT_BATCH_MS; each batch looks only at the tasks said to have changed.
  */
 export class AssignmentStream {
   private readonly tracker = new AssignmentTracker();
   private touched = new Set<string>();
-  private scheduled = false;
+  private timer?: NodeJS.Timeout;
+  private immediate?: NodeJS.Immediate;
 
   constructor(
     private readonly call: Stream<AssignmentsRequest, AssignmentsMessage>,
@@ -52,19 +60,31 @@ export class AssignmentStream {
 
   changed(taskIds: readonly string[]): void {
     for (const id of taskIds) this.touched.add(id);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      const touched = this.touched;
-      this.touched = new Set();
-      if (this.done) return;
-      const changes = this.tracker.changesOf(this.source.state(), this.source.tasksOf(this.nodeId), touched);
-      if (changes.length > 0) this.call.write({ type: 'INCREMENTAL', changes: changes.map(toChangeMessage) });
-    });
+    if (this.touched.size >= ASSIGNMENT_BATCH_LIMIT) {
+      this.immediate ??= setImmediate(() => this.flush());
+    } else {
+      this.timer ??= setTimeout(() => this.flush(), ASSIGNMENT_BATCH_MS);
+    }
+  }
+
+  private flush(): void {
+    this.cancel();
+    const touched = this.touched;
+    this.touched = new Set();
+    if (this.done || touched.size === 0) return;
+    const changes = this.tracker.changesOf(this.source.state(), this.source.tasksOf(this.nodeId), touched);
+    if (changes.length > 0) this.call.write({ type: 'INCREMENTAL', changes: changes.map(toChangeMessage) });
+  }
+
+  private cancel(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
   }
 
   end(code: status, details: string): void {
+    this.cancel();
     endWith(this.call, code, details);
   }
 }
