@@ -2,6 +2,10 @@
  * A tiny structural checker for data read off the log. It answers with the first
  * problem as "path: reason", or undefined when the value fits. Records that do not fit
  * are poison: evolve never sees them.
+ *
+ * Whether a value fits never depends on the path, so containers first check an item
+ * under their own path and spell out the item's path only when it does not fit: a
+ * record that fits (nearly all of them) costs no path strings.
  */
 export type Shape = (value: unknown, path: string) => string | undefined;
 
@@ -46,8 +50,7 @@ export const arrayOf =
   (v, p) => {
     if (!Array.isArray(v)) return `${p}: expected an array, got ${describe(v)}`;
     for (let i = 0; i < v.length; i++) {
-      const problem = item(v[i], `${p}[${i}]`);
-      if (problem) return problem;
+      if (item(v[i], p)) return item(v[i], `${p}[${i}]`);
     }
     return undefined;
   };
@@ -57,23 +60,24 @@ export const recordOf =
   (v, p) => {
     if (!isPlainObject(v)) return `${p}: expected an object, got ${describe(v)}`;
     for (const key of Object.keys(v)) {
-      const problem = item(v[key], `${p}.${key}`);
-      if (problem) return problem;
+      if (item(v[key], p)) return item(v[key], `${p}.${key}`);
     }
     return undefined;
   };
 
 /** An object with (at least) these fields; extra fields are allowed and kept. */
-export const object =
-  (fields: Readonly<Record<string, Shape>>): Shape =>
-  (v, p) => {
+export const object = (fields: Readonly<Record<string, Shape>>): Shape => {
+  const keys = Object.keys(fields);
+  const shapes = keys.map((key) => fields[key]!);
+  return (v, p) => {
     if (!isPlainObject(v)) return `${p}: expected an object, got ${describe(v)}`;
-    for (const key of Object.keys(fields)) {
-      const problem = fields[key]!(v[key], p ? `${p}.${key}` : key);
-      if (problem) return problem;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (shapes[i]!(v[key], p)) return shapes[i]!(v[key], p ? `${p}.${key}` : key);
     }
     return undefined;
   };
+};
 
 /** Tagged unions: picks the shape by the value of `tag`. */
 export const tagged =

@@ -5,7 +5,7 @@
  * ever moves forward, and so does the desired state.
  */
 import { TaskState, isAgentReportable, isTerminal, taskStateName } from '@shoal/contracts';
-import type { EventOf, Task } from '@shoal/contracts';
+import type { EventOf, Task, TaskStatus } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { batchVerdict } from './verdict';
 import type { Verdict } from './verdict';
@@ -119,17 +119,11 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
           return `task ${task.id}: state may not move backwards (${name(task.status.state)} → ${name(report.state)})`;
         }
         const { state: reported, at, message, err, exitCode } = report;
-        return {
-          ...task,
-          ...(reported === TaskState.RUNNING && task.startedAt === undefined ? { startedAt: at } : {}),
-          status: {
-            state: reported,
-            at,
-            ...(message === undefined ? {} : { message }),
-            ...(err === undefined ? {} : { err }),
-            ...(exitCode === undefined ? {} : { exitCode }),
-          },
-        };
+        const status: { -readonly [K in keyof TaskStatus]: TaskStatus[K] } = { state: reported, at };
+        if (message !== undefined) status.message = message;
+        if (err !== undefined) status.err = err;
+        if (exitCode !== undefined) status.exitCode = exitCode;
+        return reported === TaskState.RUNNING && task.startedAt === undefined ? { ...task, startedAt: at, status } : { ...task, status };
       });
     }
     case 'TaskDesiredStatesChanged':

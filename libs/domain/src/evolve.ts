@@ -19,15 +19,16 @@ import { evolveNetworks } from './evolve-networks';
 import { evolveTasks } from './evolve-tasks';
 
 export const evolve = (state: ClusterState, event: ShoalEvent): Verdict => {
-  const refusal = admit(state, event);
+  const writer = writerKey(event.by);
+  const refusal = admit(state, event, writer);
   if (refusal !== undefined) return rejected(event.type, refusal);
   const verdict = route(state, event);
-  if (verdict.status !== 'rejected') state.writers.set(writerKey(event.by), event.seq);
+  if (verdict.status !== 'rejected') state.writers.set(writer, event.seq);
   return verdict;
 };
 
 /** Record-level rules: who may write it, under which term, once, and its expectations. */
-const admit = (state: ClusterState, event: ShoalEvent): string | undefined => {
+const admit = (state: ClusterState, event: ShoalEvent, writer: string): string | undefined => {
   const { by, type } = event;
   if (!EVENT_TYPES[type].writers.includes(by.component)) return `${type} may not be proposed by ${by.component}`;
 
@@ -45,8 +46,8 @@ const admit = (state: ClusterState, event: ShoalEvent): string | undefined => {
     return `${by.component} term ${by.term} was never taken`;
   }
 
-  const last = state.writers.get(writerKey(by));
-  if (last !== undefined && event.seq <= last) return `duplicate: ${writerKey(by)} seq ${event.seq} already applied`;
+  const last = state.writers.get(writer);
+  if (last !== undefined && event.seq <= last) return `duplicate: ${writer} seq ${event.seq} already applied`;
 
   return unmetExpectation(state, event);
 };

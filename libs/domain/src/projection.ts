@@ -85,7 +85,7 @@ export class Projection {
     if (decoded.upcastFrom !== undefined) this.tally.upcast++;
     const event = decoded.event;
     const verdict = evolve(this.state, event);
-    this.note(offset, verdict, event.id, `${event.by.component}/${event.by.instance}@${event.by.term}`);
+    this.note(offset, verdict, event.id, event.by);
     this.onEvent?.(event, verdict, this.state);
     return verdict;
   }
@@ -103,9 +103,10 @@ export class Projection {
     return takeSnapshot(this.state, this.position);
   }
 
-  private note(offset: number, verdict: Verdict, id?: unknown, by?: string): void {
+  private note(offset: number, verdict: Verdict, id?: unknown, writer?: ShoalEvent['by']): void {
     this.tally[verdict.status]++;
     if (verdict.status === 'applied') return;
+    const by = writer ? `${writer.component}/${writer.instance}@${writer.term}` : undefined;
     this.refusals.push({
       offset,
       status: verdict.status,

@@ -41,8 +41,8 @@ const add = (state: ClusterState, task: Task, sign: 1 | -1): void => {
   const wants = task.spec.resources?.reservations;
   const nodeId = task.nodeId as string;
   const current = state.reserved.get(nodeId) ?? { nanoCpus: 0, memoryBytes: 0 };
-  const generic = tally(current.generic, genericUnits(wants?.generic), sign);
-  const hostPorts = tally(current.hostPorts, ones(hostPortKeys(task.ports)), sign);
+  const generic = wants?.generic && wants.generic.length > 0 ? tally(current.generic, genericUnits(wants.generic), sign) : current.generic;
+  const hostPorts = task.ports && task.ports.length > 0 ? tally(current.hostPorts, ones(hostPortKeys(task.ports)), sign) : current.hostPorts;
   const next: Reserved = {
     nanoCpus: current.nanoCpus + sign * (wants?.nanoCpus ?? 0),
     memoryBytes: current.memoryBytes + sign * (wants?.memoryBytes ?? 0),
@@ -53,11 +53,21 @@ const add = (state: ClusterState, task: Task, sign: 1 | -1): void => {
   else state.reserved.set(nodeId, next);
 };
 
+/**
+ * Both hold nothing, or both hold the same reservation on the same node: taking `before`'s
+ * off and putting `after`'s on would leave the node's reservations as they are.
+ */
+const holdsTheSame = (before: Task, after: Task): boolean =>
+  holdsResources(before)
+    ? holdsResources(after) && before.nodeId === after.nodeId && before.spec === after.spec && before.ports === after.ports
+    : !holdsResources(after);
+
 /** Replaces (or inserts, or with `after` undefined deletes) a task, keeping reservations right. */
 export const putTask = (state: ClusterState, before: Task | undefined, after: Task | undefined): void => {
-  if (before) add(state, before, -1);
+  const moves = !before || !after || !holdsTheSame(before, after);
+  if (before && moves) add(state, before, -1);
   if (after) {
-    add(state, after, 1);
+    if (moves) add(state, after, 1);
     state.tasks.set(after.id, after);
   } else if (before) state.tasks.delete(before.id);
 };

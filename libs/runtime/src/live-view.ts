@@ -18,7 +18,12 @@ export interface LiveViewOptions {
   readonly onEvent?: ProjectionOptions['onEvent'];
 }
 
-const RECENT_VERDICTS = 10_000;
+/**
+ * How many verdicts the view remembers, by offset: a ring indexed by offset, so keeping
+ * them costs the same per record however long the log (a Map trimmed from its head does
+ * not: each trim walks past the holes its earlier deletes left).
+ */
+const RECENT_VERDICTS = 16_384;
 /**
  * Records applied before the view lets the event loop run: a fetched batch can hold
  * hundreds of thousands of records, and a process must keep serving (heartbeats, its lease)
@@ -33,7 +38,8 @@ export class LiveView {
   /** Why the given snapshot was not used, if it was not. */
   readonly snapshotRefused?: string;
   private subscription?: Subscription;
-  private readonly recent = new Map<number, Verdict>();
+  private readonly recentOffsets = new Float64Array(RECENT_VERDICTS).fill(-1);
+  private readonly recentVerdicts: (Verdict | undefined)[] = new Array<Verdict | undefined>(RECENT_VERDICTS).fill(undefined);
   private readonly waiting = new Map<number, ((verdict: Verdict) => void)[]>();
 
   constructor(
@@ -89,7 +95,7 @@ export class LiveView {
 
   /** The verdict on the record at `offset`, once the view has applied it. */
   verdictAt(offset: number): Promise<Verdict> {
-    const known = this.recent.get(offset);
+    const known = this.recentAt(offset);
     if (known) return Promise.resolve(known);
     if (offset < this.projection.position) {
       return Promise.reject(new Error(`the verdict on offset ${offset} is no longer remembered`));
@@ -112,6 +118,11 @@ export class LiveView {
     this.subscription = undefined;
   }
 
+  private recentAt(offset: number): Verdict | undefined {
+    const slot = offset % RECENT_VERDICTS;
+    return this.recentOffsets[slot] === offset ? this.recentVerdicts[slot] : undefined;
+  }
+
   /** Applies a batch in chunks, letting the event loop run between them. */
   private async apply(batch: readonly LogRecord[]): Promise<void> {
     if (batch.length <= APPLY_CHUNK) return this.applyChunk(batch);
@@ -125,9 +136,10 @@ export class LiveView {
     for (const record of batch) {
       const verdict = this.projection.apply(record);
       if (!verdict) continue;
-      this.recent.set(record.offset, verdict);
-      if (this.recent.size > RECENT_VERDICTS) this.recent.delete(this.recent.keys().next().value as number);
-      const waiters = this.waiting.get(record.offset);
+      const slot = record.offset % RECENT_VERDICTS;
+      this.recentOffsets[slot] = record.offset;
+      this.recentVerdicts[slot] = verdict;
+      const waiters = this.waiting.size > 0 ? this.waiting.get(record.offset) : undefined;
       if (waiters) {
         this.waiting.delete(record.offset);
         for (const resolve of waiters) resolve(verdict);

@@ -36,4 +36,22 @@ describe('LiveView', () => {
     expect(view.projection.tally.applied).toBe(5_000);
     expect([...view.state.nodes.keys()].slice(0, 3)).toEqual(['n0', 'n1', 'n2']);
   });
+
+  it('remembers the verdicts of at least the last 10,000 records and tells the older ones are forgotten', async () => {
+    const b = new EventBuilder();
+    const register = (i: number) => b.event('NodeRegistered', { id: `n${i}`, role: 'worker', description: nodeDescription(`n${i}`) });
+    const events = [clusterInit(b), ...Array.from({ length: 19_999 }, (_, i) => register(i))];
+    // The last one removes a node that was never there: refused, and remembered as such.
+    events.push(b.event('NodeRemoved', { id: 'nowhere' }));
+    await log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));
+    const view = new LiveView(log);
+    await view.start();
+    await view.stop();
+
+    expect(view.position).toBe(20_001);
+    expect((await view.verdictAt(20_000)).status).toBe('rejected');
+    expect((await view.verdictAt(19_999)).status).toBe('applied');
+    expect((await view.verdictAt(10_001)).status).toBe('applied');
+    await expect(view.verdictAt(1)).rejects.toThrow('the verdict on offset 1 is no longer remembered');
+  });
 });

@@ -3,6 +3,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { testBrokers } from '@shoal/testing';
 import { collect, describeEventLogContract, handOver } from '../contract/event-log.contract';
 import { KafkaEventLog } from './kafka-event-log';
+import { PartitionReader } from './partition-reader';
 import type { KafkaEventLogOptions } from './kafka-event-log';
 
 const brokers = testBrokers();
@@ -98,5 +99,28 @@ describe('KafkaEventLog', () => {
     expect(follower.batches.length).toBeGreaterThan(1);
     expect(follower.seen.every((r, i) => r.offset === 17 + i)).toBe(true);
     await follower.stop();
+  });
+
+  it('reads in chunks from what one fetch brought, and still reads records appended since', async () => {
+    const topic = freshTopic();
+    const log = await track(open(topic));
+    const value = (i: number) => `${i}:${'v'.repeat(200)}`;
+    await log.append(Array.from({ length: 3_000 }, (_, i) => ({ key: 'c1', value: value(i) })));
+    const fetches = jest.spyOn(PartitionReader.prototype, 'fetch');
+    try {
+      const chunks: number[][] = [];
+      for (let from = 0; from < 3_000; from += 500) chunks.push((await log.read(from, { to: 3_000, max: 500 })).map((r) => r.offset));
+      expect(chunks.flat()).toEqual([...Array(3_000).keys()]);
+      // 3,000 records of 200 bytes fit one fetch of 16 MiB: the other five chunks come from it.
+      expect(fetches).toHaveBeenCalledTimes(1);
+
+      await log.append(Array.from({ length: 10 }, (_, i) => ({ key: 'c1', value: value(3_000 + i) })));
+      const tail = await log.read(2_990);
+      expect(tail.map((r) => r.offset)).toEqual([...Array(20).keys()].map((i) => 2_990 + i));
+      expect(tail.every((r) => r.value === value(r.offset))).toBe(true);
+      expect((await log.read(2_995, { to: 3_005 })).map((r) => r.offset)).toEqual([...Array(10).keys()].map((i) => 2_995 + i));
+    } finally {
+      fetches.mockRestore();
+    }
   });
 });

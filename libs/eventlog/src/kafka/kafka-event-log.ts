@@ -59,6 +59,8 @@ export class KafkaEventLog implements EventLog {
   private readonly followers = new Set<KafkaFollower>();
   private readonly leases = new Set<KafkaLease>();
   private readonly fetchMaxBytes: number;
+  /** The last fetch of `read`: a fetch answers with up to fetchMaxBytes, often more than the read asked for. */
+  private readAhead?: FetchResult;
   private appending: Promise<unknown> = Promise.resolve();
   private closing?: Promise<void>;
 
@@ -129,16 +131,24 @@ export class KafkaEventLog implements EventLog {
     let next = Math.max(0, Math.floor(from));
     let first = true;
     while (next < end && out.length < max) {
+      const kept = this.readAhead;
       let fetched: FetchResult;
-      try {
-        fetched = await this.reader.fetch(next, { maxWaitMs: 0 });
-      } catch (error) {
-        if (isOffsetOutOfRange(error)) break; // `from` is past the end
-        throw error;
+      if (kept && kept.records.length > 0 && kept.records[0]!.offset <= next && next < kept.next && end <= kept.highWatermark) {
+        // What the last read fetched and did not return (a replay in chunks reads on from
+        // there), below a `to` that was already below the high-water mark then.
+        fetched = { ...kept, records: kept.records.filter((record) => record.offset >= next) };
+      } else {
+        try {
+          fetched = await this.reader.fetch(next, { maxWaitMs: 0 });
+        } catch (error) {
+          if (isOffsetOutOfRange(error)) break; // `from` is past the end
+          throw error;
+        }
+        // Without `to`, a read stops at the high-water mark it found at its start.
+        if (first) end = Math.min(end, fetched.highWatermark);
+        first = false;
+        this.readAhead = fetched;
       }
-      // Without `to`, a read stops at the high-water mark it found at its start.
-      if (first) end = Math.min(end, fetched.highWatermark);
-      first = false;
       for (const record of fetched.records) {
         if (record.offset >= end || out.length >= max) break;
         out.push(record);
