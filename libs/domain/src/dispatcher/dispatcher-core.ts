@@ -115,11 +115,13 @@ export class DispatcherCore implements ComponentCore {
         this.removed.add(event.data.id);
         this.sessions.end(event.data.id, 'the node was removed from the cluster', true);
         break;
-      case 'TasksCreated':
       case 'TasksAssigned':
       case 'TaskDesiredStatesChanged':
       case 'TasksRemoved':
         this.touch(state, event.data.tasks);
+        break;
+      case 'TasksCreated':
+        // A new task is NEW: no node holds it before it is assigned.
         break;
       case 'TaskStatusesReported':
         // The agent made these changes: its assignments stay as they are. A status only
