@@ -101,6 +101,35 @@ describe('KafkaEventLog', () => {
     await follower.stop();
   });
 
+  it('fetches the next batch while the handler works on one, and still delivers every record once, in order', async () => {
+    const topic = freshTopic();
+    const log = await track(open(topic, { fetchMaxBytes: 16 * 1024 }));
+    const value = (i: number) => `${i}:${'v'.repeat(200)}`;
+    // Ten appends are ten record batches, and a fetch of 16 KiB brings one of them.
+    for (let b = 0; b < 10; b++) await log.append(Array.from({ length: 100 }, (_, i) => ({ key: 'c1', value: value(b * 100 + i) })));
+    const fetches = jest.spyOn(PartitionReader.prototype, 'fetch');
+    try {
+      const seen: number[] = [];
+      const fetchesAtHandler: number[] = [];
+      let done!: () => void;
+      const all = new Promise<void>((resolve) => (done = resolve));
+      const subscription = log.follow(0, async (batch) => {
+        fetchesAtHandler.push(fetches.mock.calls.length);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.push(...batch.map((r) => r.offset));
+        if (seen.length >= 1_000) done();
+      });
+      await all;
+      await subscription.stop();
+      expect(seen).toEqual([...Array(1_000).keys()]);
+      // The first batch's handler starts with its own fetch made and the next one asked for.
+      expect(fetchesAtHandler.length).toBeGreaterThan(2);
+      expect(fetchesAtHandler[0]).toBe(2);
+    } finally {
+      fetches.mockRestore();
+    }
+  });
+
   it('reads in chunks from what one fetch brought, and still reads records appended since', async () => {
     const topic = freshTopic();
     const log = await track(open(topic));

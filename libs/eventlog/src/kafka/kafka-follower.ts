@@ -1,7 +1,8 @@
 /**
  * A follower on Kafka: fetches from an explicit offset, hands each fetched batch to the
- * handler and waits for it before fetching again, so batches arrive in order with no gap
- * and no repeat. Once caught up it long-polls: the broker answers as soon as a record lands.
+ * handler and waits for it before handing over the next, so batches arrive in order with
+ * no gap and no repeat. Below the high-water mark the next fetch is under way while the
+ * handler works; once caught up it long-polls: the broker answers as soon as a record lands.
  */
 import type { FollowOptions, LogRecord, Subscription } from '../port';
 import { isOffsetOutOfRange } from './partition-reader';
@@ -42,11 +43,15 @@ export class KafkaFollower implements Subscription {
     let next = from;
     let caughtUp = false;
     let failingSince: number | undefined;
+    /** The fetch from `next` on, started while the handler worked on the batch before. */
+    let ahead: Promise<FetchResult> | undefined;
     try {
       while (!this.stopped) {
         let fetched: FetchResult;
         try {
-          fetched = await this.reader.fetch(next, { maxWaitMs: caughtUp ? LONG_POLL_MS : 0 });
+          const fetching = ahead ?? this.reader.fetch(next, { maxWaitMs: caughtUp ? LONG_POLL_MS : 0 });
+          ahead = undefined;
+          fetched = await fetching;
           failingSince = undefined;
         } catch (error) {
           if (this.stopped) break;
@@ -67,6 +72,11 @@ export class KafkaFollower implements Subscription {
         if (this.stopped) break;
         if (fetched.records.length > 0) {
           caughtUp = false;
+          if (fetched.next < fetched.highWatermark) {
+            // More is there: fetch it while the handler works (a failure shows when awaited).
+            ahead = this.reader.fetch(fetched.next, { maxWaitMs: 0 });
+            ahead.catch(() => undefined);
+          }
           this.handling = this.handler(fetched.records);
           try {
             await this.handling;
@@ -89,6 +99,7 @@ export class KafkaFollower implements Subscription {
       if (this.options.onError) this.options.onError(failure);
       else process.stderr.write(`[shoal] a follower of the Kafka log stopped: ${failure.message}\n`);
     } finally {
+      await ahead?.catch(() => undefined);
       await this.reader.disconnect().catch(() => undefined);
       this.onEnd(this);
     }
