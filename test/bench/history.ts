@@ -6,7 +6,7 @@
  * evolve applies (none refused), written by the component that owns its type.
  */
 import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, TaskState, encode } from '@shoal/contracts';
-import type { Component, EventDataMap, EventType, NewTask, ServiceSpec } from '@shoal/contracts';
+import type { Component, CreatedTask, EventDataMap, EventType, ServiceSpec } from '@shoal/contracts';
 import { benchNode } from './events';
 
 export interface HistoryOptions {
@@ -87,9 +87,10 @@ export function* benchHistory(options: HistoryOptions): Generator<string> {
   while (written < options.records) {
     const s = round % specs.length;
     const node = `node-${round % nodes}`;
-    const tasks: NewTask[] = [];
+    // As the orchestrator writes them: the service's spec is not repeated per task.
+    const tasks: CreatedTask[] = [];
     for (let i = 0; i < batch; i++) {
-      tasks.push({ id: `task-${++ids}`, serviceId: `svc-${s}`, slot: (ids % 1_000) + 1, specVersion: 1, spec: specs[s]!.task, desiredState: TaskState.RUNNING });
+      tasks.push({ id: `task-${++ids}`, serviceId: `svc-${s}`, slot: (ids % 1_000) + 1, specVersion: 1, desiredState: TaskState.RUNNING });
     }
     const list = tasks.map((t) => t.id);
     const steps: (() => string)[] = [

@@ -22,6 +22,17 @@ describe('decode', () => {
     expect(decoded.ok && decoded.event.data).toEqual({ id: 's1' });
   });
 
+  it('reads a created task with or without its spec, and a bad spec still makes the record poison', () => {
+    const created = (task: Record<string, unknown>) =>
+      JSON.stringify(envelope({ type: 'TasksCreated', by: { component: 'orchestrator', instance: 'o-1', term: 0 }, data: { tasks: [{ id: 't1', serviceId: 's1', specVersion: 1, desiredState: TaskState.RUNNING, ...task }] } }));
+    expect(decode(created({})).ok).toBe(true);
+    expect(decode(created({ spec: { container: { image: 'nginx' } } })).ok).toBe(true);
+    expect(decode(created({ spec: { container: { image: '' } } }))).toMatchObject({
+      ok: false,
+      reason: 'invalid TasksCreated: data.tasks[0].spec.container.image: expected a non-empty string',
+    });
+  });
+
   it('round-trips through encode', () => {
     const decoded = decode(JSON.stringify(envelope()));
     if (!decoded.ok) throw new Error(decoded.reason);

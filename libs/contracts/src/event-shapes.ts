@@ -126,7 +126,7 @@ const newTask = object({
   slot: optional(positiveInt),
   nodeId: optional(id),
   specVersion: positiveInt,
-  spec: taskSpec,
+  spec: optional(taskSpec),
   desiredState,
   replaces: optional(id),
   jobIteration: optional(nonNegInt),

@@ -7,7 +7,7 @@ import type { ClusterSpec, JoinTokens } from './cluster';
 import type { NetworkSpec, NetworkAttachment } from './network';
 import type { NodeDescription, NodeRole, NodeSpec, NodeState } from './node';
 import type { Endpoint, PortConfig, ServiceSpec, UpdateStatus } from './service';
-import type { NewTask } from './task';
+import type { CreatedTask } from './task';
 import type { TaskState } from './task-state';
 
 // ── cluster ────────────────────────────────────────────────────────────────
@@ -101,7 +101,7 @@ export interface NodeRemoved {
 
 // ── tasks ──────────────────────────────────────────────────────────────────
 export interface TasksCreated {
-  readonly tasks: readonly NewTask[];
+  readonly tasks: readonly CreatedTask[];
 }
 export interface TasksAllocated {
   readonly tasks: readonly {

@@ -32,6 +32,13 @@ export interface NewTask {
   readonly jobIteration?: number;
 }
 
+/**
+ * A new task as a TasksCreated record carries it. Without `spec` it runs its service's
+ * task spec: evolve only creates a task at its service's current version, so that is the
+ * spec of `specVersion`, and a batch of one service's tasks need not repeat it per task.
+ */
+export type CreatedTask = Omit<NewTask, 'spec'> & { readonly spec?: TaskSpec };
+
 /** The state's view of a task. */
 export interface Task extends NewTask {
   readonly createdAt: string;

@@ -56,7 +56,7 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
         } else if (item.desiredState !== TaskState.READY && item.desiredState !== TaskState.RUNNING) {
           reasons.push(`task ${item.id}: a new task's desired state is READY or RUNNING, not ${name(item.desiredState)}`);
         } else {
-          putTask(state, undefined, { ...item, createdAt: event.at, status: { state: TaskState.NEW, at: event.at, message: 'created' } });
+          putTask(state, undefined, { ...item, spec: item.spec ?? service.spec.task, createdAt: event.at, status: { state: TaskState.NEW, at: event.at, message: 'created' } });
         }
       }
       return batchVerdict(event.type, event.data.tasks.length, reasons);

@@ -1,6 +1,7 @@
 import { TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { EventBuilder, given, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { stateHash } from './state-hash';
 
 const { NEW, PENDING, ASSIGNED, ACCEPTED, STARTING, RUNNING, COMPLETE, SHUTDOWN, FAILED, READY, REMOVE, ORPHANED } = TaskState;
 
@@ -30,6 +31,19 @@ describe('evolve: tasks', () => {
           expect(state.tasks.get('t1')).toMatchObject({ serviceId: 's1', slot: 1, desiredState: RUNNING, status: { state: NEW } });
           expect(state.tasks.get('t2')?.slot).toBe(2);
         });
+    });
+
+    it('gives a task written without its spec the service\'s spec of that version: the same state, hash and all, as with it written out', () => {
+      const record = created('t1', 't2');
+      const withSpec = given(service).when(record).thenApplied();
+      const withoutSpec = given(service)
+        .when({ ...record, data: { tasks: ['t1', 't2'].map((id, i) => ({ id, serviceId: 's1', slot: i + 1, specVersion: 1, desiredState: RUNNING })) } })
+        .thenApplied((state) => expect(state.tasks.get('t1')?.spec).toBe(state.services.get('s1')?.spec.task));
+      expect(stateHash(withoutSpec)).toBe(stateHash(withSpec));
+      // At a version the service is no longer at, it is refused as a task with a spec is.
+      given(service, b.event('ServiceUpdated', { id: 's1', spec }))
+        .when(b.event('TasksCreated', { tasks: [{ id: 't1', serviceId: 's1', slot: 1, specVersion: 1, desiredState: RUNNING }] }))
+        .thenRejected(/task t1: stale spec version 1 \(service is at 2\)/);
     });
 
     it('refuses tasks of a missing service, of a stale spec version, twice, or on a missing node', () => {

@@ -1,4 +1,5 @@
 import { encode } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
 import type { EmbeddedEventLog } from '@shoal/eventlog';
 import { EventBuilder, clusterInit, nodeDescription, openEmbeddedTestLog } from '@shoal/testing';
 import { LiveView } from './live-view';
@@ -40,7 +41,7 @@ describe('LiveView', () => {
   it('remembers the verdicts of at least the last 10,000 records and tells the older ones are forgotten', async () => {
     const b = new EventBuilder();
     const register = (i: number) => b.event('NodeRegistered', { id: `n${i}`, role: 'worker', description: nodeDescription(`n${i}`) });
-    const events = [clusterInit(b), ...Array.from({ length: 19_999 }, (_, i) => register(i))];
+    const events: ShoalEvent[] = [clusterInit(b), ...Array.from({ length: 19_999 }, (_, i) => register(i))];
     // The last one removes a node that was never there: refused, and remembered as such.
     events.push(b.event('NodeRemoved', { id: 'nowhere' }));
     await log.append(events.map((e) => ({ key: 'c1', value: encode(e) })));

@@ -230,7 +230,7 @@ export class OrchestratorCore implements ComponentCore {
       if (service) reconcileService(d, service);
     }
 
-    return [...plan.proposals(), ...this.updates(state, now, plan)];
+    return [...plan.proposals(), ...this.updates(state, now, plan)].map((proposal) => withoutServiceSpecs(proposal, state));
   }
 
   wakeAt(_state: ClusterState): number | undefined {
@@ -283,6 +283,22 @@ export class OrchestratorCore implements ComponentCore {
     return proposals;
   }
 }
+
+/**
+ * A new task that runs its service's spec at the service's current version goes on the log
+ * without it (evolve gives it the service's): a batch of one service's tasks does not
+ * carry the same spec once per task.
+ */
+const withoutServiceSpecs = (proposal: Proposal, state: ClusterState): Proposal => {
+  if (proposal.type !== 'TasksCreated') return proposal;
+  const tasks = proposal.data.tasks.map((task) => {
+    const service = state.services.get(task.serviceId);
+    if (task.spec === undefined || service === undefined || service.version !== task.specVersion || task.spec !== service.spec.task) return task;
+    const { spec: _spec, ...rest } = task;
+    return rest;
+  });
+  return { ...proposal, data: { ...proposal.data, tasks } };
+};
 
 /** The slots (or nodes) and the tasks one decision's plan acts on. */
 interface PlanFootprint {

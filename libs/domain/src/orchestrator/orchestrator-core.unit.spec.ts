@@ -114,6 +114,19 @@ describe('the orchestrator core', () => {
     expect(created.data.tasks).toHaveLength(4); // a's replacement, c's three new
   });
 
+  it('writes new tasks without the service spec they run, which the state then gives them', () => {
+    const sim = new Simulation(new OrchestratorCore({ newId: counter() }));
+    sim.addNode('n1');
+    sim.append('ServiceCreated', { id: 'web', spec: spec('web', 3) });
+    const created = sim.decide()[0] as Extract<Proposal, { type: 'TasksCreated' }>;
+    expect(created.data.tasks).toHaveLength(3);
+    for (const task of created.data.tasks) {
+      expect(task).toMatchObject({ serviceId: 'web', specVersion: 1 });
+      expect(task).not.toHaveProperty('spec');
+      expect(sim.state.tasks.get(task.id)?.spec).toEqual(spec('web', 3).task);
+    }
+  });
+
   it('leaves the rest for the next decision past the plan size limit', () => {
     const sim = new Simulation(new OrchestratorCore({ newId: counter(), maxPlanSize: 10 }));
     sim.addNode('n1');

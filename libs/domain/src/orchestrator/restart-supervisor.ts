@@ -10,7 +10,7 @@
  * `RESTARTED`, and the TasksCreated that follows names the task it `replaces`.
  */
 import { TaskState, isGlobal, isJob } from '@shoal/contracts';
-import type { NewTask, Task, TaskDesiredStatesChanged } from '@shoal/contracts';
+import type { CreatedTask, NewTask, Task, TaskDesiredStatesChanged } from '@shoal/contracts';
 import type { ClusterState, Service } from '../state';
 import { slotKey } from '../reaper/slots';
 import type { Decision } from './decision';
@@ -49,7 +49,7 @@ export class RestartSupervisor {
   }
 
   /** After a TasksCreated applied at `at`: the restart replacements among its tasks. */
-  created(items: readonly NewTask[], at: string, state: ClusterState): void {
+  created(items: readonly CreatedTask[], at: string, state: ClusterState): void {
     const createdAt = Date.parse(at);
     for (const item of items) {
       if (item.replaces === undefined || !this.shutForRestart.delete(item.replaces)) continue;
