@@ -277,7 +277,13 @@ describe('the docker CLI against Shoal as separate processes on Kafka', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/in use by service api/);
     await ok('service', 'rm', 'api');
-    expect(await ok('network', 'rm', 'backend')).toBe('backend\n');
+    // As with Docker, the network stays in use until the removed service's tasks have stopped.
+    const removed = await until('network rm succeeds once the tasks have stopped', async () => {
+      const rm = await cluster.docker(['network', 'rm', 'backend'], { timeoutMs: CONVERGE_MS });
+      if (rm.code !== 0 && !/in use by task/.test(rm.stderr)) throw new Error(`docker network rm backend failed: ${rm.stderr}`);
+      return rm.code === 0 ? rm.stdout : undefined;
+    });
+    expect(removed).toBe('backend\n');
     expect(await ok('network', 'ls', '--format', '{{.Name}}')).not.toMatch(/backend/);
   });
 

@@ -1,4 +1,5 @@
 /** Networks: created by the user, given a subnet by the allocator, removed when unused. */
+import { TaskState } from '@shoal/contracts';
 import type { EventOf } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { applied, rejected } from './verdict';
@@ -40,6 +41,12 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
       for (const service of state.services.values()) {
         const uses = service.spec.task.networks?.some((n) => n.target === network.id || n.target === network.spec.name);
         if (uses) return rejected(event.type, `network ${network.spec.name} is in use by service ${service.spec.name}`);
+      }
+      // As SwarmKit: a task that may still hold an address on it (not yet ended) keeps it too,
+      // so no address is handed out twice should a network come back under the same id.
+      for (const task of state.tasks.values()) {
+        if (task.status.state > TaskState.RUNNING || !task.attachments?.some((a) => a.network === network.id)) continue;
+        return rejected(event.type, `network ${network.spec.name} is in use by task ${task.id}`);
       }
       state.networks.delete(network.id);
       return applied(event.type);

@@ -1,4 +1,5 @@
-import { EventBuilder, given, serviceSpec } from '@shoal/testing';
+import { TaskState } from '@shoal/contracts';
+import { EventBuilder, given, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 
 describe('evolve: networks', () => {
   let b: EventBuilder;
@@ -62,6 +63,27 @@ describe('evolve: networks', () => {
     given(created(), b.event('ServiceCreated', { id: 's1', spec: { ...spec, task: { ...spec.task, networks: [{ target: 'backend' }] } } }))
       .when(b.event('NetworkRemoved', { id: 'n1' }))
       .thenRejected(/network backend is in use by service web/);
+  });
+
+  it('NetworkRemoved of a network a task still holds an address on is refused until the task ends, as SwarmKit does', () => {
+    const spec = serviceSpec('web');
+    const onBackend = { ...spec, task: { ...spec.task, networks: [{ target: 'backend' }] } };
+    const running = [
+      created(),
+      b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' }),
+      b.event('NodeRegistered', { id: 'x', role: 'worker', description: nodeDescription('x') }),
+      b.event('ServiceCreated', { id: 's1', spec: onBackend }),
+      b.event('TasksCreated', { tasks: [newTask('t1', 's1', onBackend)] }),
+      b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [{ network: 'n1', addresses: ['10.0.1.2/24'] }] }] }),
+      b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'x', why: 'test' }] }),
+      b.event('TaskStatusesReported', { nodeId: 'x', statuses: [{ id: 't1', state: TaskState.RUNNING, at: b.now() }] }),
+      b.event('ServiceRemoved', { id: 's1' }),
+    ];
+    given(...running).when(b.event('NetworkRemoved', { id: 'n1' })).thenRejected(/network backend is in use by task t1/);
+    const ended = b.event('TaskStatusesReported', { nodeId: 'x', statuses: [{ id: 't1', state: TaskState.SHUTDOWN, at: b.now() }] });
+    given(...running, ended)
+      .when(b.event('NetworkRemoved', { id: 'n1' }))
+      .thenApplied((state) => expect(state.networks.size).toBe(0));
   });
 
   it('NetworkRemoved of a missing network is refused', () => {

@@ -123,8 +123,10 @@ describe('allocator: networks', () => {
     w.tasks('s1', 't1', 't2');
     w.settle();
     expect(w.task('t2').status.err).toMatch(/no available IP addresses/);
-    // The service moves off the network; its old task t2 still asks for it.
+    // The service moves off the network and its task t1 ends; its old task t2 still asks for it.
     w.happen('ServiceUpdated', { id: 's1', spec: withNetworks('web', [], { endpoint: { mode: 'dnsrr' } }) });
+    expect(w.happen('NetworkRemoved', { id: 'n1' })).toMatchObject({ status: 'rejected', reasons: [expect.stringMatching(/in use by task t1/)] });
+    w.end('t1');
     expect(w.happen('NetworkRemoved', { id: 'n1' }).status).toBe('applied');
     w.settle();
     expect(w.task('t2').status).toMatchObject({ state: TaskState.NEW, err: 'network tiny not found' });
