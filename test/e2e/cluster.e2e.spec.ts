@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pidAlive } from '../../libs/testing/src/processes/pid-alive';
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
 import { ShoalCluster } from '../../libs/testing/src/processes/shoal-cluster';
 import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
@@ -147,6 +150,52 @@ describe('Shoal as separate processes on Kafka', () => {
     expect(replayed.offset).toBe(agreed.end);
     expect(agreed.hashes).toEqual(Array(cluster.components.length + 1).fill(replayed.hash));
     await eventually('the service runs on', runningTasks(4), 90_000);
+  });
+
+  it('an exec agent killed and restarted with its state dir stops the task process it left, and its task is replaced', async () => {
+    const stateDir = join(deployment.dataDir, 'exec-agent');
+    const pids = join(deployment.dataDir, 'sleeper.pids');
+    const token = await cluster.workerToken();
+    const execAgent = (): ShoalProcess =>
+      deployment.cli(['agent', '--join-token', token, '--dispatcher', cluster.dispatcher, '--hostname', 'exec-1', '--state-dir', stateDir]);
+    let agent = execAgent();
+    await agent.waitFor(/joined the dispatcher/, 90_000);
+    const created = await dockerApi(socket, 'POST', '/v1.47/services/create', {
+      Name: 'sleeper',
+      TaskTemplate: {
+        ContainerSpec: { Image: 'exec', Command: ['sh', '-c', `echo $$ >> ${pids}; exec sleep 600`] },
+        Placement: { Constraints: ['node.hostname==exec-1'] },
+        RestartPolicy: { Condition: 'any', Delay: 0 },
+      },
+      Mode: { Replicated: { Replicas: 1 } },
+    });
+    expect(created.status).toBe(201);
+    const started = (count: number) => async (): Promise<number[] | undefined> => {
+      const seen = existsSync(pids) ? readFileSync(pids, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
+      return seen.length === count ? seen : undefined;
+    };
+    const [first] = await eventually('the task runs as a real process', started(1), 90_000);
+    expect(pidAlive(first!)).toBe(true);
+    const sleeperTasks = async () =>
+      (await dockerApi<(DockerTask & { Status: { Err?: string } })[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['sleeper'] }))}`)).body;
+    await eventually('the log has the task RUNNING', async () => ((await sleeperTasks()).some((t) => t.Status.State === 'running') ? true : undefined), 30_000);
+
+    // The agent dies; its task's process, in a process group of its own, runs on.
+    await agent.crash();
+    expect(pidAlive(first!)).toBe(true);
+    agent = execAgent();
+    await agent.waitFor(new RegExp(`stopped process ${first}, which the previous agent left running`), 90_000);
+    await eventually('the old process is gone', async () => (pidAlive(first!) ? undefined : true), 30_000);
+    const [, second] = await eventually('a replacement task runs as a new process', started(2), 90_000);
+    expect(pidAlive(second!)).toBe(true);
+    const tasks = await eventually('the first task is failed and its replacement runs', async () => {
+      const now = await sleeperTasks();
+      return now.length === 2 && now.some((t) => t.Status.State === 'running') ? now : undefined;
+    }, 30_000);
+    expect(tasks.map((t) => `${t.DesiredState} ${t.Status.State}`).sort()).toEqual(['running running', 'shutdown failed']);
+    expect(tasks.find((t) => t.Status.State === 'failed')?.Status.Err).toBe('the agent restarted and the task did not survive it');
+    await agent.stop();
+    expect(pidAlive(second!)).toBe(false);
   });
 });
 

@@ -3,7 +3,9 @@
  *   shoal agent --join-token T --dispatcher HOST:PORT [--hostname H] [--label k=v]…
  *               [--state-dir DIR]
  *     this host as one node; tasks run as real processes (the exec executor); with
- *     --state-dir it keeps its node id there and joins as the same node next time
+ *     --state-dir it keeps its node id there and joins as the same node next time, and
+ *     records its task processes there so that, restarted after a crash, it first stops
+ *     those the crashed agent left running
  *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
  *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-] [--state-dir DIR]
  *     N simulated nodes in this one process, each its own session
@@ -19,6 +21,7 @@ import { ExecExecutor } from './exec-executor';
 import { parseLabel } from './node-description';
 import { SimulatedFleet } from './simulated-fleet';
 import type { FleetLabels } from './simulated-fleet';
+import { TaskProcessRecord } from './task-processes';
 import { TimerWheel } from './timers';
 
 export interface AgentCommandOptions {
@@ -111,7 +114,16 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   const timers = new TimerWheel(25);
   const channels = new DispatcherChannels();
   const labels = Object.fromEntries(options.label.map(parseLabel));
-  const executor = new ExecExecutor({ hostname: options.hostname, labels, output: 'inherit', timers });
+  const processes = options.stateDir ? new TaskProcessRecord(join(options.stateDir, 'tasks')) : undefined;
+  for (const leftover of (await processes?.stopLeftovers()) ?? []) {
+    if (leftover.outcome === 'gone') continue;
+    say(
+      leftover.outcome === 'unverifiable'
+        ? `task ${leftover.taskId}: a previous agent's process ${leftover.pid} may still run (this system has no /proc to tell it from another): stop it yourself`
+        : `task ${leftover.taskId}: ${leftover.outcome} process ${leftover.pid}, which the previous agent left running`,
+    );
+  }
+  const executor = new ExecExecutor({ hostname: options.hostname, labels, output: 'inherit', timers, processes });
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
   const nodeId = keptNodeId(options.stateDir);
@@ -174,7 +186,7 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--dispatcher <host:port>', 'a dispatcher to join through (default $SHOAL_DISPATCHER)', argument(hostPort))
     .option('--hostname <name>', "this node's name (default: the host's)")
     .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
-    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart')
+    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart (and the task processes, to stop those a crashed agent left)')
     .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
     .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))

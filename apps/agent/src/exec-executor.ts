@@ -3,16 +3,18 @@
  * this host, with the task's env (over PATH and HOME) in its working directory, as the
  * task's user when it names one (a user this host does not have rejects the task). The child
  * leads its own process group, so stopping it reaches everything it started: SIGTERM,
- * the grace period, then SIGKILL.
+ * the grace period, then SIGKILL. Given a TaskProcessRecord, each running process is
+ * recorded there, for an agent restarted after a crash to stop what this one left.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { constants } from 'node:os';
 import type { NodeDescriptionMessage } from '@shoal/protocol';
-import { taskEnv } from './executor';
+import { DEFAULT_STOP_GRACE_PERIOD_MS, taskEnv } from './executor';
 import type { AssignedTask, Executor, TaskController, TaskExit } from './executor';
 import { hostDescription } from './node-description';
+import type { TaskProcessRecord } from './task-processes';
 import { resolveTaskUser } from './task-user';
 import type { TaskIdentity } from './task-user';
 import type { Timers } from './timers';
@@ -24,6 +26,8 @@ export interface ExecExecutorOptions {
   /** Where the children's stdout and stderr go: this process's own, or nowhere. */
   readonly output?: 'inherit' | 'ignore';
   readonly timers: Timers;
+  /** Where running task processes are recorded (the agent's state dir), if anywhere. */
+  readonly processes?: TaskProcessRecord;
 }
 
 export class ExecExecutor implements Executor {
@@ -34,7 +38,7 @@ export class ExecExecutor implements Executor {
   }
 
   controller(task: AssignedTask): TaskController {
-    return new ExecController(task, this.options.timers, this.options.output ?? 'ignore');
+    return new ExecController(task, this.options.timers, this.options.output ?? 'ignore', this.options.processes);
   }
 }
 
@@ -51,6 +55,7 @@ class ExecController implements TaskController {
     private readonly task: AssignedTask,
     private readonly timers: Timers,
     private readonly output: 'inherit' | 'ignore',
+    private readonly processes: TaskProcessRecord | undefined,
   ) {}
 
   private argv(): string[] {
@@ -92,6 +97,7 @@ class ExecController implements TaskController {
     this.child = child;
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
+        this.processes?.ended(this.task.id);
         this.exit = signal ? { exitCode: 128 + signalNumber(signal), signal } : { exitCode: code ?? 0 };
         resolve(this.exit);
       });
@@ -99,6 +105,9 @@ class ExecController implements TaskController {
     return new Promise((resolve, reject) => {
       child.once('spawn', () => {
         child.on('error', () => undefined);
+        if (child.pid !== undefined && child.exitCode === null) {
+          this.processes?.started(this.task.id, child.pid, this.task.spec.container.stopGracePeriodMs ?? DEFAULT_STOP_GRACE_PERIOD_MS);
+        }
         resolve();
       });
       child.once('error', (error) => reject(new Error(`could not start ${file}: ${error.message}`)));
