@@ -133,8 +133,10 @@ describe('Shoal as separate processes on Kafka', () => {
     expect(report.tally.poison).toBe(0);
   });
 
-  it('restarts every control-plane process to one state: each reads the log to its end and reaches the hash an audit replay does', async () => {
+  it('restarts every control-plane process to one state: each resumes from its snapshot, reads the log to its end and reaches the hash an audit replay does', async () => {
     await cluster.restart();
+    // Each saved its view as it stopped, and each new process started from that snapshot.
+    for (const c of cluster.components) await c.process.waitFor(/view restored from the snapshot at offset \d+/, 30_000);
     let seen: unknown;
     const agreed = await eventually('every process has read the whole log', async () => {
       const { body: api } = await dockerApi<{ position: number; hash: string }>(socket, 'GET', '/statez');

@@ -18,13 +18,19 @@ describe('dispatcher addresses', () => {
 
 describe('dispatcher settings from the environment', () => {
   it('listens on 127.0.0.1 and the default port unless told otherwise', () => {
-    expect(dispatcherOptionsFromEnv({})).toEqual({ host: '127.0.0.1', port: DEFAULT_DISPATCHER_PORT });
-    expect(dispatcherOptionsFromEnv({ SHOAL_DISPATCHER_PORT: '0', SHOAL_CLUSTER_ID: 'c1', SHOAL_DISPATCHER_ADVERTISE: 'disp-1:4243' })).toEqual({
+    expect(dispatcherOptionsFromEnv({ SHOAL_SNAPSHOT_EVERY_MS: '0' })).toEqual({ host: '127.0.0.1', port: DEFAULT_DISPATCHER_PORT });
+    expect(dispatcherOptionsFromEnv({ SHOAL_SNAPSHOT_EVERY_MS: '0', SHOAL_DISPATCHER_PORT: '0', SHOAL_CLUSTER_ID: 'c1', SHOAL_DISPATCHER_ADVERTISE: 'disp-1:4243' })).toEqual({
       host: '127.0.0.1',
       port: 0,
       cluster: 'c1',
       advertise: 'disp-1:4243',
     });
+  });
+
+  it('snapshots its view under the data dir every 30 s unless told otherwise', () => {
+    expect(dispatcherOptionsFromEnv({ SHOAL_DATA_DIR: '/var/lib/shoal' }).snapshots).toEqual({ store: expect.objectContaining({ dir: '/var/lib/shoal/snapshots/dispatcher' }), everyMs: 30_000 });
+    expect(dispatcherOptionsFromEnv({ SHOAL_SNAPSHOT_EVERY_MS: '5000' }).snapshots).toEqual({ store: expect.objectContaining({ dir: '.shoal/snapshots/dispatcher' }), everyMs: 5_000 });
+    expect(() => dispatcherOptionsFromEnv({ SHOAL_SNAPSHOT_EVERY_MS: 'often' })).toThrow(/SHOAL_SNAPSHOT_EVERY_MS must be a whole number of milliseconds/);
   });
 
   it('refuses a port or an advertised address that is not one', () => {

@@ -11,7 +11,7 @@ import { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_SERVICE } from '@shoal/protocol';
 import { ComponentRunner, makeInstanceId, newObjectId } from '@shoal/runtime';
-import type { RunnerActivity } from '@shoal/runtime';
+import type { RunnerActivity, ViewSnapshots } from '@shoal/runtime';
 import { AgentService } from './agent-service';
 import { hostPort, instanceWithAddress } from './dispatcher-address';
 
@@ -29,6 +29,8 @@ export interface DispatcherServerOptions {
   readonly now?: () => Date;
   /** Lines worth logging (ignored statuses, ownership changes). */
   readonly log?: (line: string) => void;
+  /** Where the view is snapshotted, and how often. */
+  readonly snapshots?: ViewSnapshots;
 }
 
 /** Status batches wait at most this long (SwarmKit: 100 ms). */
@@ -91,6 +93,7 @@ export class DispatcherServer {
       gapMs: 20,
       capMs: STATUS_BATCH_MS,
       now: this.now,
+      ...(this.options.snapshots ? { snapshots: this.options.snapshots } : {}),
       onActivity: (activity) => this.onActivity(activity),
     });
     this.runnerValue = runner;
@@ -141,6 +144,12 @@ export class DispatcherServer {
         break;
       case 'error':
         this.say(activity.message);
+        break;
+      case 'restored':
+        this.say(`view restored from the snapshot at offset ${activity.offset}`);
+        break;
+      case 'not restored':
+        this.say(`not using a snapshot: ${activity.reason}`);
         break;
       case 'appended':
         break;

@@ -5,7 +5,9 @@
  *   SHOAL_DISPATCHER_ADVERTISE the host:port agents are sent to when this instance is active
  *                              (default host:port as bound)
  *   SHOAL_CLUSTER_ID           the cluster to write for (default: the log's)
+ *   SHOAL_DATA_DIR, SHOAL_SNAPSHOT_EVERY_MS  where and how often its view is snapshotted
  */
+import { viewSnapshotsFromEnv } from '@shoal/runtime';
 import type { DispatcherServerOptions } from './dispatcher-server';
 
 export const DEFAULT_DISPATCHER_PORT = 2377;
@@ -22,10 +24,12 @@ export const dispatcherOptionsFromEnv = (env: NodeJS.ProcessEnv): DispatcherServ
     throw new Error(`SHOAL_DISPATCHER_ADVERTISE must be host:port, not "${advertise}"`);
   }
   const cluster = env.SHOAL_CLUSTER_ID?.trim();
+  const snapshots = viewSnapshotsFromEnv(env, 'dispatcher');
   return {
     host: env.SHOAL_BIND_HOST?.trim() || '127.0.0.1',
     port: port(env.SHOAL_DISPATCHER_PORT?.trim() || String(DEFAULT_DISPATCHER_PORT)),
     ...(advertise ? { advertise } : {}),
     ...(cluster ? { cluster } : {}),
+    ...(snapshots ? { snapshots } : {}),
   };
 };

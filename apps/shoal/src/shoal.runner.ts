@@ -3,7 +3,8 @@
  * its own view as separate processes would have — the allocator, orchestrator, scheduler
  * and reaper, the dispatcher (agents join over gRPC), the API (Docker's swarm API on a unix
  * socket and 127.0.0.1), and a fleet of simulated nodes. On the embedded log by default, on
- * Kafka when KAFKA_BROKERS is set. This process's own view is snapshotted now and then.
+ * Kafka when KAFKA_BROKERS is set. This process's own view, and each component's, is
+ * snapshotted now and then (SHOAL_SNAPSHOT_EVERY_MS; 0: never).
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import { EVENT_LOG, FileSnapshotStore } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { ComponentRunner, EventWriter, LiveView, makeInstanceId, newJoinTokens } from '@shoal/runtime';
+import type { ViewSnapshots } from '@shoal/runtime';
 import { createApiApp } from '../../api/src/create-api-app';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
 import { SimulatedFleet } from '../../agent/src/simulated-fleet';
@@ -56,9 +58,11 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     const cluster = view.state.cluster!.id;
     await this.startComponents(cluster);
 
+    const dispatcherSnapshots = this.componentSnapshots('dispatcher');
     this.dispatcher = new DispatcherServer(this.log, {
       port: this.config.dispatcherPort,
       cluster,
+      ...(dispatcherSnapshots ? { snapshots: dispatcherSnapshots } : {}),
       log: (line) => this.logger.debug(`dispatcher: ${line}`),
     });
     const { port: dispatcherPort } = await this.dispatcher.start();
@@ -80,16 +84,18 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       await this.fleet.start();
     }
     await view.waitFor(await this.log.highWaterMark());
-    this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.config.snapshotEveryMs);
+    if (this.config.snapshotEveryMs > 0) this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.config.snapshotEveryMs);
     return { view, apiPort, dispatcherPort };
   }
 
   /** The control plane's cores, each with its own view and runner, as separate processes would run them. */
   private async startComponents(cluster: string): Promise<void> {
     for (const core of controlPlaneCores()) {
+      const snapshots = this.componentSnapshots(core.component);
       const runner = new ComponentRunner(this.log, core, {
         cluster,
         instance: makeInstanceId(core.component),
+        ...(snapshots ? { snapshots } : {}),
         onActivity: (activity) => {
           if (activity.kind === 'error' || activity.kind === 'lost') this.logger.warn(`${core.component}: ${JSON.stringify(activity)}`);
         },
@@ -99,6 +105,12 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     }
     // Up means acting: every component owns its part before anything else starts.
     for (const runner of this.components) await runner.untilActive();
+  }
+
+  /** Where a component keeps its view's snapshots, as its own process would (none when snapshots are off). */
+  private componentSnapshots(component: string): ViewSnapshots | undefined {
+    const everyMs = this.config.snapshotEveryMs;
+    return everyMs > 0 ? { store: new FileSnapshotStore(join(this.config.dataDir, 'snapshots', component)), everyMs } : undefined;
   }
 
   /** The parts running in this process. */
@@ -142,7 +154,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     const view = this.view;
     if (!view) return;
     await view.stop();
-    await this.saveSnapshot();
+    if (this.config.snapshotEveryMs > 0) await this.saveSnapshot();
     this.view = undefined;
   }
 }

@@ -3,15 +3,19 @@
  * appends the proposals as one batch, waits until the view has ruled on them, and decides
  * again; with nothing to do it sleeps until the log moves, batching bursts the way
  * SwarmKit debounces (wait for a 50 ms gap, at most 1 s). A standby keeps its view warm
- * and takes over when the lease comes to it; a lost lease stops it acting at once.
+ * and takes over when the lease comes to it; a lost lease stops it acting at once. Given
+ * snapshots, the view starts from the newest that belongs to the log and is saved now and
+ * then; the core learns the restored state as it does on taking over (reconcileAll).
  */
 import type { ShoalEvent } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
-import type { ComponentCore, Proposal, Verdict } from '@shoal/domain';
+import type { ComponentCore, Proposal, Snapshot, Verdict } from '@shoal/domain';
 import { EventWriter } from './event-writer';
 import { LiveView } from './live-view';
 import { takeOwnership } from './ownership';
 import type { Ownership } from './ownership';
+import { SnapshotSaver, snapshotFor } from './view-snapshots';
+import type { ViewSnapshots } from './view-snapshots';
 
 export interface RunnerOptions {
   /** The cluster (record key) to write for; by default the one the log's ClusterInitialized names. */
@@ -24,18 +28,23 @@ export interface RunnerOptions {
   readonly now?: () => Date;
   /** Told of what the runner does, for logs and tests. */
   readonly onActivity?: (what: RunnerActivity) => void;
+  /** Where the view is snapshotted, and how often: a restart then replays only the tail. */
+  readonly snapshots?: ViewSnapshots;
 }
 
 export type RunnerActivity =
   | { readonly kind: 'owner'; readonly term: number }
   | { readonly kind: 'appended'; readonly count: number; readonly rejected: number }
   | { readonly kind: 'lost'; readonly reason: string }
-  | { readonly kind: 'error'; readonly message: string };
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'restored'; readonly offset: number }
+  | { readonly kind: 'not restored'; readonly reason: string };
 
 export type RunnerState = 'starting' | 'standby' | 'active' | 'stopped';
 
 export class ComponentRunner {
-  readonly view: LiveView;
+  private viewValue: LiveView;
+  private saver?: SnapshotSaver;
   private writerValue?: EventWriter;
   private stateValue: RunnerState = 'starting';
   private ownership?: Ownership;
@@ -52,9 +61,19 @@ export class ComponentRunner {
     private readonly options: RunnerOptions,
   ) {
     this.now = options.now ?? (() => new Date());
-    this.view = new LiveView(log, {
-      onEvent: (event, verdict, state) => core.observe(event, verdict, state),
+    this.viewValue = this.newView();
+  }
+
+  /** The component's view of the log (from a snapshot once started, when one was usable). */
+  get view(): LiveView {
+    return this.viewValue;
+  }
+
+  private newView(snapshot?: Snapshot): LiveView {
+    return new LiveView(this.log, {
+      onEvent: (event, verdict, state) => this.core.observe(event, verdict, state),
       onApplied: () => this.changed(),
+      ...(snapshot ? { snapshot } : {}),
     });
   }
 
@@ -86,7 +105,24 @@ export class ComponentRunner {
 
   /** Replays, then runs in the background: standby until it owns the partition, then active. */
   async start(): Promise<void> {
+    const snapshots = this.options.snapshots;
+    if (snapshots) {
+      const { snapshot, refused } = await snapshotFor(this.log, snapshots.store);
+      if (snapshot) {
+        const view = this.newView(snapshot);
+        if (view.snapshotRefused === undefined) {
+          this.viewValue = view;
+          // The core saw none of the records before the snapshot: it learns the state whole.
+          this.core.reconcileAll(view.state);
+          this.options.onActivity?.({ kind: 'restored', offset: snapshot.offset });
+        } else this.options.onActivity?.({ kind: 'not restored', reason: view.snapshotRefused });
+      } else if (refused) this.options.onActivity?.({ kind: 'not restored', reason: refused });
+    }
     await this.view.start();
+    if (snapshots) {
+      this.saver = new SnapshotSaver(snapshots, () => this.view, (message) => this.options.onActivity?.({ kind: 'error', message }));
+      this.saver.start();
+    }
     const cluster = this.options.cluster ?? this.view.state.cluster?.id ?? 'default';
     this.writerValue = new EventWriter(this.log, cluster, this.core.component, this.options.instance, { now: this.now });
     this.stateValue = 'standby';
@@ -99,6 +135,7 @@ export class ComponentRunner {
     this.changed();
     await this.ownership?.lease.release();
     await this.loop;
+    await this.saver?.flush();
     await this.view.stop();
   }
 

@@ -1,7 +1,8 @@
 /**
  * Nest wiring for one component: a ComponentRunner over the EVENT_LOG, started when the
- * application boots and stopped (lease released, view closed) before it shuts down, and
- * its /healthz and /readyz.
+ * application boots and stopped (lease released, view saved and closed) before it shuts
+ * down, and its /healthz, /statez and /readyz. Its view is snapshotted as the environment
+ * says (viewSnapshotsFromEnv).
  */
 import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import type { BeforeApplicationShutdown, DynamicModule, OnApplicationBootstrap } from '@nestjs/common';
@@ -12,6 +13,7 @@ import { ComponentRunner } from './component-runner';
 import { makeInstanceId } from './instance';
 import { COMPONENT_CORE, COMPONENT_RUNNER } from './component-tokens';
 import { ComponentHealthController } from './component-health';
+import { viewSnapshotsFromEnv } from './view-snapshots';
 
 export { COMPONENT_CORE, COMPONENT_RUNNER };
 
@@ -42,13 +44,17 @@ export class ComponentModule {
           inject: [EVENT_LOG, COMPONENT_CORE],
           useFactory: (log: EventLog, core: ComponentCore) => {
             const logger = new Logger(core.component);
+            const snapshots = viewSnapshotsFromEnv(process.env, core.component);
             return new ComponentRunner(log, core, {
               instance: makeInstanceId(core.component),
               ...(options.cluster ? { cluster: options.cluster } : {}),
+              ...(snapshots ? { snapshots } : {}),
               onActivity: (activity) => {
                 if (activity.kind === 'owner') logger.log(`active under term ${activity.term}`);
                 else if (activity.kind === 'lost') logger.warn(`lost ownership: ${activity.reason}`);
                 else if (activity.kind === 'error') logger.error(activity.message);
+                else if (activity.kind === 'restored') logger.log(`view restored from the snapshot at offset ${activity.offset}`);
+                else if (activity.kind === 'not restored') logger.warn(`not using a snapshot: ${activity.reason}`);
               },
             });
           },

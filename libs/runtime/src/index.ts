@@ -10,3 +10,4 @@ export * from './component.module';
 export * from './run-until-signalled';
 export * from './serve-component';
 export * from './component-health';
+export * from './view-snapshots';

@@ -1,0 +1,95 @@
+/**
+ * Snapshots of a component's view, so that a restarted process replays only the tail of
+ * the log: the view is saved now and then (when it has moved) and when the process stops,
+ * and a new process starts from the newest snapshot that belongs to the log it reads.
+ *
+ * Belongs means: it is not past the end of the log, and the record just before it was
+ * written for the cluster the snapshot holds (so a data dir pointed at another cluster's
+ * log is not trusted). Its hash is checked against its state when it is restored
+ * (Projection.fromSnapshot). Replay from zero stays what an audit relies on: `shoal audit
+ * verify` checks each component's newest snapshot against it.
+ */
+import { join } from 'node:path';
+import { decode } from '@shoal/contracts';
+import { FileSnapshotStore } from '@shoal/eventlog';
+import type { EventLog, SnapshotStore } from '@shoal/eventlog';
+import type { Snapshot } from '@shoal/domain';
+import type { LiveView } from './live-view';
+
+export interface ViewSnapshots {
+  readonly store: SnapshotStore;
+  /** How often the view is saved when it has moved (ms). */
+  readonly everyMs: number;
+}
+
+/**
+ * A component process's snapshots, from its environment: `$SHOAL_DATA_DIR/snapshots/<component>`
+ * (data dir default `.shoal`), every SHOAL_SNAPSHOT_EVERY_MS (default 30 s; 0 turns them off).
+ * Instances of one component may share the directory: they save the same state at the same
+ * offsets, each file written whole and renamed into place.
+ */
+export const viewSnapshotsFromEnv = (env: NodeJS.ProcessEnv, component: string): ViewSnapshots | undefined => {
+  const raw = env.SHOAL_SNAPSHOT_EVERY_MS?.trim() || '30000';
+  if (!/^\d+$/.test(raw)) throw new Error(`SHOAL_SNAPSHOT_EVERY_MS must be a whole number of milliseconds (0: no snapshots), not "${raw}"`);
+  const everyMs = Number(raw);
+  if (everyMs === 0) return undefined;
+  return { store: new FileSnapshotStore(join(env.SHOAL_DATA_DIR?.trim() || '.shoal', 'snapshots', component)), everyMs };
+};
+
+/** The newest snapshot in the store that belongs to `log`, or why there is none to use. */
+export const snapshotFor = async (log: EventLog, store: SnapshotStore): Promise<{ readonly snapshot?: Snapshot; readonly refused?: string }> => {
+  const snapshot = await store.latest();
+  if (!snapshot) return {};
+  const end = await log.highWaterMark();
+  if (snapshot.offset > end) return { refused: `the snapshot at offset ${snapshot.offset} is past the end of the log (${end})` };
+  const cluster = snapshot.state.cluster?.id;
+  if (cluster === undefined) return { refused: `the snapshot at offset ${snapshot.offset} holds no cluster yet: replaying from the start` };
+  const [before] = await log.read(snapshot.offset - 1, { max: 1 });
+  const written = before ? decode(before.value) : undefined;
+  const writtenFor = written?.ok ? written.event.cluster : written?.envelope?.cluster;
+  if (writtenFor !== cluster) {
+    return { refused: `the log's record at offset ${snapshot.offset - 1} is not of cluster ${cluster}: the snapshot belongs to another log` };
+  }
+  return { snapshot };
+};
+
+/** Saves a view's snapshot every so often while it moves, and once more on flush. */
+export class SnapshotSaver {
+  private timer?: ReturnType<typeof setInterval>;
+  private savedAt: number;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly snapshots: ViewSnapshots,
+    private readonly view: () => LiveView,
+    private readonly onError: (message: string) => void,
+  ) {
+    this.savedAt = view().position;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.save(), this.snapshots.everyMs);
+    this.timer.unref?.();
+  }
+
+  /** Stops saving on a timer and saves what the view holds now (if it moved). */
+  async flush(): Promise<void> {
+    clearInterval(this.timer);
+    await this.save();
+  }
+
+  private save(): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      const view = this.view();
+      if (view.position === this.savedAt || view.state.cluster === undefined) return;
+      const snapshot = view.projection.snapshot();
+      try {
+        await this.snapshots.store.save(snapshot);
+        this.savedAt = snapshot.offset;
+      } catch (error) {
+        this.onError(`could not save a snapshot at offset ${snapshot.offset}: ${(error as Error).message}`);
+      }
+    });
+    return this.saving;
+  }
+}
