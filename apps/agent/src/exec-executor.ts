@@ -14,6 +14,7 @@ import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { DEFAULT_STOP_GRACE_PERIOD_MS, taskEnv } from './executor';
 import type { AssignedTask, Executor, TaskController, TaskExit } from './executor';
 import { hostDescription } from './node-description';
+import { signalGroup } from './process-group';
 import type { TaskProcessRecord } from './task-processes';
 import { resolveTaskUser } from './task-user';
 import type { TaskIdentity } from './task-user';
@@ -123,27 +124,15 @@ class ExecController implements TaskController {
     const child = this.child;
     const exited = this.exited;
     if (!child || !exited || this.exit || child.pid === undefined) return;
-    this.signal(child.pid, 'SIGTERM');
+    signalGroup(child.pid, 'SIGTERM');
     let cancel = (): void => undefined;
     const graceOver = new Promise<'grace over'>((resolve) => (cancel = this.timers.after(gracePeriodMs, () => resolve('grace over'))));
     const first = await Promise.race([exited, graceOver]);
     cancel();
     if (first === 'grace over') {
-      this.signal(child.pid, 'SIGKILL');
+      signalGroup(child.pid, 'SIGKILL');
       await exited;
     }
   }
 
-  /** Signals the child's whole process group; falls back to the child alone. */
-  private signal(pid: number, signal: NodeJS.Signals): void {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // Already gone.
-      }
-    }
-  }
 }

@@ -12,6 +12,7 @@
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { signalGroup } from './process-group';
 
 interface Recorded {
   readonly pid: number;
@@ -46,18 +47,6 @@ const hasProc = (): boolean => {
     return true;
   } catch {
     return false;
-  }
-};
-
-const signalGroup = (pid: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Already gone.
-    }
   }
 };
 
