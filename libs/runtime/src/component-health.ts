@@ -32,6 +32,20 @@ export const componentHealth = (runner: ComponentRunner): ComponentHealth => ({
 /** The health with the view's state hash, read together (the view applies records synchronously). */
 export const componentStateHash = (runner: ComponentRunner): ComponentStateHash => ({ ...componentHealth(runner), hash: runner.view.projection.hash() });
 
+/** /healthz: live unless stopped (503 with the health then). */
+export const liveHealth = (runner: ComponentRunner): ComponentHealth => {
+  const health = componentHealth(runner);
+  if (health.state === 'stopped') throw new HttpException(health, HttpStatus.SERVICE_UNAVAILABLE);
+  return health;
+};
+
+/** /readyz: ready once replayed, standby or active (503 with the health otherwise). */
+export const readyHealth = (runner: ComponentRunner): ComponentHealth => {
+  const health = componentHealth(runner);
+  if (health.state !== 'active' && health.state !== 'standby') throw new HttpException(health, HttpStatus.SERVICE_UNAVAILABLE);
+  return health;
+};
+
 @Controller()
 export class ComponentHealthController {
   constructor(@Inject(COMPONENT_RUNNER) private readonly runner: ComponentRunner) {}
@@ -39,9 +53,7 @@ export class ComponentHealthController {
   @Get('healthz')
   @HttpCode(HttpStatus.OK)
   live(): ComponentHealth {
-    const health = componentHealth(this.runner);
-    if (health.state === 'stopped') throw new HttpException(health, HttpStatus.SERVICE_UNAVAILABLE);
-    return health;
+    return liveHealth(this.runner);
   }
 
   @Get('statez')
@@ -51,8 +63,6 @@ export class ComponentHealthController {
 
   @Get('readyz')
   ready(): ComponentHealth {
-    const health = componentHealth(this.runner);
-    if (health.state !== 'active' && health.state !== 'standby') throw new HttpException(health, HttpStatus.SERVICE_UNAVAILABLE);
-    return health;
+    return readyHealth(this.runner);
   }
 }
