@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, INestApplication } from '@nestjs/common';
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
-import { EVENT_LOG, FileSnapshotStore } from '@shoal/eventlog';
+import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { ComponentRunner, EventWriter, LiveView, makeInstanceId, newJoinTokens } from '@shoal/runtime';
+import { ComponentRunner, EventWriter, LiveView, SnapshotSaver, makeInstanceId, newJoinTokens, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
 import type { ViewSnapshots } from '@shoal/runtime';
 import { createApiApp } from '../../api/src/create-api-app';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
@@ -32,9 +32,7 @@ export interface Started {
 export class ShoalRunner implements BeforeApplicationShutdown {
   private readonly logger = new Logger('shoal');
   private view?: LiveView;
-  private snapshots: FileSnapshotStore;
-  private snapshotTimer?: NodeJS.Timeout;
-  private snapshotAt = -1;
+  private saver?: SnapshotSaver;
   private components: ComponentRunner[] = [];
   private dispatcher?: DispatcherServer;
   private api?: INestApplication;
@@ -43,22 +41,22 @@ export class ShoalRunner implements BeforeApplicationShutdown {
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
     @Inject(SHOAL_CONFIG) private readonly config: ShoalConfig,
-  ) {
-    this.snapshots = new FileSnapshotStore(join(config.dataDir, 'snapshots', 'shoal'));
-  }
+  ) {}
 
   /** Replays (from the latest snapshot when there is one), makes sure the cluster exists, and starts every part. */
   async start(): Promise<Started> {
-    const snapshot = await this.snapshots.latest();
+    const own = this.snapshotsOf('shoal');
+    const { snapshot, refused } = own ? await snapshotFor(this.log, own.store) : {};
     const view = new LiveView(this.log, snapshot ? { snapshot } : {});
-    if (view.snapshotRefused) this.logger.warn(`not using snapshot: ${view.snapshotRefused}`);
+    const notUsed = refused ?? view.snapshotRefused;
+    if (notUsed) this.logger.warn(`not using snapshot: ${notUsed}`);
     await view.start();
     this.view = view;
     if (!view.state.cluster) await this.initializeCluster(view);
     const cluster = view.state.cluster!.id;
     await this.startComponents(cluster);
 
-    const dispatcherSnapshots = this.componentSnapshots('dispatcher');
+    const dispatcherSnapshots = this.snapshotsOf('dispatcher');
     this.dispatcher = new DispatcherServer(this.log, {
       port: this.config.dispatcherPort,
       cluster,
@@ -84,14 +82,17 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       await this.fleet.start();
     }
     await view.waitFor(await this.log.highWaterMark());
-    if (this.config.snapshotEveryMs > 0) this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.config.snapshotEveryMs);
+    if (own) {
+      this.saver = new SnapshotSaver(own, () => view, (message) => this.logger.warn(message), snapshot && !view.snapshotRefused ? snapshot.offset : undefined);
+      this.saver.start();
+    }
     return { view, apiPort, dispatcherPort };
   }
 
   /** The control plane's cores, each with its own view and runner, as separate processes would run them. */
   private async startComponents(cluster: string): Promise<void> {
     for (const core of controlPlaneCores()) {
-      const snapshots = this.componentSnapshots(core.component);
+      const snapshots = this.snapshotsOf(core.component);
       const runner = new ComponentRunner(this.log, core, {
         cluster,
         instance: makeInstanceId(core.component),
@@ -107,10 +108,9 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     for (const runner of this.components) await runner.untilActive();
   }
 
-  /** Where a component keeps its view's snapshots, as its own process would (none when snapshots are off). */
-  private componentSnapshots(component: string): ViewSnapshots | undefined {
-    const everyMs = this.config.snapshotEveryMs;
-    return everyMs > 0 ? { store: new FileSnapshotStore(join(this.config.dataDir, 'snapshots', component)), everyMs } : undefined;
+  /** Where a part keeps its view's snapshots, as its own process would (none when snapshots are off). */
+  private snapshotsOf(component: string): ViewSnapshots | undefined {
+    return viewSnapshotsIn(this.config.dataDir, component, this.config.snapshotEveryMs);
   }
 
   /** The parts running in this process. */
@@ -123,15 +123,6 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     return this.fleet?.connected ?? 0;
   }
 
-  /** Saves a snapshot when the view has moved since the last one. */
-  private async saveSnapshot(): Promise<void> {
-    const view = this.view;
-    if (!view || view.position === this.snapshotAt) return;
-    const snapshot = view.projection.snapshot();
-    await this.snapshots.save(snapshot);
-    this.snapshotAt = snapshot.offset;
-  }
-
   private async initializeCluster(view: LiveView): Promise<void> {
     const cluster = this.config.clusterId ?? `c${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const writer = new EventWriter(this.log, cluster, 'api', makeInstanceId('api'));
@@ -142,7 +133,6 @@ export class ShoalRunner implements BeforeApplicationShutdown {
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.snapshotTimer);
     // Outside in: the nodes leave, the API and the dispatcher stop taking requests, then the components stop.
     await this.fleet?.stop();
     this.fleet = undefined;
@@ -154,7 +144,8 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     const view = this.view;
     if (!view) return;
     await view.stop();
-    if (this.config.snapshotEveryMs > 0) await this.saveSnapshot();
+    await this.saver?.flush();
+    this.saver = undefined;
     this.view = undefined;
   }
 }

@@ -106,12 +106,14 @@ export class ComponentRunner {
   /** Replays, then runs in the background: standby until it owns the partition, then active. */
   async start(): Promise<void> {
     const snapshots = this.options.snapshots;
+    let restoredAt: number | undefined;
     if (snapshots) {
       const { snapshot, refused } = await snapshotFor(this.log, snapshots.store);
       if (snapshot) {
         const view = this.newView(snapshot);
         if (view.snapshotRefused === undefined) {
           this.viewValue = view;
+          restoredAt = snapshot.offset;
           // The core saw none of the records before the snapshot: it learns the state whole.
           this.core.reconcileAll(view.state);
           this.options.onActivity?.({ kind: 'restored', offset: snapshot.offset });
@@ -120,7 +122,7 @@ export class ComponentRunner {
     }
     await this.view.start();
     if (snapshots) {
-      this.saver = new SnapshotSaver(snapshots, () => this.view, (message) => this.options.onActivity?.({ kind: 'error', message }));
+      this.saver = new SnapshotSaver(snapshots, () => this.view, (message) => this.options.onActivity?.({ kind: 'error', message }), restoredAt);
       this.saver.start();
     }
     const cluster = this.options.cluster ?? this.view.state.cluster?.id ?? 'default';

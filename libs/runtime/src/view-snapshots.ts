@@ -31,10 +31,12 @@ export interface ViewSnapshots {
 export const viewSnapshotsFromEnv = (env: NodeJS.ProcessEnv, component: string): ViewSnapshots | undefined => {
   const raw = env.SHOAL_SNAPSHOT_EVERY_MS?.trim() || '30000';
   if (!/^\d+$/.test(raw)) throw new Error(`SHOAL_SNAPSHOT_EVERY_MS must be a whole number of milliseconds (0: no snapshots), not "${raw}"`);
-  const everyMs = Number(raw);
-  if (everyMs === 0) return undefined;
-  return { store: new FileSnapshotStore(join(env.SHOAL_DATA_DIR?.trim() || '.shoal', 'snapshots', component)), everyMs };
+  return viewSnapshotsIn(env.SHOAL_DATA_DIR?.trim() || '.shoal', component, Number(raw));
 };
+
+/** A component's snapshots under `<dataDir>/snapshots/<component>`, every `everyMs` (0: none). */
+export const viewSnapshotsIn = (dataDir: string, component: string, everyMs: number): ViewSnapshots | undefined =>
+  everyMs > 0 ? { store: new FileSnapshotStore(join(dataDir, 'snapshots', component)), everyMs } : undefined;
 
 /** The newest snapshot in the store that belongs to `log`, or why there is none to use. */
 export const snapshotFor = async (log: EventLog, store: SnapshotStore): Promise<{ readonly snapshot?: Snapshot; readonly refused?: string }> => {
@@ -53,19 +55,22 @@ export const snapshotFor = async (log: EventLog, store: SnapshotStore): Promise<
   return { snapshot };
 };
 
-/** Saves a view's snapshot every so often while it moves, and once more on flush. */
+/**
+ * Saves a view's snapshot every so often, and once more on flush, whenever the view is
+ * somewhere no snapshot in the store already holds: a view replayed from the start is
+ * saved even if no record came after.
+ */
 export class SnapshotSaver {
   private timer?: ReturnType<typeof setInterval>;
-  private savedAt: number;
   private saving: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly snapshots: ViewSnapshots,
     private readonly view: () => LiveView,
     private readonly onError: (message: string) => void,
-  ) {
-    this.savedAt = view().position;
-  }
+    /** The offset of the snapshot the view was restored from, if it was. */
+    private savedAt = -1,
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => void this.save(), this.snapshots.everyMs);

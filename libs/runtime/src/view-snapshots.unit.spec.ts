@@ -9,7 +9,8 @@ import type { EmbeddedEventLog, EventLog } from '@shoal/eventlog';
 import { EventBuilder, clusterInit, eventually, newTask, nodeDescription, openEmbeddedTestLog, serviceSpec } from '@shoal/testing';
 import { ComponentRunner } from './component-runner';
 import type { RunnerActivity } from './component-runner';
-import { snapshotFor } from './view-snapshots';
+import { LiveView } from './live-view';
+import { SnapshotSaver, snapshotFor } from './view-snapshots';
 
 const WITHIN = { timeoutMs: 10_000, everyMs: 10 };
 
@@ -100,6 +101,25 @@ describe('a component runner with snapshots', () => {
     await eventually('the view has read the log to its end', async () => second.view.position === (await log.highWaterMark()), WITHIN);
     expect(second.view.projection.hash()).toBe(await replayHash());
     await second.stop();
+  });
+
+  it('saves a view replayed from the start even when no record came after; not one restored where it stands', async () => {
+    const b = new EventBuilder();
+    await append([clusterInit(b), b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') })]);
+    const store = new FileSnapshotStore(dir);
+    const replayed = new LiveView(log);
+    await replayed.start();
+    await new SnapshotSaver({ store, everyMs: 60_000 }, () => replayed, (message) => { throw new Error(message); }).flush();
+    await replayed.stop();
+    expect(await store.list()).toEqual([2]);
+
+    const restored = new LiveView(log, { snapshot: (await store.latest())! });
+    await restored.start();
+    const saves: number[] = [];
+    const watching = { ...store, save: async (snapshot: { offset: number }) => void saves.push(snapshot.offset), latest: () => store.latest(), list: () => store.list() };
+    await new SnapshotSaver({ store: watching, everyMs: 60_000 }, () => restored, (message) => { throw new Error(message); }, 2).flush();
+    await restored.stop();
+    expect(saves).toEqual([]);
   });
 
   it('does not use a snapshot of another cluster\'s log, nor one past the end of the log', async () => {
