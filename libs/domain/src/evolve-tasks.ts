@@ -5,11 +5,12 @@
  * ever moves forward, and so does the desired state.
  */
 import { TaskState, isAgentReportable, isTerminal, taskStateName } from '@shoal/contracts';
-import type { EventOf, Task, TaskStatus } from '@shoal/contracts';
+import type { EventOf, Task } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { batchVerdict } from './verdict';
 import type { Verdict } from './verdict';
 import { putTask, wontFit } from './reservations';
+import { createdTask, storedTask, taskStatus } from './stored-task';
 
 type TaskEvent = EventOf<
   | 'TasksCreated'
@@ -56,7 +57,7 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
         } else if (item.desiredState !== TaskState.READY && item.desiredState !== TaskState.RUNNING) {
           reasons.push(`task ${item.id}: a new task's desired state is READY or RUNNING, not ${name(item.desiredState)}`);
         } else {
-          putTask(state, undefined, { ...item, spec: item.spec ?? service.spec.task, createdAt: event.at, status: { state: TaskState.NEW, at: event.at, message: 'created' } });
+          putTask(state, undefined, createdTask(item, item.spec ?? service.spec.task, event.at));
         }
       }
       return batchVerdict(event.type, event.data.tasks.length, reasons);
@@ -65,18 +66,15 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
       return eachTask(state, event, event.data.tasks, (task, item) => {
         if (task.status.state !== TaskState.NEW) return `task ${task.id} is ${name(task.status.state)}, not NEW`;
         if (task.desiredState > TaskState.RUNNING) return `task ${task.id} is being shut down`;
-        return {
-          ...task,
-          attachments: item.attachments,
-          ...(item.ports ? { ports: item.ports } : {}),
-          status: { state: TaskState.PENDING, at: event.at, message: 'pending task scheduling' },
-        };
+        const next = storedTask(task);
+        next.attachments = item.attachments;
+        if (item.ports) next.ports = item.ports;
+        next.status = taskStatus(TaskState.PENDING, event.at, 'pending task scheduling');
+        return next;
       });
     case 'TasksAllocationFailed':
       return eachTask(state, event, event.data.tasks, (task, item) =>
-        task.status.state !== TaskState.NEW
-          ? `task ${task.id} is ${name(task.status.state)}, not NEW`
-          : { ...task, status: { ...task.status, at: event.at, err: item.reason } },
+        task.status.state !== TaskState.NEW ? `task ${task.id} is ${name(task.status.state)}, not NEW` : withErr(task, event.at, item.reason),
       );
     case 'TasksAssigned':
       return eachTask(state, event, event.data.tasks, (task, item) => {
@@ -93,18 +91,15 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
         }
         const full = wontFit(state, node, task);
         if (full) return `task ${task.id}: ${full}`;
-        return {
-          ...task,
-          nodeId: node.id,
-          placement: item.why,
-          status: { state: TaskState.ASSIGNED, at: event.at, message: 'scheduler assigned task to node' },
-        };
+        const next = storedTask(task);
+        next.nodeId = node.id;
+        next.placement = item.why;
+        next.status = taskStatus(TaskState.ASSIGNED, event.at, 'scheduler assigned task to node');
+        return next;
       });
     case 'TasksUnschedulable':
       return eachTask(state, event, event.data.tasks, (task, item) =>
-        task.status.state !== TaskState.PENDING
-          ? `task ${task.id} is ${name(task.status.state)}, not PENDING`
-          : { ...task, status: { ...task.status, at: event.at, err: item.explain } },
+        task.status.state !== TaskState.PENDING ? `task ${task.id} is ${name(task.status.state)}, not PENDING` : withErr(task, event.at, item.explain),
       );
     case 'TaskStatusesReported': {
       const { nodeId } = event.data;
@@ -118,19 +113,17 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
         if (report.state <= task.status.state) {
           return `task ${task.id}: state may not move backwards (${name(task.status.state)} → ${name(report.state)})`;
         }
-        const { state: reported, at, message, err, exitCode } = report;
-        const status: { -readonly [K in keyof TaskStatus]: TaskStatus[K] } = { state: reported, at };
-        if (message !== undefined) status.message = message;
-        if (err !== undefined) status.err = err;
-        if (exitCode !== undefined) status.exitCode = exitCode;
-        return reported === TaskState.RUNNING && task.startedAt === undefined ? { ...task, startedAt: at, status } : { ...task, status };
+        const next = storedTask(task);
+        next.status = taskStatus(report.state, report.at, report.message, report.err, report.exitCode);
+        if (report.state === TaskState.RUNNING && task.startedAt === undefined) next.startedAt = report.at;
+        return next;
       });
     }
     case 'TaskDesiredStatesChanged':
       return eachTask(state, event, event.data.tasks, (task, item) =>
         item.desiredState <= task.desiredState
           ? `task ${task.id}: desired state may not move backwards (${name(task.desiredState)} → ${name(item.desiredState)})`
-          : { ...task, desiredState: item.desiredState },
+          : withDesired(task, item.desiredState),
       );
     case 'TasksRemoved': {
       const reasons: string[] = [];
@@ -148,6 +141,19 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
       return _exhaustive;
     }
   }
+};
+
+/** The task with an error on its current status (allocation failed, cannot be scheduled). */
+const withErr = (task: Task, at: string, err: string): Task => {
+  const next = storedTask(task);
+  next.status = taskStatus(task.status.state, at, task.status.message, err, task.status.exitCode);
+  return next;
+};
+
+const withDesired = (task: Task, desiredState: TaskState): Task => {
+  const next = storedTask(task);
+  next.desiredState = desiredState;
+  return next;
 };
 
 /** A task may leave the store once it has ended, never reached a node, or its node is gone. */

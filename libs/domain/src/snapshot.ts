@@ -7,6 +7,7 @@ import type { Component, Task } from '@shoal/contracts';
 import type { Cluster, ClusterState, Network, Node, Service } from './state';
 import { emptyState } from './state';
 import { rebuildReservations } from './reservations';
+import { storedStatus, storedTask } from './stored-task';
 import { stateHash } from './state-hash';
 
 export const SNAPSHOT_FORMAT = 1;
@@ -45,7 +46,11 @@ export const fromStateData = (data: StateData): ClusterState => {
   const state = emptyState();
   if (data.cluster) state.cluster = data.cluster;
   for (const service of data.services) state.services.set(service.id, service);
-  for (const task of data.tasks) state.tasks.set(task.id, task);
+  for (const task of data.tasks) {
+    const stored = storedTask(task);
+    stored.status = storedStatus(task.status);
+    state.tasks.set(task.id, stored);
+  }
   for (const node of data.nodes) state.nodes.set(node.id, node);
   for (const network of data.networks) state.networks.set(network.id, network);
   for (const [component, term] of data.terms) state.terms.set(component, term);
