@@ -32,7 +32,8 @@ export class TaskIndex {
 
   add(task: Pick<Task, 'id' | 'serviceId' | 'nodeId' | 'desiredState'>): void {
     if (this.refs.has(task.id)) this.remove(task.id);
-    this.refs.set(task.id, { serviceId: task.serviceId, desiredState: task.desiredState, ...(task.nodeId === undefined ? {} : { nodeId: task.nodeId }) });
+    // One shape for every ref, with or without a node yet (assign sets it later).
+    this.refs.set(task.id, { serviceId: task.serviceId, nodeId: task.nodeId, desiredState: task.desiredState });
     addTo(this.byService, task.serviceId, task.id);
     if (task.nodeId !== undefined) addTo(this.byNode, task.nodeId, task.id);
   }

@@ -9,7 +9,7 @@ import { TaskState, isGlobal } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
 import { NodeSet } from './node-set';
-import { schedulingTask } from './scheduling-task';
+import { rescheduled, schedulingTask } from './scheduling-task';
 import type { SchedulingTask } from './scheduling-task';
 
 export type TaskPhase = 'queued' | 'waiting' | 'placed' | 'on-node';
@@ -77,7 +77,7 @@ export class SchedulerView {
       this.forget(old);
       return;
     }
-    const st = old && old.st.task === task ? old.st : schedulingTask(task, state);
+    const st = old ? rescheduled(old.st, task, state) : schedulingTask(task, state);
     if (task.status.state === TaskState.PENDING) {
       if (old?.phase === 'placed') {
         // The proposal was refused: give the node back and wait for a change.
@@ -97,8 +97,11 @@ export class SchedulerView {
     const info = this.nodes.get(nodeId);
     const known = info?.has(id) ?? false;
     if (info?.addTask(st) && known) this.capacityChanged = true;
-    const preassigned = old?.preassigned ?? isGlobalTask(state, task);
-    this.tasks.set(id, { st, phase: 'on-node', nodeId, preassigned });
+    if (old) {
+      old.st = st;
+      old.phase = 'on-node';
+      old.nodeId = nodeId;
+    } else this.tasks.set(id, { st, phase: 'on-node', nodeId, preassigned: isGlobalTask(state, task) });
     this.queue.delete(id);
     this.waiting.delete(id);
   }

@@ -9,7 +9,8 @@ export interface SchedulingTask {
   readonly id: string;
   readonly serviceId: string;
   readonly specVersion: number;
-  readonly task: Task;
+  /** The task as the state has it now (kept current by `rescheduled`). */
+  task: Task;
   readonly nanoCpus: number;
   readonly memoryBytes: number;
   readonly generic: readonly GenericResource[];
@@ -53,4 +54,16 @@ export const schedulingTask = (task: Task, state: ClusterState): SchedulingTask 
     hostPorts: taskHostPorts(task, state),
     plugins: task.spec.networks && task.spec.networks.length > 0 ? networkPlugins(task, state) : [],
   };
+};
+
+/**
+ * `known` brought up to date with a newer version of its task. What the scheduler worked
+ * out from the task depends on its spec and ports only: while those are the same objects
+ * (a status report, an assignment) it is kept, and only the task it points to moves on.
+ */
+export const rescheduled = (known: SchedulingTask, task: Task, state: ClusterState): SchedulingTask => {
+  if (known.task === task) return known;
+  if (known.task.spec !== task.spec || known.task.ports !== task.ports) return schedulingTask(task, state);
+  known.task = task;
+  return known;
 };
