@@ -40,12 +40,17 @@ export class AddressPool {
     return this.held.get(address);
   }
 
+  /** Whether `address` is one this pool could ever hand out: in the subnet, not reserved. */
+  canHold(address: number): boolean {
+    return contains(this.subnet, address) && !this.reserved.has(address);
+  }
+
   /**
    * Marks `address` as held by `holder` (an allocation read back from the log). False when
    * it is not in the subnet, is reserved, or someone else holds it.
    */
   claim(address: number, holder: Holder): boolean {
-    if (!contains(this.subnet, address) || this.reserved.has(address)) return false;
+    if (!this.canHold(address)) return false;
     const current = this.held.get(address);
     if (current !== undefined) return current === holder;
     this.held.set(address, holder);

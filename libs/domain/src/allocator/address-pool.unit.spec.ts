@@ -33,4 +33,12 @@ describe('a network\'s address pool', () => {
     expect(p.holderOf(address)).toBe('task:a');
     expect(p.available).toBe(252);
   });
+
+  it('can hold only an address of its subnet that is not reserved, held or not', () => {
+    const p = pool('10.0.0.0/24', '10.0.0.1');
+    expect(p.canHold(parseAddress('10.0.0.7') as number)).toBe(true);
+    p.take('task:a');
+    expect(p.canHold(parseAddress('10.0.0.2') as number)).toBe(true);
+    for (const never of ['10.0.0.0', '10.0.0.1', '10.0.0.255', '10.0.1.7']) expect(p.canHold(parseAddress(never) as number)).toBe(false);
+  });
 });

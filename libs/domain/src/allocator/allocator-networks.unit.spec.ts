@@ -162,4 +162,52 @@ describe('allocator: networks', () => {
     expect(w.task('t1').status.state).toBe(TaskState.NEW);
     expect(w.core.ledger.pools.get('n1')?.available).toBe(253);
   });
+
+  describe('a network removed and created again under the same id, while a service still records a virtual IP on it', () => {
+    /** svc0 gets a VIP on net0, is updated onto a network that does not exist (so keeps that VIP), and net0 is removed. */
+    const leftBehind = (): AllocatorWorld => {
+      const w = new AllocatorWorld();
+      w.settle();
+      w.network('n0', 'net0');
+      w.service('s0', withNetworks('svc0', ['net0']));
+      w.settle();
+      expect(w.state.services.get('s0')?.endpoint?.virtualIps).toEqual([{ network: 'n0', address: '10.0.1.2/24' }]);
+      w.happen('ServiceUpdated', { id: 's0', spec: withNetworks('svc0', ['net1']) });
+      w.settle();
+      expect(w.happen('NetworkRemoved', { id: 'n0' }).status).toBe('applied');
+      w.settle();
+      expect(w.state.services.get('s0')?.endpoint?.virtualIps).toEqual([{ network: 'n0', address: '10.0.1.2/24' }]);
+      return w;
+    };
+
+    it('back on the same subnet, the address stays held: a new service gets another, live and after a restart', () => {
+      const w = leftBehind();
+      w.network('n0', 'net0');
+      w.settle();
+      expect(w.state.networks.get('n0')?.subnet).toBe('10.0.1.0/24');
+      w.service('s1', withNetworks('svc1', ['net0']));
+      w.settle();
+      expect(w.state.services.get('s1')?.endpoint?.virtualIps).toEqual([{ network: 'n0', address: '10.0.1.3/24' }]);
+      expect(w.core.ledger.conflicts).toBe(0);
+      w.restart();
+      expect(w.core.ledger.conflicts).toBe(0);
+      expect(w.core.ledger.pools.get('n0')?.holderOf(0x0a000102)).toBe('vip:s0');
+      expect(w.core.ledger.pools.get('n0')?.holderOf(0x0a000103)).toBe('vip:s1');
+    });
+
+    it('back on another subnet, a restart finds no conflict, and the service coming back gets an address of the new subnet', () => {
+      const w = leftBehind();
+      w.network('n2', 'net2');
+      w.network('n0', 'net0');
+      w.settle();
+      expect(w.state.networks.get('n2')?.subnet).toBe('10.0.1.0/24');
+      expect(w.state.networks.get('n0')?.subnet).toBe('10.0.2.0/24');
+      w.restart();
+      expect(w.core.ledger.conflicts).toBe(0);
+      w.happen('ServiceUpdated', { id: 's0', spec: withNetworks('svc0', ['net0']) });
+      w.settle();
+      expect(w.state.services.get('s0')?.endpoint?.virtualIps).toEqual([{ network: 'n0', address: '10.0.2.2/24' }]);
+      expect(w.core.ledger.conflicts).toBe(0);
+    });
+  });
 });

@@ -7,6 +7,14 @@
  * Holdings may run ahead of the log: the allocator takes addresses and ports when it
  * proposes them. `syncTask` / `syncService` bring one holder back to what the state says
  * once the log has ruled, freeing whatever was proposed and refused.
+ *
+ * Holdings are keyed by network id, and a network may be removed and created again under
+ * the same id while something still records an address on it: a service whose endpoint
+ * keeps a virtual IP on a network its spec no longer names (its update could not be
+ * allocated yet), so the network could be removed. Such an address stays held for as long
+ * as it is recorded, in whatever pool the id has now: the pool that comes back claims it
+ * (as a rebuild from the state would), and one that cannot hold it (another subnet) never
+ * hands it out anyway, so it is neither claimed nor counted as a conflict.
  */
 import { TaskState } from '@shoal/contracts';
 import type { Endpoint, NetworkAttachment, PortConfig, PortProtocol, Task } from '@shoal/contracts';
@@ -61,15 +69,22 @@ export class Ledger {
     for (const task of state.tasks.values()) this.syncTask(state, task.id);
   }
 
-  /** Opens the pool of a network that has its subnet. */
+  /**
+   * Opens the pool of a network that has its subnet, holding in it what is still recorded
+   * on its id (left from a network removed under the same id).
+   */
   addNetwork(network: Network): void {
     if (network.subnet === undefined || network.gateway === undefined || this.pools.has(network.id)) return;
     const subnet = parseSubnet(network.subnet);
     const gateway = parseAddress(network.gateway);
     if (typeof subnet === 'string' || gateway === undefined) return;
     this.pools.set(network.id, new AddressPool(network.id, subnet, gateway));
+    const on = (held: readonly HeldAddress[]): HeldAddress[] => held.filter((h) => h.network === network.id);
+    for (const [id, held] of this.tasks) this.claimAll(on(held), taskHolder(id));
+    for (const [id, holdings] of this.services) this.claimAll(on(holdings.vips), vipHolder(id));
   }
 
+  /** Closes a network's pool; what its holders record on it stays recorded (see addNetwork). */
   removeNetwork(id: string): void {
     this.pools.delete(id);
   }
@@ -117,9 +132,11 @@ export class Ledger {
     return freed;
   }
 
-  /** The virtual IP the service holds on `network`, if any. */
+  /** The virtual IP the service holds on `network`, if any (not one left from an earlier network under that id). */
   vipOf(serviceId: string, network: string): HeldAddress | undefined {
-    return this.services.get(serviceId)?.vips.find((v) => v.network === network);
+    const pool = this.pools.get(network);
+    const holder = vipHolder(serviceId);
+    return this.services.get(serviceId)?.vips.find((v) => v.network === network && pool?.holderOf(v.address) === holder);
   }
 
   /** How many tasks and services hold something (for tests and metrics). */
@@ -150,7 +167,8 @@ export class Ledger {
   private claimAll(held: readonly HeldAddress[], holder: string): void {
     for (const { network, address } of held) {
       const pool = this.pools.get(network);
-      if (pool && !pool.claim(address, holder)) this.conflicts++;
+      // An address its pool could never hand out is left from an earlier network under this id.
+      if (pool?.canHold(address) && !pool.claim(address, holder)) this.conflicts++;
     }
   }
 }
