@@ -16,52 +16,62 @@ import type { CreatedTask, Task, TaskSpec, TaskStatus } from '@shoal/contracts';
 
 export type MutableTask = { -readonly [K in keyof Task]: Task[K] };
 
+/**
+ * T with every field written out, the optional ones too (possibly undefined): a field
+ * added to Task or TaskStatus and not to the builders below fails to compile, instead of
+ * being lost on the next copy.
+ */
+type EveryField<T> = { [K in keyof Required<T>]: T[K] };
+
 /** A copy of `task` with every field, ready for the caller to change before storing it. */
-export const storedTask = (task: Task): MutableTask => ({
-  id: task.id,
-  serviceId: task.serviceId,
-  slot: task.slot,
-  nodeId: task.nodeId,
-  specVersion: task.specVersion,
-  spec: task.spec,
-  desiredState: task.desiredState,
-  replaces: task.replaces,
-  jobIteration: task.jobIteration,
-  createdAt: task.createdAt,
-  status: task.status,
-  startedAt: task.startedAt,
-  attachments: task.attachments,
-  ports: task.ports,
-  placement: task.placement,
-});
+export const storedTask = (task: Task): MutableTask => {
+  const copy: EveryField<Task> = {
+    id: task.id,
+    serviceId: task.serviceId,
+    slot: task.slot,
+    nodeId: task.nodeId,
+    specVersion: task.specVersion,
+    spec: task.spec,
+    desiredState: task.desiredState,
+    replaces: task.replaces,
+    jobIteration: task.jobIteration,
+    createdAt: task.createdAt,
+    status: task.status,
+    startedAt: task.startedAt,
+    attachments: task.attachments,
+    ports: task.ports,
+    placement: task.placement,
+  };
+  return copy;
+};
 
 /** A task as TasksCreated makes it: NEW, running `spec`. */
-export const createdTask = (item: CreatedTask, spec: TaskSpec, at: string): Task => ({
-  id: item.id,
-  serviceId: item.serviceId,
-  slot: item.slot,
-  nodeId: item.nodeId,
-  specVersion: item.specVersion,
-  spec,
-  desiredState: item.desiredState,
-  replaces: item.replaces,
-  jobIteration: item.jobIteration,
-  createdAt: at,
-  status: taskStatus(TaskState.NEW, at, 'created'),
-  startedAt: undefined,
-  attachments: undefined,
-  ports: undefined,
-  placement: undefined,
-});
+export const createdTask = (item: CreatedTask, spec: TaskSpec, at: string): Task => {
+  const task: EveryField<Task> = {
+    id: item.id,
+    serviceId: item.serviceId,
+    slot: item.slot,
+    nodeId: item.nodeId,
+    specVersion: item.specVersion,
+    spec,
+    desiredState: item.desiredState,
+    replaces: item.replaces,
+    jobIteration: item.jobIteration,
+    createdAt: at,
+    status: taskStatus(TaskState.NEW, at, 'created'),
+    startedAt: undefined,
+    attachments: undefined,
+    ports: undefined,
+    placement: undefined,
+  };
+  return task;
+};
 
 /** A status with every field. */
-export const taskStatus = (state: TaskState, at: string, message?: string, err?: string, exitCode?: number): TaskStatus => ({
-  state,
-  at,
-  message,
-  err,
-  exitCode,
-});
+export const taskStatus = (state: TaskState, at: string, message?: string, err?: string, exitCode?: number): TaskStatus => {
+  const status: EveryField<TaskStatus> = { state, at, message, err, exitCode };
+  return status;
+};
 
 /** `status` with every field (a status restored from JSON lacks the undefined ones). */
 export const storedStatus = (status: TaskStatus): TaskStatus => taskStatus(status.state, status.at, status.message, status.err, status.exitCode);
