@@ -13,6 +13,7 @@ import { TaskState, isGlobal, isJob } from '@shoal/contracts';
 import type { CreatedTask, NewTask, Task, TaskDesiredStatesChanged } from '@shoal/contracts';
 import type { ClusterState, Service } from '../state';
 import { slotKey } from '../reaper/slots';
+import { invalidNode, whyInvalid } from './decision';
 import type { Decision } from './decision';
 import { isRunnable } from './plan';
 import { RestartHistory } from './restart-history';
@@ -138,7 +139,8 @@ export class RestartSupervisor {
   /**
    * Shuts `task` down and, if its policy says so, plans its replacement. A task that is
    * itself a replacement still waiting out its delay is left alone: it is restarted
-   * when that delay is over, so failures before RUNNING cannot loop fast.
+   * when that delay is over (`startDue`: if it ended, or its node can no longer run it),
+   * so failures before RUNNING cannot loop fast.
    */
   restart(d: Decision, task: Task, service: Service, why: string): void {
     if (d.plan.desiredOf(task) > TaskState.RUNNING || this.delayed.has(task.id)) return;
@@ -179,8 +181,14 @@ export class RestartSupervisor {
       if (!task || d.plan.desiredOf(task) !== TaskState.READY) continue;
       const service = d.state.services.get(task.serviceId);
       if (!service) continue;
+      const node = task.nodeId === undefined ? undefined : d.state.nodes.get(task.nodeId);
       if (task.status.state > TaskState.RUNNING) this.restartNow(d, task, service, `task ${task.id} ended before it was started`);
-      else d.plan.setDesired(task, TaskState.RUNNING, 'restart delay elapsed');
+      // Its node went down, was drained or removed while it waited (and the node handling left
+      // it to this moment): it is restarted elsewhere, or shut down (global), never started there.
+      else if (task.nodeId !== undefined && invalidNode(node)) {
+        if (isGlobal(service.spec.mode)) d.plan.setDesired(task, TaskState.SHUTDOWN, whyInvalid(task.nodeId, node));
+        else this.restartNow(d, task, service, whyInvalid(task.nodeId, node));
+      } else d.plan.setDesired(task, TaskState.RUNNING, 'restart delay elapsed');
     }
   }
 

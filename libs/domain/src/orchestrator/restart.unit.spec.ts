@@ -172,6 +172,29 @@ describe('the restart supervisor', () => {
     expect(c.wakeAt(sim.state)).toBe(Date.parse(third.createdAt) + 10_000);
   });
 
+  it('given a replacement waiting out its delay whose node goes down, then once the delay has passed it is restarted elsewhere, not started on the down node', () => {
+    const sim = running({ delayMs: 1_000 }, 1, ['n1']);
+    sim.addNode('n2');
+    const old = sim.running('s1')[0]!;
+    sim.report(old.id, FAILED);
+    sim.step();
+    const next = replacementOf(sim, old.id)!;
+    expect(next).toMatchObject({ nodeId: 'n1', desiredState: READY });
+    // its node goes down while it waits: it is left alone until its delay is over
+    sim.append('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] });
+    expect(sim.decide()).toEqual([]);
+    sim.advance(1_000);
+    sim.decide();
+    expect(sim.state.tasks.get(next.id)!.desiredState).toBe(SHUTDOWN);
+    const third = replacementOf(sim, next.id)!;
+    expect(third).toMatchObject({ slot: old.slot, desiredState: READY });
+    // and when the node comes back, the task left there is stopped, and the slot runs its replacement
+    sim.append('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'ready' }] });
+    sim.settle();
+    expect(sim.running('s1').map((t) => t.id)).toEqual([third.id]);
+    expect(sim.state.tasks.get(next.id)!.status.state).toBe(SHUTDOWN);
+  });
+
   it('given a task on a node being drained, then its replacement waits for it to stop (no delay), or for the old-task timeout', () => {
     const sim = running({ delayMs: 5_000 }, 1, ['n1']);
     sim.addNode('n2');
