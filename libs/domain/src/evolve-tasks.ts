@@ -66,6 +66,9 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
       return eachTask(state, event, event.data.tasks, (task, item) => {
         if (task.status.state !== TaskState.NEW) return `task ${task.id} is ${name(task.status.state)}, not NEW`;
         if (task.desiredState > TaskState.RUNNING) return `task ${task.id} is being shut down`;
+        // The network may have been removed after the allocator proposed an address on it.
+        const gone = item.attachments.find((a) => !state.networks.has(a.network));
+        if (gone) return `task ${task.id}: network ${gone.network} not found`;
         const next = storedTask(task);
         next.attachments = item.attachments;
         if (item.ports) next.ports = item.ports;

@@ -85,12 +85,24 @@ describe('evolve: tasks', () => {
   });
 
   describe('TasksAllocated / TasksAllocationFailed', () => {
+    const ingress = () => b.event('NetworkCreated', { id: 'ingress', spec: { name: 'ingress', driver: 'overlay', ingress: true } });
+
     it('moves NEW to PENDING with its attachments', () => {
-      given(service, created('t1'))
+      given(service, ingress(), created('t1'))
         .when(b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [{ network: 'ingress', addresses: ['10.0.0.5/24'] }] }] }))
         .thenApplied((state) => {
           expect(state.tasks.get('t1')?.status.state).toBe(PENDING);
           expect(state.tasks.get('t1')?.attachments).toEqual([{ network: 'ingress', addresses: ['10.0.0.5/24'] }]);
+        });
+    });
+
+    it('refuses an address on a network that is not there (removed after the allocator proposed it)', () => {
+      given(service, ingress(), created('t1', 't2'), b.event('NetworkRemoved', { id: 'ingress' }))
+        .when(b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [{ network: 'ingress', addresses: ['10.0.0.5/24'] }] }, { id: 't2', attachments: [] }] }))
+        .then((state, verdict) => {
+          expect(verdict).toMatchObject({ status: 'partial', reasons: ['task t1: network ingress not found'] });
+          expect(state.tasks.get('t1')?.status.state).toBe(NEW);
+          expect(state.tasks.get('t2')?.status.state).toBe(PENDING);
         });
     });
 
