@@ -47,8 +47,10 @@ export const decodeValue = (value: unknown): Decoded => {
   if (!up.ok) return { ok: false, reason: up.reason, envelope };
   const dataProblem = EVENT_SHAPES[type](up.data, 'data');
   if (dataProblem) return { ok: false, reason: `invalid ${type}: ${dataProblem}`, envelope };
-  const event = { ...value, v: EVENT_TYPES[type].v, data: up.data } as ShoalEvent;
-  return v === EVENT_TYPES[type].v ? { ok: true, event } : { ok: true, event, upcastFrom: v };
+  const current = EVENT_TYPES[type].v;
+  // A record of the current version is the event as parsed (no copy: the caller owns it).
+  if (v === current) return { ok: true, event: value as unknown as ShoalEvent };
+  return { ok: true, event: { ...value, v: current, data: up.data } as ShoalEvent, upcastFrom: v };
 };
 
 /** Decodes one record's value as stored on the log. */
