@@ -136,6 +136,37 @@ describe('the orchestrator with its update supervisor, invariants', () => {
     expect(sim.running('s1').every((t) => t.spec.container.image === image)).toBe(true);
   };
 
+  it('given a restart replacement waiting out its delay on a node that goes down while the service is updated, then the service still settles at its current spec', () => {
+    // Found by the properties below: the replacement was started on the down node when its
+    // delay ran out, and once the node came back it ran the old image, which no update replaced.
+    run(
+      [
+        { kind: 'scale', replicas: 1 },
+        { kind: 'fail', pick: 0 },
+        { kind: 'node', node: 0, up: false },
+        { kind: 'image', v: 2 },
+        { kind: 'scale', replicas: 2 },
+        { kind: 'advance', ms: 996 },
+      ],
+      'stop-first',
+      false,
+    );
+    run(
+      [
+        { kind: 'node', node: 0, up: true },
+        { kind: 'fail', pick: 2 },
+        { kind: 'image', v: 2 },
+        { kind: 'scale', replicas: 3 },
+        { kind: 'node', node: 0, up: false },
+        { kind: 'scale', replicas: 2 },
+        { kind: 'fail', pick: 0 },
+        { kind: 'advance', ms: 999 },
+      ],
+      'stop-first',
+      false,
+    );
+  });
+
   it('whatever happens during stop-first updates, a slot never runs two tasks, and the service settles at its current spec', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 30 }), (steps) => run(steps, 'stop-first', false)),
