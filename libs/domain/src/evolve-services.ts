@@ -15,6 +15,20 @@ const serviceNamed = (state: ClusterState, name: string): Service | undefined =>
   return undefined;
 };
 
+/**
+ * A network the spec attaches to that is not there (by id or name). The API checks its view
+ * first, as Docker does; this is the same check where it cannot race a NetworkRemoved.
+ */
+const missingNetwork = (state: ClusterState, spec: ServiceSpec): string | undefined => {
+  for (const { target } of spec.task.networks ?? []) {
+    if (state.networks.has(target)) continue;
+    let named = false;
+    for (const network of state.networks.values()) if (network.spec.name === target) named = true;
+    if (!named) return target;
+  }
+  return undefined;
+};
+
 /** The orchestrator may only roll a service back to its previous spec, and never roll back a rollback. */
 const automaticRollbackRefusal = (service: Service, spec: ServiceSpec, rollback: boolean | undefined): string | undefined => {
   if (!rollback) return 'the orchestrator may only roll a service back, not update it';
@@ -31,6 +45,8 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
       if (state.services.has(id)) return rejected(event.type, `service ${id} already exists`);
       const clash = serviceNamed(state, spec.name);
       if (clash) return rejected(event.type, `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
+      const missing = missingNetwork(state, spec);
+      if (missing !== undefined) return rejected(event.type, `network ${missing} not found`);
       state.services.set(id, {
         id,
         spec,
@@ -50,6 +66,10 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
         return rejected(event.type, `service mode change is not allowed (${service.spec.mode.kind} → ${spec.mode.kind})`);
       }
       if (rollback && !service.previousSpec) return rejected(event.type, `service ${id} has no previous spec to roll back to`);
+      // A rollback restores a spec that was once accepted: as SwarmKit, a network it names
+      // that has gone since is the allocator's to report, not a reason to refuse the rollback.
+      const missing = rollback ? undefined : missingNetwork(state, spec);
+      if (missing !== undefined) return rejected(event.type, `network ${missing} not found`);
       if (event.by.component === 'orchestrator') {
         const refusal = automaticRollbackRefusal(service, spec, rollback);
         if (refusal) return rejected(event.type, refusal);

@@ -120,6 +120,29 @@ describe('evolve: services', () => {
     });
   });
 
+  describe('networks the spec attaches to', () => {
+    const network = (builder: EventBuilder) => builder.event('NetworkCreated', { id: 'n1', spec: { name: 'backend', driver: 'overlay' } });
+    const on = (name: string, target: string) => ({ ...serviceSpec(name), task: { ...serviceSpec(name).task, networks: [{ target }] } });
+
+    it('must exist, by id or by name, for a service to be created', () => {
+      given(network(b)).when(b.event('ServiceCreated', { id: 's1', spec: on('web', 'n1') })).thenApplied();
+      given(network(b)).when(b.event('ServiceCreated', { id: 's1', spec: on('web', 'backend') })).thenApplied();
+      given(network(b)).when(b.event('ServiceCreated', { id: 's1', spec: on('web', 'frontend') })).thenRejected(/network frontend not found/);
+    });
+
+    it('must exist for a service to be updated onto them: a network removed after the API looked is refused here', () => {
+      given(network(b), created(), b.event('NetworkRemoved', { id: 'n1' }))
+        .when(b.event('ServiceUpdated', { id: 's1', spec: on('web', 'n1') }))
+        .thenRejected(/network n1 not found/);
+    });
+
+    it('may have gone when a rollback restores the spec that named them (the allocator reports it)', () => {
+      given(network(b), b.event('ServiceCreated', { id: 's1', spec: on('web', 'n1') }), b.event('ServiceUpdated', { id: 's1', spec: serviceSpec('web') }), b.event('NetworkRemoved', { id: 'n1' }))
+        .when(b.event('ServiceUpdated', { id: 's1', spec: on('web', 'n1'), rollback: true }))
+        .thenApplied((state) => expect(state.services.get('s1')?.spec.task.networks).toEqual([{ target: 'n1' }]));
+    });
+  });
+
   it('ServiceRemoved deletes the service', () => {
     given(created()).when(b.event('ServiceRemoved', { id: 's1' })).thenApplied((state) => expect(state.services.has('s1')).toBe(false));
   });

@@ -68,10 +68,23 @@ describe('allocator: networks', () => {
     expect(w.addressOf('t1', 'backend')).toBe('10.0.1.2/24');
   });
 
+  /**
+   * Service s1 ends up naming a network that is gone: evolve refuses a create or update that
+   * names one, but a rollback restores the spec that named it before it was removed.
+   */
+  const rolledBackOntoGone = (w: AllocatorWorld, name: string): void => {
+    w.network('gone', name);
+    w.service('s1', withNetworks('web', [name], { endpoint: { mode: 'dnsrr' } }));
+    w.settle();
+    expect(w.happen('ServiceUpdated', { id: 's1', spec: withNetworks('web', [], { endpoint: { mode: 'dnsrr' } }) }).status).toBe('applied');
+    expect(w.happen('NetworkRemoved', { id: 'gone' }).status).toBe('applied');
+    expect(w.happen('ServiceUpdated', { id: 's1', spec: withNetworks('web', [name], { endpoint: { mode: 'dnsrr' } }), rollback: true }).status).toBe('applied');
+  };
+
   it('a task attached to a network that does not exist stays NEW with the reason, and goes once the network exists', () => {
     const w = new AllocatorWorld();
     w.settle();
-    w.service('s1', withNetworks('web', ['nope'], { endpoint: { mode: 'dnsrr' } }));
+    rolledBackOntoGone(w, 'nope');
     w.tasks('s1', 't1');
     w.settle();
     expect(w.task('t1').status).toMatchObject({ state: TaskState.NEW, err: 'network nope not found' });
@@ -84,7 +97,7 @@ describe('allocator: networks', () => {
   it('a task\'s reason follows what stops it: first a missing network, then an exhausted one', () => {
     const w = new AllocatorWorld();
     w.settle();
-    w.service('s1', withNetworks('web', ['later'], { endpoint: { mode: 'dnsrr' } }));
+    rolledBackOntoGone(w, 'later');
     w.tasks('s1', 't1', 't2', 't3');
     w.settle();
     expect(w.task('t3').status.err).toBe('network later not found');
@@ -164,7 +177,10 @@ describe('allocator: networks', () => {
   });
 
   describe('a network removed and created again under the same id, while a service still records a virtual IP on it', () => {
-    /** svc0 gets a VIP on net0, is updated onto a network that does not exist (so keeps that VIP), and net0 is removed. */
+    /**
+     * svc0 gets a VIP on net0, is updated onto net1, whose only address svc9 holds (so it
+     * keeps the VIP on net0), and net0 is removed.
+     */
     const leftBehind = (): AllocatorWorld => {
       const w = new AllocatorWorld();
       w.settle();
@@ -172,6 +188,10 @@ describe('allocator: networks', () => {
       w.service('s0', withNetworks('svc0', ['net0']));
       w.settle();
       expect(w.state.services.get('s0')?.endpoint?.virtualIps).toEqual([{ network: 'n0', address: '10.0.1.2/24' }]);
+      w.network('n1', 'net1', '192.168.9.0/30');
+      w.service('s9', withNetworks('svc9', ['net1']));
+      w.settle();
+      expect(w.state.services.get('s9')?.endpoint?.virtualIps).toEqual([{ network: 'n1', address: '192.168.9.2/30' }]);
       w.happen('ServiceUpdated', { id: 's0', spec: withNetworks('svc0', ['net1']) });
       w.settle();
       expect(w.happen('NetworkRemoved', { id: 'n0' }).status).toBe('applied');
