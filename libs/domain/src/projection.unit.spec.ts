@@ -6,6 +6,8 @@ import { Projection, replay } from './projection';
 import { emptyState } from './state';
 import { evolve } from './evolve';
 import { stateHash } from './state-hash';
+import { snapshotInSteps } from './snapshot';
+import type { Snapshot } from './snapshot';
 import { rebuildReservations } from './reservations';
 
 const RUNS = { numRuns: 200 };
@@ -49,6 +51,27 @@ describe('replay properties', () => {
         restored.applyAll(records(log));
         expect(restored.hash()).toBe(full.hash());
         expect([...restored.state.reserved.entries()].sort()).toEqual([...full.state.reserved.entries()].sort());
+      }),
+      RUNS,
+    );
+  });
+
+  it('a snapshot taken in steps, with the rest of the log applied between them, is the snapshot of where it began', () => {
+    fc.assert(
+      fc.property(histories(), fc.nat(), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 4 }), (log, at, perStep, recordsPerStep) => {
+        const cut = at % (log.length + 1);
+        const live = replay(records(log), { to: cut });
+        const expected = JSON.stringify(live.snapshot());
+        const steps = snapshotInSteps(live.state, live.position, perStep);
+        let next = cut;
+        let step: IteratorResult<void, Snapshot>;
+        do {
+          // the view goes on: records are applied before the first step and between the others
+          for (let i = 0; i < recordsPerStep && next < log.length; i++, next++) live.apply({ offset: next, value: log[next]! });
+          step = steps.next();
+        } while (!step.done);
+        expect(JSON.stringify(step.value)).toBe(expected);
+        expect(step.value.hash).toBe(stateHash(replay(records(log), { to: cut }).state));
       }),
       RUNS,
     );

@@ -8,7 +8,7 @@ import type { Cluster, ClusterState, Network, Node, Service } from './state';
 import { emptyState } from './state';
 import { rebuildReservations } from './reservations';
 import { storedStatus, storedTask } from './stored-task';
-import { stateHash } from './state-hash';
+import { hashInSteps, stateHash } from './state-hash';
 
 export const SNAPSHOT_FORMAT = 1;
 
@@ -64,6 +64,21 @@ export const takeSnapshot = (state: ClusterState, offset: number): Snapshot => (
   hash: stateHash(state),
   state: toStateData(state),
 });
+
+/**
+ * takeSnapshot worked out in steps, for a process that must not stop for the second or so
+ * a large state takes to hash: the state is captured at this call (its entities are never
+ * changed in place, only replaced), and each `next()` hashes `entitiesPerStep` more of it.
+ * The generator returns the snapshot, the same as takeSnapshot(state, offset) at this call.
+ */
+export const snapshotInSteps = (state: ClusterState, offset: number, entitiesPerStep: number): Generator<void, Snapshot> => {
+  const data = toStateData(state);
+  const hashing = hashInSteps(state, entitiesPerStep);
+  return (function* () {
+    const hash = yield* hashing;
+    return { offset, hash, state: data };
+  })();
+};
 
 export type Restored = { readonly ok: true; readonly state: ClusterState } | { readonly ok: false; readonly reason: string };
 

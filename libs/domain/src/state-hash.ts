@@ -3,28 +3,62 @@
  * by section, ids sorted. Independent of Map order and of how the state was reached
  * (full replay, snapshot + tail), so two processes agree iff their states agree.
  * Derived indexes (reservations) are not hashed: they follow from the tasks.
+ *
+ * At 100,000 tasks the hash takes a second or two, so it can also be taken in steps
+ * (hashInSteps): the state's entries are captured at once, and hashed a slice at a time
+ * while the caller goes on applying records. That is sound because evolve never changes
+ * an entity in place — it puts a new object in the map — so the captured ones keep what
+ * they held at the capture.
  */
 import type { ClusterState } from './state';
 import { Sha256 } from './hash/sha256';
 import { canonicalJson } from './hash/canonical';
 
-const byKey = <K extends string, V>(map: ReadonlyMap<K, V>): [K, V][] =>
-  [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+type Section = readonly [name: string, entries: readonly (readonly [string, unknown])[]];
 
-export const stateHash = (state: ClusterState): string => {
+const byKey = <V>(map: ReadonlyMap<string, V>): [string, V][] => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** Everything the hash covers, as it is now: sorted copies of each map's entries. */
+const capture = (state: ClusterState): { readonly cluster: unknown; readonly sections: readonly Section[] } => ({
+  cluster: state.cluster ?? null,
+  sections: [
+    ['services', byKey(state.services)],
+    ['nodes', byKey(state.nodes)],
+    ['networks', byKey(state.networks)],
+    ['tasks', byKey(state.tasks)],
+    ['terms', byKey(state.terms)],
+    ['writers', byKey(state.writers)],
+  ],
+});
+
+function* hashCaptured(captured: ReturnType<typeof capture>, entitiesPerStep: number): Generator<void, string> {
   const hasher = new Sha256();
-  hasher.update(`cluster:${canonicalJson(state.cluster ?? null)}\n`);
-  const sections: [string, ReadonlyMap<string, unknown>][] = [
-    ['services', state.services],
-    ['nodes', state.nodes],
-    ['networks', state.networks],
-    ['tasks', state.tasks],
-    ['terms', state.terms],
-    ['writers', state.writers],
-  ];
-  for (const [name, map] of sections) {
-    hasher.update(`${name}:${map.size}\n`);
-    for (const [key, value] of byKey(map)) hasher.update(`${JSON.stringify(key)}=${canonicalJson(value)}\n`);
+  hasher.update(`cluster:${canonicalJson(captured.cluster)}\n`);
+  let sinceStep = 0;
+  for (const [name, entries] of captured.sections) {
+    hasher.update(`${name}:${entries.length}\n`);
+    for (const [key, value] of entries) {
+      hasher.update(`${JSON.stringify(key)}=${canonicalJson(value)}\n`);
+      if (++sinceStep >= entitiesPerStep) {
+        sinceStep = 0;
+        yield;
+      }
+    }
   }
   return hasher.hex();
+}
+
+/**
+ * The state's hash as it is at this call, worked out a slice of `entitiesPerStep` entities
+ * per `next()`; the generator's return value is the hash. The state may change between
+ * steps (records applied by evolve) without changing the result.
+ */
+export const hashInSteps = (state: ClusterState, entitiesPerStep: number): Generator<void, string> => hashCaptured(capture(state), entitiesPerStep);
+
+export const stateHash = (state: ClusterState): string => {
+  const steps = hashCaptured(capture(state), Infinity);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 };
