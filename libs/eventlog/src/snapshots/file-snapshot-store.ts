@@ -16,6 +16,34 @@ export interface SnapshotStore {
   list(): Promise<number[]>;
 }
 
+/**
+ * JSON.stringify(snapshot), a piece at a time: a long array (the tasks) is written
+ * `perPiece` items at a time, so that a process saving a large view goes on serving
+ * between the pieces instead of stopping for the whole of it. The pieces join to exactly
+ * JSON.stringify's text.
+ */
+export function* snapshotJson(snapshot: Snapshot, perPiece = 1_000): Generator<string> {
+  function* value(of: unknown, depth: number): Generator<string> {
+    if (Array.isArray(of) && of.length > perPiece) {
+      for (let i = 0; i < of.length; i += perPiece) {
+        const piece = JSON.stringify(of.slice(i, i + perPiece));
+        yield `${i === 0 ? '[' : ','}${piece.slice(1, -1)}`;
+      }
+      yield ']';
+    } else if (depth < 2 && of !== null && typeof of === 'object' && !Array.isArray(of)) {
+      let first = true;
+      for (const [key, field] of Object.entries(of)) {
+        if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
+        yield `${first ? '{' : ','}${JSON.stringify(key)}:`;
+        first = false;
+        yield* value(field, depth + 1);
+      }
+      yield first ? '{}' : '}';
+    } else yield JSON.stringify(of);
+  }
+  yield* value(snapshot, 0);
+}
+
 export class FileSnapshotStore implements SnapshotStore {
   constructor(
     readonly dir: string,
@@ -28,7 +56,7 @@ export class FileSnapshotStore implements SnapshotStore {
     const temporary = join(this.dir, `.${name}.${process.pid}.tmp`);
     const handle = await open(temporary, 'w');
     try {
-      await handle.writeFile(JSON.stringify(snapshot));
+      for (const piece of snapshotJson(snapshot)) await handle.write(piece);
       await handle.sync();
     } finally {
       await handle.close();

@@ -1,9 +1,11 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { Projection, replay } from '@shoal/domain';
-import { EventBuilder, serviceSpec, toRecords } from '@shoal/testing';
-import { FileSnapshotStore } from './file-snapshot-store';
+import type { Snapshot } from '@shoal/domain';
+import { EventBuilder, histories, serviceSpec, toRecords } from '@shoal/testing';
+import { FileSnapshotStore, snapshotJson } from './file-snapshot-store';
 
 describe('FileSnapshotStore', () => {
   let dir: string;
@@ -47,6 +49,35 @@ describe('FileSnapshotStore', () => {
     await writeFile(join(dir, '0000000000000009.json'), '{"offset": 9, "ha');
     expect((await store.latest())?.offset).toBe(1);
     expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('writes a snapshot in pieces that join to exactly JSON.stringify of it, whatever the piece size', () => {
+    fc.assert(
+      fc.property(histories(), fc.integer({ min: 1, max: 4 }), (values, perPiece) => {
+        const snapshot = replay(values.map((value, offset) => ({ offset, value }))).snapshot();
+        const pieces = [...snapshotJson(snapshot, perPiece)];
+        expect(pieces.join('')).toBe(JSON.stringify(snapshot));
+      }),
+      { numRuns: 100 },
+    );
+    // the edges: empty arrays, one piece exactly, a field left undefined
+    const edges: Snapshot = { offset: 3, hash: 'h', state: { format: 1, services: [], tasks: [1, 2] as never, nodes: [1, 2, 3] as never, networks: [], terms: [], writers: [], cluster: undefined } };
+    for (const perPiece of [1, 2, 3]) expect([...snapshotJson(edges, perPiece)].join('')).toBe(JSON.stringify(edges));
+  });
+
+  it('a snapshot of many tasks written in pieces restores to the same hash', async () => {
+    const b = new EventBuilder();
+    const records = toRecords([
+      b.event('ServiceCreated', { id: 's1', spec: serviceSpec('a') }),
+      b.event('TasksCreated', { tasks: Array.from({ length: 2_500 }, (_, i) => ({ id: `t${i}`, serviceId: 's1', slot: i + 1, specVersion: 1, desiredState: 512 as never })) }),
+    ]);
+    const store = new FileSnapshotStore(dir);
+    const saved = replay(records).snapshot();
+    await store.save(saved);
+    const restored = Projection.fromSnapshot((await store.latest())!);
+    if (typeof restored === 'string') throw new Error(restored);
+    expect(restored.state.tasks.size).toBe(2_500);
+    expect(restored.hash()).toBe(saved.hash);
   });
 
   it('answers nothing for a directory that does not exist', async () => {
