@@ -10,9 +10,11 @@
  * verify` checks each component's newest snapshot against it.
  */
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { decode } from '@shoal/contracts';
 import { FileSnapshotStore } from '@shoal/eventlog';
 import type { EventLog, SnapshotStore } from '@shoal/eventlog';
+import { snapshotInSteps } from '@shoal/domain';
 import type { Snapshot } from '@shoal/domain';
 import type { LiveView } from './live-view';
 
@@ -55,6 +57,9 @@ export const snapshotFor = async (log: EventLog, store: SnapshotStore): Promise<
   return { snapshot };
 };
 
+/** Entities hashed between two turns of the event loop while a snapshot is taken (~10 ms of work). */
+const ENTITIES_PER_STEP = 500;
+
 /**
  * Saves a view's snapshot every so often, and once more on flush, whenever the view is
  * somewhere no snapshot in the store already holds: a view replayed from the start is
@@ -87,7 +92,15 @@ export class SnapshotSaver {
     this.saving = this.saving.then(async () => {
       const view = this.view();
       if (view.position === this.savedAt || view.state.cluster === undefined) return;
-      const snapshot = view.projection.snapshot();
+      // Captured now; hashed and written a slice at a time, the view going on in between:
+      // at 100,000 tasks this is a second or two of work, which must not stop the component.
+      const steps = snapshotInSteps(view.state, view.position, ENTITIES_PER_STEP);
+      let step = steps.next();
+      while (!step.done) {
+        await nextTurn();
+        step = steps.next();
+      }
+      const snapshot = step.value;
       try {
         await this.snapshots.store.save(snapshot);
         this.savedAt = snapshot.offset;
