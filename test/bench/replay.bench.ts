@@ -4,7 +4,9 @@
  * broker; then, per run and in the same process:
  *   ceiling  a bare kafkajs consumer reads every record of the topic (nothing decoded)
  *   audit    the audit's replay (explicit-offset reads → decode → evolve), as `shoal audit verify` does
- *   view     a component's LiveView (follow from 0 → decode → evolve → each core's observe)
+ *   view     a LiveView (follow from 0 → decode → evolve → observe → reconcile) with all five
+ *            cores watching, then once per component with its own core only, as each
+ *            component's process rebuilds its view
  * and reports records per second and the ratio of each to the ceiling.
  */
 import { randomUUID } from 'node:crypto';
@@ -41,6 +43,16 @@ const cores = (): ComponentCore[] => {
   let ids = 0;
   const newId = (): string => `bench-${++ids}`;
   return [new AllocatorCore({ newId }), new OrchestratorCore({ newId }), new SchedulerCore(), new DispatcherCore(new SessionTable()), new ReaperCore()];
+};
+
+const COMPONENTS = cores().map((core) => core.component);
+
+/** Follows the log from 0 to its end with `watching` observing, then lets each reconcile, as on taking over. */
+const rebuildView = async (log: KafkaEventLog, watching: readonly ComponentCore[]): Promise<void> => {
+  const live = new LiveView(log, { onEvent: (event, verdict, state) => watching.forEach((core) => core.observe(event, verdict, state)) });
+  await live.start();
+  for (const core of watching) core.reconcileAll(live.state);
+  await live.stop();
 };
 
 const fill = async (log: KafkaEventLog, records: number): Promise<number> => {
@@ -100,6 +112,8 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
     const ceiling: number[] = [];
     const audit: number[] = [];
     const view: number[] = [];
+    /** Per component (in COMPONENTS' order), one rate per run. */
+    const perComponent: number[][] = [];
     let hash = '';
     const load: number[] = [];
     for (let run = 1; run <= runs; run++) {
@@ -112,24 +126,22 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
             hash = projection.hash();
           })),
       );
-      const watching = cores();
-      view.push(
-        records /
-          (await timed(async () => {
-            const live = new LiveView(log, { onEvent: (event, verdict, state) => watching.forEach((core) => core.observe(event, verdict, state)) });
-            await live.start();
-            for (const core of watching) core.reconcileAll(live.state);
-            await live.stop();
-          })),
-      );
-      process.stderr.write(`run ${run}: ceiling ${Math.round(ceiling[run - 1]!)}/s, audit ${Math.round(audit[run - 1]!)}/s, view ${Math.round(view[run - 1]!)}/s\n`);
+      view.push(records / (await timed(() => rebuildView(log, cores()))));
+      for (const [i, core] of cores().entries()) {
+        (perComponent[i] ??= []).push(records / (await timed(() => rebuildView(log, [core]))));
+      }
+      const rates = perComponent.map((rates) => Math.round(rates[run - 1]!)).join(' · ');
+      process.stderr.write(`run ${run}: ceiling ${Math.round(ceiling[run - 1]!)}/s, audit ${Math.round(audit[run - 1]!)}/s, view ${Math.round(view[run - 1]!)}/s, own views ${rates}/s\n`);
     }
+    const slowest = ceiling.map((_, run) => Math.min(...perComponent.map((rates) => rates[run]!)));
     const measures: Measure[] = [
       { name: 'bare kafkajs consumer (ceiling)', unit: 'records/s', runs: ceiling, better: 'higher' },
       { name: 'audit replay (read → decode → evolve)', unit: 'records/s', runs: audit, better: 'higher' },
-      { name: `view with every core (follow → evolve → observe → reconcile: ${cores().map((c) => c.component).join(', ')})`, unit: 'records/s', runs: view, better: 'higher' },
+      { name: `view with every core (follow → evolve → observe → reconcile: ${COMPONENTS.join(', ')})`, unit: 'records/s', runs: view, better: 'higher' },
+      ...COMPONENTS.map((component, i): Measure => ({ name: `the ${component}'s own view (its core only, as its process rebuilds)`, unit: 'records/s', runs: perComponent[i]!, better: 'higher' })),
       { name: 'audit replay / ceiling', unit: 'ratio', runs: audit.map((a, i) => a / ceiling[i]!), better: 'higher' },
       { name: 'view with every core / ceiling', unit: 'ratio', runs: view.map((v, i) => v / ceiling[i]!), better: 'higher' },
+      { name: "slowest component's own view / ceiling", unit: 'ratio', runs: slowest.map((v, i) => v / ceiling[i]!), better: 'higher' },
     ];
     const r = result(
       'replay',
@@ -137,15 +149,21 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
       { records, runs, 'log bytes': bytes, 'bytes per record': Math.round(bytes / records), 'final state hash': hash.slice(0, 16) },
       measures,
     );
-    const viewMedian = r.measures[2]!.median;
-    const auditRatio = r.measures[3]!.median;
-    const ratio = r.measures[4]!.median;
+    const median = (name: string): number => r.measures.find((m) => m.name === name)!.median;
+    const viewMedian = median(measures[2]!.name);
+    const auditRatio = median('audit replay / ceiling');
+    const ratio = median('view with every core / ceiling');
+    const ownRatio = median("slowest component's own view / ceiling");
+    const own = COMPONENTS.map((component, i) => ({ component, rate: median(measures[3 + i]!.name) }));
+    const slowestOwn = own.reduce((a, b) => (b.rate < a.rate ? b : a));
     const percent = (x: number): string => `${(x * 100).toFixed(0)}%`;
+    const perSecond = (x: number): string => `${Math.round(x).toLocaleString('en-US')}/s`;
     publish({
       ...r,
       notes: [
-        `Goal ≥ 250,000 records/s: ${viewMedian >= 250_000 ? 'met' : 'not met'} (${Math.round(viewMedian).toLocaleString('en-US')}/s for a view with every core).`,
-        `Goal ≥ 50% of the ceiling: ${ratio >= 0.5 ? 'met' : 'not met'} (${percent(ratio)}).`,
+        `Goal ≥ 250,000 records/s: ${viewMedian >= 250_000 ? 'met' : 'not met'} (${perSecond(viewMedian)} for a view with every core; ${perSecond(slowestOwn.rate)} for the slowest component's own view, the ${slowestOwn.component}'s).`,
+        `Goal ≥ 50% of the ceiling: ${ratio >= 0.5 ? 'met' : 'not met'} (${percent(ratio)} with every core; ${percent(ownRatio)} for the slowest component's own view; ${percent(auditRatio)} for the audit).`,
+        'Each component runs in its own process and rebuilds only its own view (the state and its core), so its own view is what a restart waits for; the view with every core does the work of all five on one thread.',
         `Load average (1 min) as each run began: ${load.map((l) => l.toFixed(1)).join(' · ')} on ${cpus().length} cores shared with other work: compare the ratios, measured in the same run, rather than records/s across runs.`,
         ...PROFILED.map((line) => line.replace('{audit}', percent(auditRatio)).replace('{view}', percent(ratio))),
       ],
