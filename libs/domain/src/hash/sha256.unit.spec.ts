@@ -1,5 +1,27 @@
+import fc from 'fast-check';
 import { Sha256, sha256 } from './sha256';
 import { canonicalJson } from './canonical';
+
+/** The definition, written the obvious way: the oracle for the faster writer. */
+const reference = (value: unknown): string => {
+  if (value === null || typeof value !== 'object') return value === undefined ? 'null' : JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const field = record[key];
+    if (field !== undefined) parts.push(`${JSON.stringify(key)}:${reference(field)}`);
+  }
+  return `{${parts.join(',')}}`;
+};
+
+/** JSON-like values with undefined fields, odd keys and numbers. */
+const values = fc.letrec((tie) => ({
+  leaf: fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.constantFrom(-0, 1e21, 5e-7, Infinity, NaN)),
+  array: fc.array(tie('value'), { maxLength: 4 }),
+  object: fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('a', 'b', 'é', '"q"', '__proto__x', '10', '9')), tie('value'), { maxKeys: 5 }),
+  value: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('array'), tie('object')),
+}));
 
 describe('sha256', () => {
   it.each([
@@ -23,6 +45,19 @@ describe('sha256', () => {
 });
 
 describe('canonicalJson', () => {
+  it('is the obvious definition, for any value', () => {
+    fc.assert(
+      fc.property(values.value, (value) => expect(canonicalJson(value)).toBe(reference(value))),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('sorts the same list of keys the same way, whichever order they came in', () => {
+    expect(canonicalJson({ b: 1, a: 2 })).toBe('{"a":2,"b":1}');
+    expect(canonicalJson({ a: 2, b: 1 })).toBe('{"a":2,"b":1}');
+    expect(canonicalJson({ b: 1, a: 2, c: undefined })).toBe('{"a":2,"b":1}');
+  });
+
   it('sorts keys at every depth and drops undefined fields', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: 0 }], c: null } })).toBe(
       '{"a":{"c":null,"d":[2,{"x":0,"z":1}]},"b":1}',
