@@ -9,7 +9,9 @@
  *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
  *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-] [--state-dir DIR]
  *     N simulated nodes in this one process, each its own session
- * The join token and dispatcher may also come from SHOAL_JOIN_TOKEN and SHOAL_DISPATCHER.
+ * --dispatcher takes one HOST:PORT or several separated by commas: the agent moves on to
+ * the next when the one it uses is gone (a standby sends it to the active one). The join
+ * token and dispatchers may also come from SHOAL_JOIN_TOKEN and SHOAL_DISPATCHER.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +28,7 @@ import { TimerWheel } from './timers';
 
 export interface AgentCommandOptions {
   joinToken?: string;
-  dispatcher?: string;
+  dispatcher?: string[];
   hostname?: string;
   label: string[];
   simulate?: number;
@@ -76,9 +78,13 @@ const cpuCount = (value: string): number => {
   return cpus;
 };
 
-const hostPort = (value: string): string => {
-  if (!/^[^\s:]+:\d{1,5}$/.test(value)) throw new Error(`expected host:port, e.g. 127.0.0.1:2377; got "${value}"`);
-  return value;
+/** One host:port, or several separated by commas (the dispatchers to try in turn). */
+const hostPorts = (value: string): string[] => {
+  const list = value.split(',').map((part) => part.trim());
+  for (const part of list) {
+    if (!/^[^\s:,]+:\d{1,5}$/.test(part)) throw new Error(`expected host:port, or several separated by commas, e.g. 127.0.0.1:2377,10.0.0.2:2377; got "${part}"`);
+  }
+  return list;
 };
 
 /** --label and --label-cycle as one set of fleet labels (a cycle's values are dealt out across nodes). */
@@ -110,7 +116,7 @@ const untilSignalled = (): Promise<NodeJS.Signals> =>
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
   });
 
-const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dispatcher: string): Promise<void> => {
+const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dispatchers: readonly string[]): Promise<void> => {
   const timers = new TimerWheel(25);
   const channels = new DispatcherChannels();
   const labels = Object.fromEntries(options.label.map(parseLabel));
@@ -127,7 +133,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
   const nodeId = keptNodeId(options.stateDir);
-  const session = new AgentSession({ dispatcher, joinToken, executor, channels, timers, nodeId, log: say, onFailure: (error) => failed(error) });
+  const session = new AgentSession({ dispatchers, joinToken, executor, channels, timers, nodeId, log: say, onFailure: (error) => failed(error) });
   const signalled = untilSignalled();
   const joined = await Promise.race([session.start().then(() => 'joined' as const), signalled]).catch(async (error: unknown) => {
     await session.stop();
@@ -154,11 +160,11 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   channels.close();
 };
 
-const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: string, dispatcher: string): Promise<void> => {
+const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: string, dispatchers: readonly string[]): Promise<void> => {
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
   const fleet = new SimulatedFleet({
-    dispatcher,
+    dispatchers,
     joinToken,
     nodes,
     cpus: options.cpus,
@@ -169,7 +175,7 @@ const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: 
     log: say,
     onError: (error) => failed(error),
   });
-  say(`starting ${nodes} simulated node${nodes === 1 ? '' : 's'} against the dispatcher at ${dispatcher}`);
+  say(`starting ${nodes} simulated node${nodes === 1 ? '' : 's'} against the dispatcher at ${dispatchers.join(' or ')}`);
   const signalled = untilSignalled();
   const started = fleet.start();
   const ended = await Promise.race([started.then(() => Promise.race([signalled, failure])), signalled]);
@@ -183,7 +189,7 @@ export const agentCommand = (name = 'agent'): Command =>
   new Command(name)
     .description('run a node agent on this host (tasks as real processes), or --simulate N nodes in one process')
     .option('--join-token <token>', 'the cluster join token (SWMTKN-1-…; default $SHOAL_JOIN_TOKEN)')
-    .option('--dispatcher <host:port>', 'a dispatcher to join through (default $SHOAL_DISPATCHER)', argument(hostPort))
+    .option('--dispatcher <host:port,…>', 'the dispatchers to join through, tried in turn when one is gone (default $SHOAL_DISPATCHER)', argument(hostPorts))
     .option('--hostname <name>', "this node's name (default: the host's)")
     .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
     .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart (and the task processes, to stop those a crashed agent left)')
@@ -195,14 +201,14 @@ export const agentCommand = (name = 'agent'): Command =>
     .showHelpAfterError()
     .action(async (options: AgentCommandOptions) => {
       const joinToken = required(options.joinToken ?? process.env.SHOAL_JOIN_TOKEN, '--join-token', 'SHOAL_JOIN_TOKEN');
-      const dispatcher = hostPort(required(options.dispatcher ?? process.env.SHOAL_DISPATCHER, '--dispatcher', 'SHOAL_DISPATCHER'));
+      const dispatchers = options.dispatcher ?? hostPorts(required(process.env.SHOAL_DISPATCHER, '--dispatcher', 'SHOAL_DISPATCHER'));
       if (options.simulate === undefined) {
         for (const [flag, value] of [['--cpus', options.cpus], ['--memory', options.memory], ['--hostname-prefix', options.hostnamePrefix]] as const)
           if (value !== undefined) throw new Error(`${flag} is for simulated nodes: add --simulate N`);
         if (options.labelCycle.length > 0) throw new Error('--label-cycle is for simulated nodes: add --simulate N');
-        await runHostAgent(options, joinToken, dispatcher);
+        await runHostAgent(options, joinToken, dispatchers);
       } else {
         if (options.hostname !== undefined) throw new Error('--hostname names this host; simulated nodes take --hostname-prefix');
-        await runFleet(options, options.simulate, joinToken, dispatcher);
+        await runFleet(options, options.simulate, joinToken, dispatchers);
       }
     });

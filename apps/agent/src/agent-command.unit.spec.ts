@@ -53,6 +53,7 @@ describe('shoal agent', () => {
       await expect(run(['--dispatcher', dispatcher.address])).rejects.toThrow('--join-token is required (or set SHOAL_JOIN_TOKEN)');
       await expect(run(['--join-token', 'x'])).rejects.toThrow('--dispatcher is required (or set SHOAL_DISPATCHER)');
       await expect(run(['--join-token', 'x', '--dispatcher', 'nowhere'])).rejects.toThrow(/expected host:port/);
+      await expect(run(['--join-token', 'x', '--dispatcher', `${dispatcher.address},nowhere`])).rejects.toThrow(/expected host:port, or several separated by commas.*got "nowhere"/);
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--cpus', '2'])).rejects.toThrow('--cpus is for simulated nodes: add --simulate N');
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--simulate', 'many'])).rejects.toThrow(/expected a number of nodes/);
     } finally {

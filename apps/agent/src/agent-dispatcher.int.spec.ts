@@ -71,7 +71,7 @@ describe('the agent with the real dispatcher', () => {
   });
 
   it('a simulated fleet joins, runs an assigned task as its SIM_* env says, and the log has when it ran and how it ended', async () => {
-    const fleet = new SimulatedFleet({ dispatcher: address, joinToken: tokens.worker, nodes: 3, cpus: 2, labels: { zone: ['a', 'b', 'c'] } });
+    const fleet = new SimulatedFleet({ dispatchers: [address], joinToken: tokens.worker, nodes: 3, cpus: 2, labels: { zone: ['a', 'b', 'c'] } });
     try {
       await fleet.start();
       expect(fleet.connected).toBe(3);
@@ -101,7 +101,7 @@ describe('the agent with the real dispatcher', () => {
   it('an exec node runs its task as a real process and the exit code reaches the log', async () => {
     const timers = new TimerWheel(25);
     const channels = new DispatcherChannels();
-    const session = new AgentSession({ dispatcher: address, joinToken: tokens.worker, executor: new ExecExecutor({ timers, hostname: 'exec-host' }), channels, timers });
+    const session = new AgentSession({ dispatchers: [address], joinToken: tokens.worker, executor: new ExecExecutor({ timers, hostname: 'exec-host' }), channels, timers });
     try {
       await session.start();
       await assign('t-shell', 's-shell', shell, session.nodeId!);
@@ -116,7 +116,7 @@ describe('the agent with the real dispatcher', () => {
   it('a wrong join token is refused with the dispatcher’s reason', async () => {
     const timers = new TimerWheel(25);
     const channels = new DispatcherChannels();
-    const session = new AgentSession({ dispatcher: address, joinToken: newJoinTokens('another-cluster').worker, executor: new ExecExecutor({ timers }), channels, timers });
+    const session = new AgentSession({ dispatchers: [address], joinToken: newJoinTokens('another-cluster').worker, executor: new ExecExecutor({ timers }), channels, timers });
     try {
       const refused = await session.start().then(
         () => undefined,
@@ -168,7 +168,7 @@ describe('the agent through a dispatcher failover', () => {
     const timers = new TimerWheel(25);
     const channels = new DispatcherChannels();
     const executor = new SimulatedExecutor(nodeDescription({ hostname: 'failover-1', nanoCpus: 1e9, memoryBytes: 2 ** 30, engineVersion: 'sim' }), timers);
-    const session = new AgentSession({ dispatcher: standby.address!, joinToken: tokens.worker, executor, channels, timers, backoff: { initialMs: 100, maxMs: 1_000 } });
+    const session = new AgentSession({ dispatchers: [standby.address!], joinToken: tokens.worker, executor, channels, timers, backoff: { initialMs: 100, maxMs: 1_000 } });
     closing.unshift(async () => {
       await session.stop();
       channels.close();
@@ -192,5 +192,53 @@ describe('the agent through a dispatcher failover', () => {
     // The log's RUNNING is the one run the worker still holds.
     const running = (await reportedStates(log, 't-forever')).filter((status) => status.state === TaskState.RUNNING);
     expect(new Set(running.map((status) => status.at))).toEqual(new Set([session.worker.statuses()[0]!.at]));
+  });
+
+});
+
+describe('the agent given several dispatchers', () => {
+  const cluster = `c-${randomUUID().slice(0, 8)}`;
+  const topic = new KafkaTestTopic('agent-dispatcher-list');
+  const closing: (() => Promise<void> | void)[] = [];
+
+  afterAll(async () => {
+    for (const close of closing) await close();
+    await topic.close();
+  });
+
+  it('joins the first, the active one, and when it goes moves on to the other once that takes over, as the same node', async () => {
+    const log = await topic.open();
+    const tokens = newJoinTokens(cluster);
+    const api = new EventWriter(log, cluster, 'api', 'api-list-test');
+    await api.append([api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens })]);
+    const active = new DispatcherServer(log, { cluster });
+    closing.unshift(() => active.stop());
+    await active.start();
+    await active.runner!.untilActive();
+    const otherLog = await topic.open('agent-list-other');
+    const other = new DispatcherServer(otherLog, { cluster });
+    closing.unshift(async () => {
+      const stopping = other.stop();
+      await otherLog.close();
+      await stopping;
+    });
+    await other.start();
+
+    const timers = new TimerWheel(25);
+    const channels = new DispatcherChannels();
+    const executor = new SimulatedExecutor(nodeDescription({ hostname: 'listed-1', nanoCpus: 1e9, memoryBytes: 2 ** 30, engineVersion: 'sim' }), timers);
+    const session = new AgentSession({ dispatchers: [active.address!, other.address!], joinToken: tokens.worker, executor, channels, timers, backoff: { initialMs: 100, maxMs: 1_000 } });
+    closing.unshift(async () => {
+      await session.stop();
+      channels.close();
+    });
+    await session.start();
+    expect(session.dispatcher).toBe(active.address);
+    const nodeId = session.nodeId!;
+
+    await active.stop();
+    await other.runner!.untilActive();
+    await eventually('the node on the other dispatcher', () => session.connected && session.dispatcher === other.address, { ...WITHIN, timeoutMs: 60_000 });
+    expect(session.nodeId).toBe(nodeId);
   });
 });

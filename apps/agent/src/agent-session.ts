@@ -37,8 +37,11 @@ export class JoinRefusedError extends Error {
 const REFUSALS: readonly number[] = [GrpcStatus.UNAUTHENTICATED, GrpcStatus.PERMISSION_DENIED, GrpcStatus.INVALID_ARGUMENT];
 
 export interface AgentSessionOptions {
-  /** host:port of a dispatcher; one that does not own the cluster names the one that does. */
-  readonly dispatcher: string;
+  /**
+   * host:port of each dispatcher this node may join through (at least one), tried in turn
+   * when the one it uses is gone; one that does not own the cluster names the one that does.
+   */
+  readonly dispatchers: readonly string[];
   readonly joinToken: string;
   readonly executor: Executor;
   readonly channels: DispatcherChannels;
@@ -81,6 +84,8 @@ export class AgentSession {
   private readonly batcher: StatusBatcher;
   private readonly description: NodeDescriptionMessage;
   private address: string;
+  /** Which of the dispatchers it was given it last dialled (a redirect may have sent it on from there). */
+  private given = 0;
   private id: string | undefined;
   private session: string | undefined;
   private periodMs: number;
@@ -94,7 +99,8 @@ export class AgentSession {
   private failure: Error | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
-    this.address = options.dispatcher;
+    if (options.dispatchers.length === 0) throw new Error('an agent session needs the address of at least one dispatcher');
+    this.address = options.dispatchers[0]!;
     this.id = options.nodeId;
     this.periodMs = options.defaultHeartbeatMs ?? 5_000;
     this.description = options.executor.describe();
@@ -244,6 +250,19 @@ export class AgentSession {
     return Math.round(base / 2 + (this.options.random ?? Math.random)() * (base / 2));
   }
 
+  /**
+   * Where to go once the dispatcher at `lost` is gone, as SwarmKit's agent moves on to
+   * another manager: one it was given, the next after `lost` — that one may be down for
+   * good, and a standby sends the node to whichever took over. A dispatcher it was only
+   * sent to counts as the one that sent it there, which may have taken over since.
+   */
+  private nextDispatcher(lost: string): string {
+    const given = this.options.dispatchers;
+    const at = given.indexOf(lost);
+    if (at >= 0) this.given = (at + 1) % given.length;
+    return given[this.given]!;
+  }
+
   private broken(generation: number, error: unknown): void {
     if (generation !== this.generation || this.stopped) return;
     const joining = !this.up;
@@ -271,8 +290,7 @@ export class AgentSession {
     const delay = this.backoffDelay();
     this.attempts += 1;
     const lost = this.address;
-    // A dispatcher this node was sent to is gone: the one it was told to use may have taken over.
-    if (!redirect) this.address = this.options.dispatcher;
+    if (!redirect) this.address = this.nextDispatcher(lost);
     const what = joining ? `no session with the dispatcher at ${lost}` : `session with the dispatcher at ${lost} lost`;
     this.options.log?.(`${what} (${describeError(error).trim()}); trying${this.address === lost ? '' : ` ${this.address}`} again in ${delay} ms`);
     this.cancelTimer = this.options.timers.after(delay, () => {

@@ -21,7 +21,7 @@ describe('the agent session', () => {
     timers,
   );
   const open = (overrides: Partial<ConstructorParameters<typeof AgentSession>[0]> = {}): AgentSession => {
-    const session = new AgentSession({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', executor, channels, timers, backoff: { initialMs: 20, maxMs: 100 }, ...overrides });
+    const session = new AgentSession({ dispatchers: [dispatcher.address], joinToken: 'SWMTKN-1-good', executor, channels, timers, backoff: { initialMs: 20, maxMs: 100 }, ...overrides });
     sessions.push(session);
     return session;
   };
@@ -175,6 +175,32 @@ describe('the agent session', () => {
     await eventually('the node back on the first dispatcher', () => dispatcher.connectedNodes.includes('node-1'), WITHIN);
     expect(session.dispatcher).toBe(dispatcher.address);
     expect(dispatcher.sessionRequests.at(-1)?.nodeId).toBe('node-1');
+  });
+
+  it('moves on to the next dispatcher it was given when the one it uses is gone, as the same node', async () => {
+    const other = await FakeDispatcher.start();
+    try {
+      other.heartbeatPeriodMs = 40;
+      const session = open({ dispatchers: [dispatcher.address, other.address] });
+      await session.start();
+      expect(session.dispatcher).toBe(dispatcher.address);
+      await dispatcher.stop();
+      await eventually('the node on the other dispatcher', () => other.connectedNodes.includes('node-1'), WITHIN);
+      expect(session.dispatcher).toBe(other.address);
+      expect(other.sessionRequests[0]?.nodeId).toBe('node-1');
+      // and back round to the first, should that come back when the other goes
+      const port = Number(dispatcher.address.split(':')[1]);
+      dispatcher = await FakeDispatcher.start(port);
+      await other.stop();
+      await eventually('the node back on the first dispatcher', () => dispatcher.connectedNodes.includes('node-1'), WITHIN);
+    } finally {
+      await Promise.all(sessions.splice(0).map((session) => session.stop()));
+      await other.stop();
+    }
+  });
+
+  it('needs at least one dispatcher', () => {
+    expect(() => open({ dispatchers: [] })).toThrow('an agent session needs the address of at least one dispatcher');
   });
 
   it('fails for good when the node was removed from the cluster', async () => {

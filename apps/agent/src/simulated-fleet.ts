@@ -16,8 +16,8 @@ import { TimerWheel } from './timers';
 export type FleetLabels = Readonly<Record<string, string | readonly string[]>>;
 
 export interface SimulatedFleetOptions {
-  /** host:port of a dispatcher. */
-  readonly dispatcher: string;
+  /** host:port of each dispatcher the nodes may join through (see AgentSessionOptions). */
+  readonly dispatchers: readonly string[];
   readonly joinToken: string;
   readonly nodes: number;
   /** CPUs per node (default 4). */
@@ -109,7 +109,7 @@ export class SimulatedFleet {
     }
     this.started = true;
     this.keepIds();
-    this.options.log?.(`${nodes} simulated nodes joined the dispatcher at ${this.options.dispatcher}`);
+    this.options.log?.(`${nodes} simulated nodes joined the dispatcher at ${this.options.dispatchers.join(' or ')}`);
   }
 
   /** Ends every node's session (their simulated tasks end with the process). */
@@ -164,7 +164,7 @@ export class SimulatedFleet {
       engineVersion: 'shoal-agent simulated',
     });
     const session = new AgentSession({
-      dispatcher: this.options.dispatcher,
+      dispatchers: this.options.dispatchers,
       joinToken: this.options.joinToken,
       executor: new SimulatedExecutor(description, this.timers),
       channels: this.channels,

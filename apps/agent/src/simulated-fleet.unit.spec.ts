@@ -29,7 +29,7 @@ describe('a simulated fleet', () => {
   });
 
   it('joins every node as its own session with its own name, resources and labels, and runs their tasks', async () => {
-    const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', nodes: 6, cpus: 2, memoryBytes: 4 * 2 ** 30, labels: { zone: ['a', 'b', 'c'] }, hostnamePrefix: 'worker-' });
+    const fleet = new SimulatedFleet({ dispatchers: [dispatcher.address], joinToken: 'SWMTKN-1-good', nodes: 6, cpus: 2, memoryBytes: 4 * 2 ** 30, labels: { zone: ['a', 'b', 'c'] }, hostnamePrefix: 'worker-' });
     for (let node = 1; node <= 6; node += 1) dispatcher.initialAssignments.set(`node-${node}`, complete(update(assignment(`task-${node}`, ['SIM_RUN_FOR=50ms']))));
     try {
       await fleet.start();
@@ -52,7 +52,7 @@ describe('a simulated fleet', () => {
   });
 
   it("sends the statuses of nodes whose batches come due together in one call, each under its own node's session", async () => {
-    const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', nodes: 20 });
+    const fleet = new SimulatedFleet({ dispatchers: [dispatcher.address], joinToken: 'SWMTKN-1-good', nodes: 20 });
     for (let node = 1; node <= 20; node += 1) dispatcher.initialAssignments.set(`node-${node}`, complete(update(assignment(`task-${node}`))));
     try {
       await fleet.start();
@@ -71,7 +71,7 @@ describe('a simulated fleet', () => {
   });
 
   it('refuses to start with a wrong join token, with the dispatcher’s reason', async () => {
-    const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-nope', nodes: 3 });
+    const fleet = new SimulatedFleet({ dispatchers: [dispatcher.address], joinToken: 'SWMTKN-1-nope', nodes: 3 });
     await expect(fleet.start()).rejects.toThrow(/refused the join token: invalid join token/);
     expect(fleet.connected).toBe(0);
   });
@@ -79,7 +79,7 @@ describe('a simulated fleet', () => {
   it('with a state directory, a restarted fleet joins as the same nodes; one removed meanwhile joins anew', async () => {
     const stateDir = join(mkdtempSync(join(tmpdir(), 'shoal-fleet-')), 'fleet');
     const run = async (): Promise<(string | undefined)[]> => {
-      const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', nodes: 2, stateDir });
+      const fleet = new SimulatedFleet({ dispatchers: [dispatcher.address], joinToken: 'SWMTKN-1-good', nodes: 2, stateDir });
       await fleet.start();
       const ids = fleet.nodeIds;
       await fleet.stop();
@@ -95,7 +95,7 @@ describe('a simulated fleet', () => {
 
   it('holds 5,000 nodes in one process over a handful of channels', async () => {
     dispatcher.heartbeatPeriodMs = 5_000;
-    const fleet = new SimulatedFleet({ dispatcher: dispatcher.address, joinToken: 'SWMTKN-1-good', nodes: 5_000, joinWave: 1_000 });
+    const fleet = new SimulatedFleet({ dispatchers: [dispatcher.address], joinToken: 'SWMTKN-1-good', nodes: 5_000, joinWave: 1_000 });
     try {
       await fleet.start();
       expect(fleet.connected).toBe(5_000);

@@ -71,7 +71,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
 
     if (this.config.simNodes > 0) {
       this.fleet = new SimulatedFleet({
-        dispatcher: `127.0.0.1:${dispatcherPort}`,
+        dispatchers: [`127.0.0.1:${dispatcherPort}`],
         joinToken: view.state.cluster!.tokens.worker,
         nodes: this.config.simNodes,
         hostnamePrefix: 'sim-node-',
