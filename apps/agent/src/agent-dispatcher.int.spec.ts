@@ -1,7 +1,8 @@
 /**
  * The agent against the real dispatcher on a real broker: simulated and exec nodes join
  * with the cluster's join token, run what the scheduler assigns them, and their statuses
- * reach the log; a wrong token is refused with the dispatcher's reason.
+ * reach the log; a wrong token is refused with the dispatcher's reason; a node follows a
+ * dispatcher failover, whether told of a standby only or of both.
  */
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
@@ -131,48 +132,61 @@ describe('the agent with the real dispatcher', () => {
   });
 });
 
-describe('the agent through a dispatcher failover', () => {
+/**
+ * A cluster of its own on its own topic, with two dispatchers: the first active, the other
+ * standing by. Everything it starts is stopped by `closing`, newest first.
+ */
+const twoDispatchers = async (name: string, closing: (() => Promise<void> | void)[], specs: Parameters<EventWriter['propose']>[] = []) => {
   const cluster = `c-${randomUUID().slice(0, 8)}`;
-  const topic = new KafkaTestTopic('agent-failover-active');
-  const closing: (() => Promise<void> | void)[] = [];
+  const topic = new KafkaTestTopic(name);
+  closing.push(() => topic.close());
+  const log = await topic.open();
+  const tokens = newJoinTokens(cluster);
+  const api = new EventWriter(log, cluster, 'api', `api-${name}`);
+  await api.append([
+    api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens }),
+    ...specs.map((args) => api.propose(...args)),
+  ]);
+  const active = new DispatcherServer(log, { cluster });
+  closing.unshift(() => active.stop());
+  await active.start();
+  await active.runner!.untilActive();
+  const standbyLog = await topic.open(`${name}-standby`);
+  const standby = new DispatcherServer(standbyLog, { cluster });
+  closing.unshift(async () => {
+    // A standby's runner waits for the lease until its log closes.
+    const stopping = standby.stop();
+    await standbyLog.close();
+    await stopping;
+  });
+  await standby.start();
+  expect(standby.runner!.state).toBe('standby');
+  return { cluster, log, tokens, active, standby };
+};
 
+/** A simulated node's session through `dispatchers`, stopped by `closing`. */
+const nodeThrough = (dispatchers: readonly string[], joinToken: string, hostname: string, closing: (() => Promise<void> | void)[]): AgentSession => {
+  const timers = new TimerWheel(25);
+  const channels = new DispatcherChannels();
+  const executor = new SimulatedExecutor(nodeDescription({ hostname, nanoCpus: 1e9, memoryBytes: 2 ** 30, engineVersion: 'sim' }), timers);
+  const session = new AgentSession({ dispatchers, joinToken, executor, channels, timers, backoff: { initialMs: 100, maxMs: 1_000 } });
+  closing.unshift(async () => {
+    await session.stop();
+    channels.close();
+  });
+  return session;
+};
+
+describe('the agent through a dispatcher failover', () => {
+  const closing: (() => Promise<void> | void)[] = [];
   afterAll(async () => {
     for (const close of closing) await close();
-    await topic.close();
   });
 
   it('a node told to use a standby is sent to the active one, and comes back to the standby when it takes over, as the same node, its task still running', async () => {
-    const log = await topic.open();
-    const tokens = newJoinTokens(cluster);
-    const api = new EventWriter(log, cluster, 'api', 'api-failover-test');
     const forever = serviceSpec('forever', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'busybox' } } });
-    await api.append([
-      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens }),
-      api.propose('ServiceCreated', { id: 's-forever', spec: forever }),
-    ]);
-    const active = new DispatcherServer(log, { cluster });
-    closing.unshift(() => active.stop());
-    await active.start();
-    await active.runner!.untilActive();
-
-    const standbyLog = await topic.open('agent-failover-standby');
-    const standby = new DispatcherServer(standbyLog, { cluster });
-    closing.unshift(async () => {
-      const stopping = standby.stop();
-      await standbyLog.close();
-      await stopping;
-    });
-    await standby.start();
-    expect(standby.runner!.state).toBe('standby');
-
-    const timers = new TimerWheel(25);
-    const channels = new DispatcherChannels();
-    const executor = new SimulatedExecutor(nodeDescription({ hostname: 'failover-1', nanoCpus: 1e9, memoryBytes: 2 ** 30, engineVersion: 'sim' }), timers);
-    const session = new AgentSession({ dispatchers: [standby.address!], joinToken: tokens.worker, executor, channels, timers, backoff: { initialMs: 100, maxMs: 1_000 } });
-    closing.unshift(async () => {
-      await session.stop();
-      channels.close();
-    });
+    const { cluster, log, tokens, active, standby } = await twoDispatchers('agent-failover', closing, [['ServiceCreated', { id: 's-forever', spec: forever }]]);
+    const session = nodeThrough([standby.address!], tokens.worker, 'failover-1', closing);
     await session.start();
     expect(session.dispatcher).toBe(active.address);
     const nodeId = session.nodeId!;
@@ -194,51 +208,16 @@ describe('the agent through a dispatcher failover', () => {
     expect(new Set(running.map((status) => status.at))).toEqual(new Set([session.worker.statuses()[0]!.at]));
   });
 
-});
-
-describe('the agent given several dispatchers', () => {
-  const cluster = `c-${randomUUID().slice(0, 8)}`;
-  const topic = new KafkaTestTopic('agent-dispatcher-list');
-  const closing: (() => Promise<void> | void)[] = [];
-
-  afterAll(async () => {
-    for (const close of closing) await close();
-    await topic.close();
-  });
-
-  it('joins the first, the active one, and when it goes moves on to the other once that takes over, as the same node', async () => {
-    const log = await topic.open();
-    const tokens = newJoinTokens(cluster);
-    const api = new EventWriter(log, cluster, 'api', 'api-list-test');
-    await api.append([api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens })]);
-    const active = new DispatcherServer(log, { cluster });
-    closing.unshift(() => active.stop());
-    await active.start();
-    await active.runner!.untilActive();
-    const otherLog = await topic.open('agent-list-other');
-    const other = new DispatcherServer(otherLog, { cluster });
-    closing.unshift(async () => {
-      const stopping = other.stop();
-      await otherLog.close();
-      await stopping;
-    });
-    await other.start();
-
-    const timers = new TimerWheel(25);
-    const channels = new DispatcherChannels();
-    const executor = new SimulatedExecutor(nodeDescription({ hostname: 'listed-1', nanoCpus: 1e9, memoryBytes: 2 ** 30, engineVersion: 'sim' }), timers);
-    const session = new AgentSession({ dispatchers: [active.address!, other.address!], joinToken: tokens.worker, executor, channels, timers, backoff: { initialMs: 100, maxMs: 1_000 } });
-    closing.unshift(async () => {
-      await session.stop();
-      channels.close();
-    });
+  it('a node given both dispatchers joins the first, the active one, and when it goes moves on to the other once that takes over, as the same node', async () => {
+    const { tokens, active, standby } = await twoDispatchers('agent-dispatcher-list', closing);
+    const session = nodeThrough([active.address!, standby.address!], tokens.worker, 'listed-1', closing);
     await session.start();
     expect(session.dispatcher).toBe(active.address);
     const nodeId = session.nodeId!;
 
     await active.stop();
-    await other.runner!.untilActive();
-    await eventually('the node on the other dispatcher', () => session.connected && session.dispatcher === other.address, { ...WITHIN, timeoutMs: 60_000 });
+    await standby.runner!.untilActive();
+    await eventually('the node on the other dispatcher', () => session.connected && session.dispatcher === standby.address, { ...WITHIN, timeoutMs: 60_000 });
     expect(session.nodeId).toBe(nodeId);
   });
 });
