@@ -45,8 +45,8 @@ describe('infra/docker', () => {
     // x-component (every component but the API) and the API mount the one volume there.
     const mounts = [...compose.matchAll(/^\s+- snapshots:(\S+)$/gm)].map((m) => m[1]);
     expect(mounts).toEqual(['/var/lib/shoal/snapshots', '/var/lib/shoal/snapshots']);
-    expect(compose).toMatch(/^x-component: &component\n(?:  .*\n)*  volumes:\n    - snapshots:\/var\/lib\/shoal\/snapshots$/m);
-    expect(compose).toMatch(/^volumes:\n(?:  .*\n)*  snapshots:$/m);
+    expect(compose).toMatch(/^x-component: &component\n(?: {2}.*\n)* {2}volumes:\n {4}- snapshots:\/var\/lib\/shoal\/snapshots$/m);
+    expect(compose).toMatch(/^volumes:\n(?: {2}.*\n)* {2}snapshots:$/m);
     expect(dockerfile).toMatch(/mkdir -p \/var\/lib\/shoal\/snapshots && chown -R node:node \/var\/lib\/shoal\nUSER node/);
     // and the code keeps them where the volume is: <data dir>/snapshots/<component>
     expect(readFileSync(join(ROOT, 'libs', 'runtime', 'src', 'view-snapshots.ts'), 'utf8')).toContain("join(dataDir, 'snapshots', component)");
