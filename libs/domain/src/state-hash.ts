@@ -4,7 +4,7 @@
  * (full replay, snapshot + tail), so two processes agree iff their states agree.
  * Derived indexes (reservations) are not hashed: they follow from the tasks.
  *
- * At 100,000 tasks the hash takes a second or two, so it can also be taken in steps
+ * At 100,000 tasks the hash takes about a second, so it can also be taken in steps
  * (hashInSteps): the state's entries are captured at once, and hashed a slice at a time
  * while the caller goes on applying records. That is sound because evolve never changes
  * an entity in place — it puts a new object in the map — so the captured ones keep what

@@ -57,7 +57,7 @@ export const snapshotFor = async (log: EventLog, store: SnapshotStore): Promise<
   return { snapshot };
 };
 
-/** Entities hashed between two turns of the event loop while a snapshot is taken (~10 ms of work). */
+/** Entities hashed between two turns of the event loop while a snapshot is taken (~5 ms of work). */
 const ENTITIES_PER_STEP = 500;
 
 /**
@@ -93,7 +93,7 @@ export class SnapshotSaver {
       const view = this.view();
       if (view.position === this.savedAt || view.state.cluster === undefined) return;
       // Captured now; hashed and written a slice at a time, the view going on in between:
-      // at 100,000 tasks this is a second or two of work, which must not stop the component.
+      // at 100,000 tasks this is over a second of work, which must not stop the component.
       const steps = snapshotInSteps(view.state, view.position, ENTITIES_PER_STEP);
       let step = steps.next();
       while (!step.done) {
