@@ -2,6 +2,7 @@
 import { isJob } from '@shoal/contracts';
 import type { EventOf, ServiceSpec } from '@shoal/contracts';
 import { canonicalJson } from './hash/canonical';
+import { missingNetwork } from './state';
 import type { ClusterState, Service } from './state';
 import { applied, batchVerdict, rejected } from './verdict';
 import type { Verdict } from './verdict';
@@ -12,20 +13,6 @@ type ServiceEvent = EventOf<
 
 const serviceNamed = (state: ClusterState, name: string): Service | undefined => {
   for (const service of state.services.values()) if (service.spec.name === name) return service;
-  return undefined;
-};
-
-/**
- * A network the spec attaches to that is not there (by id or name). The API checks its view
- * first, as Docker does; this is the same check where it cannot race a NetworkRemoved.
- */
-const missingNetwork = (state: ClusterState, spec: ServiceSpec): string | undefined => {
-  for (const { target } of spec.task.networks ?? []) {
-    if (state.networks.has(target)) continue;
-    let named = false;
-    for (const network of state.networks.values()) if (network.spec.name === target) named = true;
-    if (!named) return target;
-  }
   return undefined;
 };
 

@@ -95,3 +95,21 @@ export const emptyState = (): ClusterState => ({
   writers: new Map(),
   reserved: new Map(),
 });
+
+/**
+ * The network a spec's attachment target names: by id, else by name (the id winning), as
+ * Docker resolves `--network`; undefined when there is none.
+ */
+export const networkOf = (state: ClusterState, target: string): Network | undefined => {
+  const byId = state.networks.get(target);
+  if (byId) return byId;
+  for (const network of state.networks.values()) if (network.spec.name === target) return network;
+  return undefined;
+};
+
+/**
+ * A network the spec attaches to that is not there (by id or name). The API checks its view
+ * with it first, as Docker does; evolve checks again where it cannot race a NetworkRemoved.
+ */
+export const missingNetwork = (state: ClusterState, spec: ServiceSpec): string | undefined =>
+  spec.task.networks?.find(({ target }) => networkOf(state, target) === undefined)?.target;

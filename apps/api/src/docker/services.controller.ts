@@ -2,6 +2,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { ServiceSpec } from '@shoal/contracts';
+import { missingNetwork } from '@shoal/domain';
 import type { ClusterState } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
 import { Intents } from '../intents/intents';
@@ -18,10 +19,8 @@ export const LOGS_NOT_SUPPORTED =
 
 /** Every network a spec attaches to must exist (by id or name), as Docker checks. */
 const checkNetworks = (state: ClusterState, spec: ServiceSpec): void => {
-  for (const { target } of spec.task.networks ?? []) {
-    const known = state.networks.has(target) || [...state.networks.values()].some((network) => network.spec.name === target);
-    if (!known) throw new HttpException(`network ${target} not found`, 404);
-  }
+  const missing = missingNetwork(state, spec);
+  if (missing !== undefined) throw new HttpException(`network ${missing} not found`, 404);
 };
 
 const checkPorts = (state: ClusterState, spec: ServiceSpec, self?: string): void => {

@@ -3,6 +3,7 @@
  * plugins it needs. Worked out once per task, from the task and the state it came from.
  */
 import type { GenericResource, PluginDescription, PortConfig, Task } from '@shoal/contracts';
+import { networkOf } from '../state';
 import type { ClusterState } from '../state';
 
 export interface SchedulingTask {
@@ -33,9 +34,7 @@ export const taskHostPorts = (task: Task, state: ClusterState): string[] =>
 const networkPlugins = (task: Task, state: ClusterState): PluginDescription[] => {
   const out: PluginDescription[] = [];
   for (const attachment of task.spec.networks ?? []) {
-    const network =
-      state.networks.get(attachment.target) ?? [...state.networks.values()].find((n) => n.spec.name === attachment.target);
-    const driver = network?.spec.driver;
+    const driver = networkOf(state, attachment.target)?.spec.driver;
     if (driver && !out.some((p) => p.name === driver)) out.push({ type: 'Network', name: driver });
   }
   return out;
