@@ -7,14 +7,20 @@
  *   view     a LiveView (follow from 0 → decode → evolve → observe → reconcile) with all five
  *            cores watching, then once per component with its own core only, as each
  *            component's process rebuilds its view
- * and reports records per second and the ratio of each to the ceiling.
+ *   split    in memory, the same records: seconds decoding them (JSON.parse, upcast, shape
+ *            check) and seconds applying them (evolve), chunk by chunk
+ * and reports records per second and the ratio of each to the ceiling. From the split and
+ * the ceiling it works out the bound no record encoding can pass: the audit if decoding
+ * cost nothing, the ceiling's time per record plus evolve's.
  */
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
+import { decode } from '@shoal/contracts';
+import type { Decoded } from '@shoal/contracts';
 import { KafkaEventLog } from '@shoal/eventlog';
 import { LiveView, replayLog } from '@shoal/runtime';
-import { AllocatorCore, DispatcherCore, OrchestratorCore, ReaperCore, SchedulerCore, SessionTable } from '@shoal/domain';
+import { AllocatorCore, DispatcherCore, OrchestratorCore, Projection, ReaperCore, SchedulerCore, SessionTable } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
 import { benchHistory } from './history';
 import { benchBroker } from './broker';
@@ -23,6 +29,7 @@ import { publish, result } from './report';
 import type { Measure } from './report';
 
 const APPEND_CHUNK = 2_000;
+const SPLIT_CHUNK = 100;
 
 /**
  * What the profiles of this benchmark showed and what was done about it, round by round,
@@ -31,7 +38,7 @@ const APPEND_CHUNK = 2_000;
 const PROFILED = [
   'First round (CPU profile, self time): the view spent ~15 µs a record trimming its map of recent verdicts from the head; then JSON.parse, garbage collection, data shapes building a path string per field, the star re-export of @shoal/contracts (a megamorphic accessor on every TaskState read), reservations rebuilt on every status report, and the audit fetching each 16 MiB response about three times. Changed: a ring of recent verdicts by offset; shapes spell a path only for a value that does not fit; the names every record reads are re-exported by name; putTask leaves reservations alone when a task holds the same as before; the Kafka read keeps what its last fetch brought beyond `max` and the follower fetches the next batch while the handler works; new tasks are written without the service spec they run. Bought: audit replay from 10% to 16% of the ceiling, the view with every core from 6% to 11%.',
   'Second round: evolve alone took ~10 µs a record of ten items, mostly in copying tasks (`{ ...task, status }`). Tasks at each stage of their life had different fields, so different hidden classes, and the copying sites went megamorphic (~0.5 µs a copy instead of ~25 ns). Every stored task and status now has all its fields in one order (absent ones undefined, which the hash leaves out: the final state hash is unchanged). The scheduler also worked out each task\'s reservations and host ports again on every status report; it now keeps them while the task\'s spec and ports are the same. Bought, measured in memory: evolve ~10 → ~2 µs a record, the five cores\' observe ~10 → ~6 µs. Through Kafka (this benchmark at 1,000,000 records, the code before this round run just before it on the same machine): audit replay from 13% to {audit} of the ceiling, the view with every core from 8% to {view} (before: medians of 37,111 and 25,690 records/s against a ceiling of 310,988).',
-  'What bounds it now (profile of the audit replay through Kafka): JSON.parse ~33% of the time (~5–6 µs for a record of ~900 bytes, more than the 3–4 µs the bare consumer spends on one), garbage collection ~16%, kafkajs decoding and buffer copies, which the ceiling pays too, ~10%, then evolve ~10% and shape checks ~6%. A single thread that parses JSON records of this size cannot reach 50% of a consumer that does not parse them. The cost is in the strings: the same status record written as nested arrays instead of objects still takes ~3.0 µs to parse (~4.8 µs as it is; in memory, 50,000 records), so no shape of JSON gets there; records whose ids and times are not spelled out as strings each time (a binary encoding with a string table) would, and the design\'s JSON envelope rules that out today. Moving kafkajs\'s fetch and framing to a second thread would save at most their ~10%, and handing parsed objects across threads costs more than parsing them (structured clone ~13 µs a record).',
+  'What bounds it now (profile of the audit replay through Kafka): JSON.parse ~33% of the time (~5–6 µs for a record of ~900 bytes, more than the 3–4 µs the bare consumer spends on one), garbage collection ~16%, kafkajs decoding and buffer copies, which the ceiling pays too, ~10%, then evolve ~10% and shape checks ~6%. A single thread that parses JSON records of this size cannot reach 50% of a consumer that does not parse them. The cost is in the strings: the same status record written as nested arrays instead of objects still takes ~3.0 µs to parse (~4.8 µs as it is; in memory, 50,000 records), so no shape of JSON gets there. Nor would another encoding on its own (a binary one with a string table, which the design\'s JSON envelope rules out today): the split above prices a record that costs nothing to decode, and the ceiling\'s time per record plus evolve\'s already leaves the audit far below 250,000/s and near half the ceiling. Moving kafkajs\'s fetch and framing to a second thread would save at most their ~10%, and handing parsed objects across threads costs more than parsing them (structured clone ~13 µs a record).',
 ];
 
 /**
@@ -93,6 +100,53 @@ const bareConsumer = async (brokers: string[], topic: string, records: number): 
   return seconds;
 };
 
+/** Decode and evolve timed apart, in memory, over the log's records: seconds for each. */
+const split = (records: number): { decode: number; evolve: number } => {
+  const projection = new Projection(undefined, 0, { keepRefusals: 100 });
+  let decoding = 0n;
+  let evolving = 0n;
+  let chunk: string[] = [];
+  const apply = (): void => {
+    let started = process.hrtime.bigint();
+    const decoded: Decoded[] = chunk.map((value) => decode(value));
+    decoding += process.hrtime.bigint() - started;
+    started = process.hrtime.bigint();
+    for (const record of decoded) projection.applyDecoded(projection.position, record);
+    evolving += process.hrtime.bigint() - started;
+    chunk = [];
+  };
+  for (const value of benchHistory({ records })) {
+    chunk.push(value);
+    if (chunk.length === SPLIT_CHUNK) apply();
+  }
+  apply();
+  if (projection.tally.applied !== records) throw new Error(`split: ${projection.tally.applied} of ${records} records applied`);
+  return { decode: Number(decoding) / 1e9, evolve: Number(evolving) / 1e9 };
+};
+
+const CEILING = 'bare kafkajs consumer (ceiling)';
+const DECODE = 'in memory: decode a record (JSON.parse, upcast, shape check)';
+const EVOLVE = 'in memory: evolve a record (Projection.applyDecoded)';
+const BOUND = 'bound for any encoding: the audit if decoding cost nothing (ceiling + evolve, per record)';
+
+const percent = (x: number): string => `${(x * 100).toFixed(0)}%`;
+const perSecond = (x: number): string => `${Math.round(x).toLocaleString('en-US')}/s`;
+
+/**
+ * What the split says about any record encoding (medians: µs a record, records/s). At 50%
+ * of the ceiling the audit may spend the ceiling's time per record again; what evolve does
+ * not use of that is all a decoder may take.
+ */
+export const whereTheTimeGoes = (m: { decode: number; evolve: number; ceiling: number; bound: number; boundRatio: number }): string => {
+  const budget = 1e6 / m.ceiling - m.evolve;
+  const goal = m.bound >= 250_000 ? 'a record that cost nothing to decode could reach 250,000 records/s' : 'the 250,000 records/s goal is out of reach for any encoding on this machine';
+  const half = budget > 0 ? `50% of the ceiling needs a decoder under ${budget.toFixed(1)} µs a record (JSON takes ${m.decode.toFixed(1)})` : 'even at no cost to decode, 50% of the ceiling would need evolve itself to be faster';
+  return (
+    `Where the time goes, in memory over the same records: decoding ${m.decode.toFixed(1)} µs a record, evolve ${m.evolve.toFixed(1)} µs. ` +
+    `A record that cost nothing to decode would leave the audit at ${perSecond(m.bound)}, ${percent(m.boundRatio)} of the ceiling: ${goal}, and ${half}.`
+  );
+};
+
 const timed = async (work: () => Promise<unknown>): Promise<number> => {
   const started = process.hrtime.bigint();
   await work();
@@ -114,6 +168,8 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
     const view: number[] = [];
     /** Per component (in COMPONENTS' order), one rate per run. */
     const perComponent: number[][] = [];
+    const decoding: number[] = [];
+    const evolving: number[] = [];
     let hash = '';
     const load: number[] = [];
     for (let run = 1; run <= runs; run++) {
@@ -130,18 +186,30 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
       for (const [i, core] of cores().entries()) {
         (perComponent[i] ??= []).push(records / (await timed(() => rebuildView(log, [core]))));
       }
+      const apart = split(records);
+      decoding.push((apart.decode / records) * 1e6);
+      evolving.push((apart.evolve / records) * 1e6);
       const rates = perComponent.map((rates) => Math.round(rates[run - 1]!)).join(' · ');
-      process.stderr.write(`run ${run}: ceiling ${Math.round(ceiling[run - 1]!)}/s, audit ${Math.round(audit[run - 1]!)}/s, view ${Math.round(view[run - 1]!)}/s, own views ${rates}/s\n`);
+      process.stderr.write(
+        `run ${run}: ceiling ${Math.round(ceiling[run - 1]!)}/s, audit ${Math.round(audit[run - 1]!)}/s, view ${Math.round(view[run - 1]!)}/s, own views ${rates}/s, ` +
+          `in memory decode ${decoding[run - 1]!.toFixed(2)} µs + evolve ${evolving[run - 1]!.toFixed(2)} µs a record\n`,
+      );
     }
     const slowest = ceiling.map((_, run) => Math.min(...perComponent.map((rates) => rates[run]!)));
+    // The audit with decoding free: the ceiling's time per record plus evolve's, in seconds.
+    const bound = ceiling.map((rate, run) => 1 / (1 / rate + evolving[run]! / 1e6));
     const measures: Measure[] = [
-      { name: 'bare kafkajs consumer (ceiling)', unit: 'records/s', runs: ceiling, better: 'higher' },
+      { name: CEILING, unit: 'records/s', runs: ceiling, better: 'higher' },
       { name: 'audit replay (read → decode → evolve)', unit: 'records/s', runs: audit, better: 'higher' },
       { name: `view with every core (follow → evolve → observe → reconcile: ${COMPONENTS.join(', ')})`, unit: 'records/s', runs: view, better: 'higher' },
       ...COMPONENTS.map((component, i): Measure => ({ name: `the ${component}'s own view (its core only, as its process rebuilds)`, unit: 'records/s', runs: perComponent[i]!, better: 'higher' })),
+      { name: DECODE, unit: 'µs', runs: decoding, better: 'lower' },
+      { name: EVOLVE, unit: 'µs', runs: evolving, better: 'lower' },
+      { name: BOUND, unit: 'records/s', runs: bound, better: 'higher' },
       { name: 'audit replay / ceiling', unit: 'ratio', runs: audit.map((a, i) => a / ceiling[i]!), better: 'higher' },
       { name: 'view with every core / ceiling', unit: 'ratio', runs: view.map((v, i) => v / ceiling[i]!), better: 'higher' },
       { name: "slowest component's own view / ceiling", unit: 'ratio', runs: slowest.map((v, i) => v / ceiling[i]!), better: 'higher' },
+      { name: 'bound for any encoding / ceiling', unit: 'ratio', runs: bound.map((b, i) => b / ceiling[i]!), better: 'higher' },
     ];
     const r = result(
       'replay',
@@ -156,13 +224,12 @@ export const replayBench = async (argv: readonly string[]): Promise<void> => {
     const ownRatio = median("slowest component's own view / ceiling");
     const own = COMPONENTS.map((component, i) => ({ component, rate: median(measures[3 + i]!.name) }));
     const slowestOwn = own.reduce((a, b) => (b.rate < a.rate ? b : a));
-    const percent = (x: number): string => `${(x * 100).toFixed(0)}%`;
-    const perSecond = (x: number): string => `${Math.round(x).toLocaleString('en-US')}/s`;
     publish({
       ...r,
       notes: [
         `Goal ≥ 250,000 records/s: ${viewMedian >= 250_000 ? 'met' : 'not met'} (${perSecond(viewMedian)} for a view with every core; ${perSecond(slowestOwn.rate)} for the slowest component's own view, the ${slowestOwn.component}'s).`,
         `Goal ≥ 50% of the ceiling: ${ratio >= 0.5 ? 'met' : 'not met'} (${percent(ratio)} with every core; ${percent(ownRatio)} for the slowest component's own view; ${percent(auditRatio)} for the audit).`,
+        whereTheTimeGoes({ decode: median(DECODE), evolve: median(EVOLVE), ceiling: median(CEILING), bound: median(BOUND), boundRatio: median('bound for any encoding / ceiling') }),
         'Each component runs in its own process and rebuilds only its own view (the state and its core), so its own view is what a restart waits for; the view with every core does the work of all five on one thread.',
         `Load average (1 min) as each run began: ${load.map((l) => l.toFixed(1)).join(' · ')} on ${cpus().length} cores shared with other work: compare the ratios, measured in the same run, rather than records/s across runs.`,
         ...PROFILED.map((line) => line.replace('{audit}', percent(auditRatio)).replace('{view}', percent(ratio))),
