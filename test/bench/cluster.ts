@@ -51,6 +51,14 @@ export const peakRss = (pid: number | undefined): number | undefined => {
   }
 };
 
+/** Seconds of CPU (user + system, every thread) a process has used, from its /proc/<pid>/stat; Linux counts in ticks of 1/100 s. */
+export const cpuSeconds = (stat: string, ticksPerSecond = 100): number => {
+  // The fields after the command name, which is in parentheses and may hold spaces or parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+};
+
 export class BenchCluster {
   readonly members: Member[] = [];
   readonly socket: string;

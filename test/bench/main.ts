@@ -6,6 +6,7 @@
  *   e2e        separate processes on Kafka: --nodes (5,000) simulated nodes, --services (100) × --replicas (1,000)
  *              created through the API to all RUNNING; --runs (1), --fleets (2), --sources, --no-build
  *   failover   an e2e run (smaller) whose active scheduler is killed -9 mid-placement: seconds until the standby places
+ *   heartbeats the dispatcher's CPU per heartbeat from --nodes (5,000) sessions at each of --rates (50,250,1000,4000) a second; --runs (3)
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';
@@ -13,6 +14,7 @@ import { schedulerBench } from './scheduler.bench';
 import { memoryBench } from './memory.bench';
 import { e2eBench } from './e2e.bench';
 import { failoverBench } from './failover.bench';
+import { heartbeatsBench } from './heartbeats.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
@@ -20,6 +22,7 @@ const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   memory: memoryBench,
   e2e: e2eBench,
   failover: failoverBench,
+  heartbeats: heartbeatsBench,
 };
 
 const main = async (): Promise<void> => {
