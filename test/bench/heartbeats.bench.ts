@@ -8,7 +8,9 @@
  * process's CPU (from /proc, so nothing of this process's), what each heartbeat adds to it
  * over the silent window, latency as the caller sees it, and whether every node stayed
  * READY. The callers share their connections, so at the higher rates several calls travel
- * in one read or write; agents on nodes of their own would not batch, and cost more.
+ * in one read or write; agents on nodes of their own would not batch, and cost more. Then,
+ * at the same rates, what the transport alone costs a bare grpc-js server per heartbeat:
+ * as a unary call, and as a message on a stream already open (grpc-transport.ts).
  */
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -23,6 +25,8 @@ import { shoalEntry } from './compiled';
 import { benchBroker } from './broker';
 import { intListOption, intOption } from './args';
 import { profileFlags } from './profile-summary';
+import { transportCost } from './grpc-transport';
+import type { TransportCost } from './grpc-transport';
 import { median, percentile, publish, result } from './report';
 import type { Measure } from './report';
 
@@ -132,6 +136,7 @@ export const heartbeatsBench = async (argv: readonly string[]): Promise<void> =>
   const broker = await benchBroker();
   const steps = new Map<number, Step[]>(rates.map((rate) => [rate, []]));
   const silent: Step[] = [];
+  const transport: TransportCost[] = [];
   const load: number[] = [];
   let downNodes = 0;
   try {
@@ -169,6 +174,9 @@ export const heartbeatsBench = async (argv: readonly string[]): Promise<void> =>
         for (const client of clients) client.close();
         await cluster.stop();
       }
+      transport.push(await transportCost(rates, seconds));
+      const last = transport[transport.length - 1]!;
+      process.stderr.write(`  bare grpc-js server, µs a heartbeat: ${rates.map((rate) => `${rate}/s unary ${last.unary.get(rate)!.toFixed(0)}, streamed ${last.streamed.get(rate)!.toFixed(0)}`).join('; ')}\n`);
     }
   } finally {
     await broker.stop();
@@ -184,6 +192,8 @@ export const heartbeatsBench = async (argv: readonly string[]): Promise<void> =>
       { name: `${rate}/s — answered per second`, unit: 'heartbeats/s', runs: runsAt.map((s) => (s.sent - s.failed) / s.seconds), better: 'higher' },
       { name: `${rate}/s — latency p50 (caller)`, unit: 'ms', runs: runsAt.map((s) => percentile(s.latencies, 50)), better: 'lower' },
       { name: `${rate}/s — latency p99 (caller)`, unit: 'ms', runs: runsAt.map((s) => percentile(s.latencies, 99)), better: 'lower' },
+      { name: `${rate}/s — bare grpc-js server: CPU a unary call adds`, unit: 'µs', runs: transport.map((t) => t.unary.get(rate)!), better: 'lower' },
+      { name: `${rate}/s — bare grpc-js server: CPU a message on an open stream adds`, unit: 'µs', runs: transport.map((t) => t.streamed.get(rate)!), better: 'lower' },
     ];
     }),
   ];
@@ -191,6 +201,7 @@ export const heartbeatsBench = async (argv: readonly string[]): Promise<void> =>
   const addedAt = (rate: number): number => median(steps.get(rate)!.map((s, run) => added(s, silent[run]!)));
   const [slowest, fastest] = [Math.min(...rates), Math.max(...rates)];
   const percentOver = (rate: number): string => `${median(steps.get(rate)!.map((s, run) => share(s) - share(silent[run]!))).toFixed(0)}%`;
+  const bare = (rate: number, kind: 'unary' | 'streamed'): number => median(transport.map((t) => t[kind].get(rate)!));
   const failed = rates.reduce((sum, rate) => sum + steps.get(rate)!.reduce((n, s) => n + s.failed, 0), 0);
   publish({
     ...r,
@@ -198,6 +209,9 @@ export const heartbeatsBench = async (argv: readonly string[]): Promise<void> =>
       `What heartbeats add to the dispatcher's CPU, as a share of one core: ${rates.map((rate) => `${percentOver(rate)} at ${rate}/s`).join(', ')}. ` +
         `A heartbeat costs ${addedAt(slowest).toFixed(0)} µs at ${slowest}/s and ${addedAt(fastest).toFixed(0)} µs at ${fastest}/s: calls that come close together share reads, writes and wakeups, and agents on nodes of their own come apart, so they cost more than these callers, which share ${channels} connections. A profile at 50/s puts the cost in grpc-js and Node's HTTP/2 (a stream, headers and trailers for every call), not in the dispatcher's handler.`,
       `So the dispatcher asks a fleet for at most ${MAX_HEARTBEATS_PER_SECOND} heartbeats a second (MAX_HEARTBEATS_PER_SECOND, as Nomad's max_heartbeats_per_second): a node calls in every ${DEFAULT_HEARTBEAT_PERIOD_MS / 1_000} s up to ${((DEFAULT_HEARTBEAT_PERIOD_MS / 1_000) * MAX_HEARTBEATS_PER_SECOND).toLocaleString('en-US')} nodes, less often beyond, and a large fleet's failures are seen later. SwarmKit's fixed 5 s period would ask 1,000 a second of 5,000 nodes.`,
+      `The transport is most of it. A bare grpc-js server that only notes the heartbeat pays, per unary call, ${rates.map((rate) => `${bare(rate, 'unary').toFixed(0)} µs at ${rate}/s`).join(', ')}; ` +
+        `per message on a stream already open, ${rates.map((rate) => `${bare(rate, 'streamed').toFixed(0)} µs at ${rate}/s`).join(', ')}. ` +
+        `Heartbeats sent on a long-lived stream would cost ${(bare(slowest, 'unary') / bare(slowest, 'streamed')).toFixed(1)}× less at ${slowest}/s, and the rate asked of a fleet could rise about as much for the same CPU.`,
       `Heartbeats refused or timed out: ${failed}; nodes not READY at the end of a run: ${downNodes}.`,
       `Load average (1 min) as each run's first rate began: ${load.map((l) => l.toFixed(1)).join(' · ')} on ${cpus().length} cores; this process (the callers), the components and the broker share them.`,
     ],
