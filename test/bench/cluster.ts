@@ -59,6 +59,9 @@ export const cpuSeconds = (stat: string, ticksPerSecond = 100): number => {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 };
 
+/** Seconds of CPU the live process `pid` has used so far. */
+export const processCpu = (pid: number): number => cpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+
 export class BenchCluster {
   readonly members: Member[] = [];
   readonly socket: string;

@@ -7,11 +7,11 @@
  * trailers per call, against a DATA frame on a stream already open.
  */
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
 import type { Client, ClientWritableStream } from '@grpc/grpc-js';
-import { cpuSeconds } from './cluster';
+import { processCpu } from './cluster';
+import { paced } from './paced';
 import { HEARTBEAT_TRANSPORT } from './grpc-transport-server';
 
 const NODES = 500;
@@ -37,7 +37,7 @@ export const transportCost = async (rates: readonly number[], seconds: number): 
       server.once('message', (message: { port: number }) => resolve(message.port));
       server.once('exit', (code) => reject(new Error(`the bare gRPC server exited with ${code}`)));
     });
-    const cpu = (): number => cpuSeconds(readFileSync(`/proc/${server.pid}/stat`, 'utf8'));
+    const cpu = (): number => processCpu(server.pid!);
     const Beats = makeGenericClientConstructor(HEARTBEAT_TRANSPORT, 'Beats');
     const clients = Array.from({ length: CONNECTIONS }, () => new Beats(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as BeatClient);
     const streams = Array.from({ length: NODES }, (_, i) => clients[i % CONNECTIONS]!.beats(() => undefined));
@@ -45,12 +45,7 @@ export const transportCost = async (rates: readonly number[], seconds: number): 
       await sleep(1_000);
       const before = cpu();
       const started = Date.now();
-      let sent = 0;
-      while (Date.now() - started < seconds * 1_000) {
-        const due = Math.floor(((Date.now() - started) / 1_000) * rate);
-        for (; send && sent < due; sent++) send(sent % NODES);
-        await sleep(1);
-      }
+      await paced(rate, seconds, (n) => send?.(n % NODES));
       await sleep(200);
       return (cpu() - before) / ((Date.now() - started) / 1_000);
     };

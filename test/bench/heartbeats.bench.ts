@@ -12,7 +12,6 @@
  * at the same rates, what the transport alone costs a bare grpc-js server per heartbeat:
  * as a unary call, and as a message on a stream already open (grpc-transport.ts).
  */
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { credentials } from '@grpc/grpc-js';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
@@ -20,7 +19,8 @@ import { DEFAULT_HEARTBEAT_PERIOD_MS, MAX_HEARTBEATS_PER_SECOND } from '@shoal/d
 import { DispatcherClient } from '@shoal/protocol';
 import type { HeartbeatResponse, NodeDescriptionMessage, SessionMessage } from '@shoal/protocol';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
-import { BenchCluster, cpuSeconds } from './cluster';
+import { BenchCluster, processCpu } from './cluster';
+import { paced } from './paced';
 import { shoalEntry } from './compiled';
 import { benchBroker } from './broker';
 import { intListOption, intOption } from './args';
@@ -34,11 +34,6 @@ type Client = InstanceType<typeof DispatcherClient>;
 
 /** As an agent's: at least 5 s. */
 const DEADLINE_MS = 5_000;
-
-/** How often the callers look for heartbeats due: about one a tick at 1,000 a second. */
-const TICK_MS = 1;
-
-const processCpu = (pid: number): number => cpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 
 const description = (i: number): NodeDescriptionMessage => ({
   hostname: `hb-${i}`,
@@ -96,30 +91,21 @@ const idle = async (seconds: number, dispatcherPid: number): Promise<Step> => {
   return { rate: 0, sent: 0, failed: 0, seconds: (Date.now() - started) / 1_000, dispatcherCpu: processCpu(dispatcherPid) - cpuBefore, latencies: [] };
 };
 
-/** Heartbeats at `rate` a second for `seconds`, in ticks of TICK_MS, round robin over the sessions. */
+/** Heartbeats at `rate` a second for `seconds`, spread evenly over time, round robin over the sessions. */
 const drive = async (sessions: readonly Session[], rate: number, seconds: number, dispatcherPid: number): Promise<Step> => {
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
   let failed = 0;
-  let next = 0;
-  let sent = 0;
   const cpuBefore = processCpu(dispatcherPid);
   const started = Date.now();
-  const end = started + seconds * 1_000;
-  while (Date.now() < end) {
-    const due = Math.floor(((Date.now() - started) / 1_000) * rate);
-    for (; sent < due; sent++) {
-      const session = sessions[next]!;
-      next = (next + 1) % sessions.length;
-      pending.push(
-        heartbeat(session).then(
-          (ms) => void latencies.push(ms),
-          () => void failed++,
-        ),
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, TICK_MS));
-  }
+  const sent = await paced(rate, seconds, (n) =>
+    pending.push(
+      heartbeat(sessions[n % sessions.length]!).then(
+        (ms) => void latencies.push(ms),
+        () => void failed++,
+      ),
+    ),
+  );
   await Promise.all(pending);
   const elapsed = (Date.now() - started) / 1_000;
   return { rate, sent, failed, seconds: elapsed, dispatcherCpu: processCpu(dispatcherPid) - cpuBefore, latencies };
