@@ -2,8 +2,10 @@
  * One node's session with a dispatcher (SwarmKit's agent/session.go): Session registers
  * with the join token and the node's description and answers the node id (kept across
  * reconnects) and the heartbeat period; heartbeats keep it alive at the period the
- * dispatcher asks for; the Assignments stream drives the worker; task statuses go out in
- * batches, with those of the other sessions on the same channel (UpdateTaskStatuses).
+ * dispatcher asks for, on the stream that carries those of every session on the same
+ * channel (Heartbeats), and a shorter period, when the dispatcher asks for one, applies at
+ * once; the Assignments stream drives the worker; task statuses go out in batches, with
+ * those of the other sessions on the same channel (UpdateTaskStatuses).
  * Any of these breaking ends the session and a new one starts after a backoff.
  * A refused join token is final: the session stops with a JoinRefusedError.
  */
@@ -169,7 +171,7 @@ export class AgentSession {
     call.on('data', (message: SessionMessage) => {
       if (generation !== this.generation) return;
       if (!this.up) this.established(message, generation);
-      else if (message.heartbeatPeriodMs > 0) this.periodMs = message.heartbeatPeriodMs;
+      else if (message.heartbeatPeriodMs > 0) this.periodChanged(message.heartbeatPeriodMs, generation);
     });
     call.on('error', (error: Error) => this.broken(generation, error));
     call.on('end', () => this.broken(generation, new Error('the dispatcher ended the session')));
@@ -199,24 +201,29 @@ export class AgentSession {
     call.on('end', () => this.broken(generation, new Error('the dispatcher ended the assignments stream')));
   }
 
-  private scheduleHeartbeat(generation: number, delayMs?: number): void {
+  private scheduleHeartbeat(generation: number): void {
     // A little early, at random: nodes that joined together do not beat together.
-    const delay = delayMs ?? Math.round(this.periodMs * (1 - HEARTBEAT_JITTER * (this.options.random ?? Math.random)()));
+    const delay = Math.round(this.periodMs * (1 - HEARTBEAT_JITTER * (this.options.random ?? Math.random)()));
     this.cancelTimer = this.options.timers.after(delay, () => {
       this.cancelTimer = undefined;
       if (generation !== this.generation) return;
-      // As SwarmKit's agent: a heartbeat may take its time (5 s at least).
-      const deadline = Date.now() + Math.max(this.periodMs * 2, HEARTBEAT_TIMEOUT_MS);
-      this.client().heartbeat({ nodeId: this.id ?? '', sessionId: this.session ?? '' }, { deadline }, (error, response) => {
-        if (generation !== this.generation) return;
-        // A slow answer is not a lost session (the streams and keepalives tell that): beat again at once.
-        // Tearing sessions down because the dispatcher is busy would only make it busier.
-        if (error?.code === GrpcStatus.DEADLINE_EXCEEDED) return this.scheduleHeartbeat(generation, 0);
-        if (error) return this.broken(generation, error);
-        if (response && response.periodMs > 0) this.periodMs = response.periodMs;
-        this.scheduleHeartbeat(generation);
-      });
+      // No answer to wait for: a lost session ends the Session stream, and a new period comes on it.
+      this.options.channels.heartbeats(this.address, this.options.index ?? 0).beat({ nodeId: this.id ?? '', sessionId: this.session ?? '' });
+      this.scheduleHeartbeat(generation);
     });
+  }
+
+  /**
+   * The dispatcher asks for another period. A longer one applies from the next heartbeat
+   * on; a shorter one at once, since the dispatcher may judge the node by it from the next
+   * heartbeat it takes.
+   */
+  private periodChanged(periodMs: number, generation: number): void {
+    const shorter = periodMs < this.periodMs;
+    this.periodMs = periodMs;
+    if (!shorter) return;
+    this.cancelTimer?.();
+    this.scheduleHeartbeat(generation);
   }
 
   private sendStatuses(updates: TaskStatusMessage[], generation: number): Promise<void> {

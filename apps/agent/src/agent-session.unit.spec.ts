@@ -51,6 +51,36 @@ describe('the agent session', () => {
     expect(session.heartbeatPeriodMs).toBe(40);
     await eventually('three heartbeats', () => dispatcher.heartbeats.length >= 3, WITHIN);
     expect(dispatcher.heartbeats[0]).toEqual({ nodeId: 'node-1', sessionId: dispatcher.sessionIdOf('node-1') });
+    // On one stream, not a call each.
+    expect(dispatcher.heartbeatStreams).toBe(1);
+    expect(dispatcher.heartbeatCalls).toBe(0);
+  });
+
+  it('sends the heartbeats of every session on a channel on one stream, and opens another when that one ends', async () => {
+    const three = [0, 1, 2].map((index) => open({ index }));
+    await Promise.all(three.map((session) => session.start()));
+    const beats = (nodeId: string): number => dispatcher.heartbeats.filter((beat) => beat.nodeId === nodeId).length;
+    await eventually('heartbeats from each node', () => three.every((session) => beats(session.nodeId!) >= 2), WITHIN);
+    expect(dispatcher.heartbeatStreams).toBe(1);
+    dispatcher.endHeartbeatStreams();
+    const before = three.map((session) => beats(session.nodeId!));
+    await eventually('heartbeats from each node again', () => three.every((session, i) => beats(session.nodeId!) >= before[i]! + 2), WITHIN);
+    expect(dispatcher.heartbeatStreams).toBe(2);
+    expect(dispatcher.heartbeatCalls).toBe(0);
+    expect(dispatcher.unknownHeartbeats).toEqual([]);
+    expect(three.every((session) => session.connected)).toBe(true);
+  });
+
+  it('takes a shorter heartbeat period at once, not after the longer one it was waiting out', async () => {
+    dispatcher.heartbeatPeriodMs = 60_000;
+    const session = open();
+    await session.start();
+    expect(session.heartbeatPeriodMs).toBe(60_000);
+    dispatcher.tellPeriod(session.nodeId!, 40);
+    await eventually('heartbeats at the new period', () => dispatcher.heartbeats.length >= 3, WITHIN);
+    expect(session.heartbeatPeriodMs).toBe(40);
+    dispatcher.tellPeriod(session.nodeId!, 60_000);
+    await eventually('the longer period taken', () => session.heartbeatPeriodMs === 60_000, WITHIN);
   });
 
   it('runs the COMPLETE set, then follows INCREMENTAL changes: new tasks, desired SHUTDOWN, removal', async () => {

@@ -2,22 +2,25 @@
  * gRPC clients to dispatchers, shared by sessions: one channel (one HTTP/2 connection)
  * carries the calls of up to `sessionsPerChannel` nodes, so a fleet of thousands opens a
  * handful of connections, not thousands. Each channel has one status uplink: the task
- * statuses of its sessions go out together (UpdateTaskStatuses).
+ * statuses of its sessions go out together (UpdateTaskStatuses); and one heartbeat
+ * stream, which carries the heartbeats of all its sessions (Heartbeats).
  */
 import { credentials } from '@grpc/grpc-js';
-import type { CallOptions, Client, ClientReadableStream, ClientUnaryCall, ServiceError } from '@grpc/grpc-js';
+import type { CallOptions, Client, ClientReadableStream, ClientUnaryCall, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
 import { DispatcherClient } from '@shoal/protocol';
 import type {
   AssignmentsMessage,
   AssignmentsRequest,
   HeartbeatRequest,
   HeartbeatResponse,
+  HeartbeatsResponse,
   SessionMessage,
   SessionRequest,
   UpdateTaskStatusRequest,
   UpdateTaskStatusesRequest,
   UpdateTaskStatusesResponse,
 } from '@shoal/protocol';
+import { HeartbeatStream } from './heartbeat-stream';
 import { StatusUplink } from './status-uplink';
 
 type Callback<T> = (error: ServiceError | null, response?: T) => void;
@@ -25,6 +28,7 @@ type Callback<T> = (error: ServiceError | null, response?: T) => void;
 /** The Dispatcher service as an agent calls it. */
 export interface DispatcherApi {
   session(request: SessionRequest, options?: CallOptions): ClientReadableStream<SessionMessage>;
+  heartbeats(callback: Callback<HeartbeatsResponse>): ClientWritableStream<HeartbeatRequest>;
   heartbeat(request: HeartbeatRequest, options: CallOptions, callback: Callback<HeartbeatResponse>): ClientUnaryCall;
   updateTaskStatus(request: UpdateTaskStatusRequest, options: CallOptions, callback: Callback<object>): ClientUnaryCall;
   updateTaskStatuses(request: UpdateTaskStatusesRequest, options: CallOptions, callback: Callback<UpdateTaskStatusesResponse>): ClientUnaryCall;
@@ -34,6 +38,7 @@ export interface DispatcherApi {
 export class DispatcherChannels {
   private readonly pools = new Map<string, Client[]>();
   private readonly uplinks = new Map<Client, StatusUplink>();
+  private readonly heartbeatStreams = new Map<Client, HeartbeatStream>();
 
   constructor(private readonly sessionsPerChannel = 500) {}
 
@@ -69,12 +74,26 @@ export class DispatcherChannels {
     return uplink;
   }
 
+  /** The heartbeat stream of the channel the session numbered `index` uses to reach `address`. */
+  heartbeats(address: string, index = 0): HeartbeatStream {
+    const api = this.client(address, index);
+    const client = api as unknown as Client;
+    let stream = this.heartbeatStreams.get(client);
+    if (!stream) {
+      stream = new HeartbeatStream((callback) => api.heartbeats(callback));
+      this.heartbeatStreams.set(client, stream);
+    }
+    return stream;
+  }
+
   /** Channels open now. */
   get size(): number {
     return [...this.pools.values()].reduce((count, pool) => count + pool.filter(Boolean).length, 0);
   }
 
   close(): void {
+    for (const stream of this.heartbeatStreams.values()) stream.close();
+    this.heartbeatStreams.clear();
     for (const pool of this.pools.values()) for (const client of pool) client?.close();
     this.pools.clear();
     this.uplinks.clear();

@@ -1,14 +1,14 @@
 /**
- * The Dispatcher gRPC service (dispatcher.proto): Session, Heartbeat, UpdateTaskStatus
- * (one session's statuses) and UpdateTaskStatuses (many sessions' in one call),
- * Assignments. It checks the caller, fills the session table and wakes the runner; what
+ * The Dispatcher gRPC service (dispatcher.proto): Session, Heartbeats (the heartbeats of
+ * an agent process's sessions on one long-lived stream), Heartbeat (one a call, as agents
+ * before it sent them), UpdateTaskStatus (one session's statuses) and UpdateTaskStatuses
+ * (many sessions' in one call), Assignments. It checks the caller, fills the session table and wakes the runner; what
  * reaches the log is the dispatcher core's decision. Only the active instance serves: a
  * standby answers FAILED_PRECONDITION, naming the active one in the `shoal-dispatcher`
  * trailer when the log tells it where that one listens.
  */
 import { Metadata, status } from '@grpc/grpc-js';
-import type { ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
-import { heartbeatPeriodMs } from '@shoal/domain';
+import type { ServerReadableStream, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
 import type { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { TaskStatusReport } from '@shoal/contracts';
 import { DISPATCHER_REDIRECT_KEY } from '@shoal/protocol';
@@ -17,6 +17,7 @@ import type {
   AssignmentsRequest,
   HeartbeatRequest,
   HeartbeatResponse,
+  HeartbeatsResponse,
   SessionMessage,
   SessionRequest,
   UpdateTaskStatusRequest,
@@ -62,6 +63,7 @@ export class AgentService {
   implementation(): UntypedServiceImplementation {
     return {
       session: (call: ServerWritableStream<SessionRequest, SessionMessage>) => this.session(call),
+      heartbeats: (call: ServerReadableStream<HeartbeatRequest, HeartbeatsResponse>, done: sendUnaryData<HeartbeatsResponse>) => this.heartbeats(call, done),
       heartbeat: (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, done: sendUnaryData<HeartbeatResponse>) => this.heartbeat(call, done),
       updateTaskStatus: (call: ServerUnaryCall<UpdateTaskStatusRequest, object>, done: sendUnaryData<object>) => this.updateTaskStatus(call, done),
       updateTaskStatuses: (call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, done: sendUnaryData<UpdateTaskStatusesResponse>) =>
@@ -87,19 +89,51 @@ export class AgentService {
     }
     const sessionId = this.deps.newSessionId();
     const session = new AgentSession(nodeId, sessionId, call, this.source(runner));
-    this.deps.sessions.open(
+    this.deps.core.open(
+      runner.view.state,
       { nodeId, sessionId, role: check.role, description, addr: peerHost(call.getPeer()), link: session },
       this.deps.now().getTime(),
     );
     runner.wake();
   }
 
+  /**
+   * Heartbeats as messages on one stream, for as long as the agent keeps it open: no
+   * answer each, since a new period comes on the node's Session stream and a session that
+   * is over ends that stream. One for a session the dispatcher does not know (it expired
+   * or was replaced, and its Session stream has ended) is only counted. The stream is
+   * answered when the agent ends it, or with FAILED_PRECONDITION as soon as this instance
+   * is not the active one.
+   */
+  private heartbeats(call: ServerReadableStream<HeartbeatRequest, HeartbeatsResponse>, done: sendUnaryData<HeartbeatsResponse>): void {
+    let answered = false;
+    const answer = (error: Refusal | null, response?: HeartbeatsResponse): void => {
+      if (answered) return;
+      answered = true;
+      if (error) done(error);
+      else done(null, response);
+    };
+    const counts: HeartbeatsResponse = { taken: 0, unknown: 0 };
+    const first = this.activeRunner();
+    if (!('view' in first)) return answer(first);
+    call.on('data', (request: HeartbeatRequest) => {
+      if (answered) return;
+      const runner = this.activeRunner();
+      if (!('view' in runner)) return answer(runner);
+      if (this.deps.core.heartbeat(runner.view.state, request.nodeId, request.sessionId, this.deps.now().getTime()) === undefined) counts.unknown += 1;
+      else counts.taken += 1;
+    });
+    call.on('end', () => answer(null, counts));
+    call.on('error', () => (answered = true));
+  }
+
   private heartbeat(call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, done: sendUnaryData<HeartbeatResponse>): void {
     const runner = this.activeRunner();
     if (!('view' in runner)) return done(runner);
     const { nodeId, sessionId } = call.request;
-    if (!this.deps.sessions.heartbeat(nodeId, sessionId, this.deps.now().getTime())) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
-    done(null, { periodMs: heartbeatPeriodMs(runner.view.state, this.deps.sessions.size) });
+    const periodMs = this.deps.core.heartbeat(runner.view.state, nodeId, sessionId, this.deps.now().getTime());
+    if (periodMs === undefined) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
+    done(null, { periodMs });
   }
 
   private updateTaskStatus(call: ServerUnaryCall<UpdateTaskStatusRequest, object>, done: sendUnaryData<object>): void {
@@ -166,7 +200,6 @@ export class AgentService {
     return {
       state: () => runner.view.state,
       tasksOf: (nodeId) => this.deps.core.tasksOf(nodeId),
-      heartbeatPeriodMs: () => heartbeatPeriodMs(runner.view.state, this.deps.sessions.size),
     };
   }
 }

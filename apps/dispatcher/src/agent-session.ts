@@ -16,7 +16,6 @@ export interface SessionSource {
   state(): ClusterState;
   /** The node's assigned tasks now. */
   tasksOf(nodeId: string): ReadonlySet<string>;
-  heartbeatPeriodMs(): number;
 }
 
 type Stream<Req, Res> = ServerWritableStream<Req, Res>;
@@ -113,8 +112,8 @@ export class AgentSession implements SessionLink {
     stream.start();
   }
 
-  opened(): void {
-    this.send(this.source.heartbeatPeriodMs());
+  opened(periodMs: number): void {
+    this.send(periodMs);
   }
 
   periodChanged(periodMs: number): void {

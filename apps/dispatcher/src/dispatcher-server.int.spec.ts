@@ -1,15 +1,16 @@
 /**
  * The dispatcher on a real broker, dialled by a real gRPC client of the agent protocol:
- * registration, assignments, statuses on the log, heartbeat expiry and orphans, refusals.
+ * registration, assignments, statuses on the log, heartbeats (on the stream agents keep, and
+ * one a call) and their expiry, orphans, refusals.
  */
 import { randomUUID } from 'node:crypto';
 import { credentials, status } from '@grpc/grpc-js';
-import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
+import type { ClientReadableStream, ClientWritableStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { EventType, EventOf, JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_REDIRECT_KEY, DispatcherClient } from '@shoal/protocol';
-import type { AssignmentsMessage, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
+import type { AssignmentsMessage, HeartbeatRequest, HeartbeatsResponse, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
 import { EventWriter, newJoinTokens } from '@shoal/runtime';
 import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
@@ -78,18 +79,44 @@ const statusOf = (taskId: string, state: number): TaskStatusMessage => ({
   exitCode: 0,
 });
 
-/** Heartbeats for a session until the returned function is called. */
+/** A Heartbeats stream, as an agent process keeps one on each connection, and how it was answered. */
+class Heartbeats {
+  private readonly stream: ClientWritableStream<HeartbeatRequest>;
+  private answered?: { error: ServiceError | null; response?: HeartbeatsResponse };
+  constructor(client: Client) {
+    this.stream = (client as unknown as Record<string, Call>).heartbeats!.call(client, (error: ServiceError | null, response?: HeartbeatsResponse) => {
+      this.answered = { error, response };
+    }) as ClientWritableStream<HeartbeatRequest>;
+  }
+  beat(nodeId: string, sessionId: string): void {
+    this.stream.write({ nodeId, sessionId });
+  }
+  /** The answer, once the dispatcher gave it. */
+  answer(): Promise<{ error: ServiceError | null; response?: HeartbeatsResponse }> {
+    return eventually('the Heartbeats stream answered', () => this.answered, WITHIN_MS);
+  }
+  /** Ends the stream, as an agent that stops: the answer. */
+  end(): Promise<{ error: ServiceError | null; response?: HeartbeatsResponse }> {
+    this.stream.end();
+    return this.answer();
+  }
+}
+
+/** Heartbeats for a session on a stream of its own until the returned function is called. */
 const keepAlive = (client: Client, nodeId: string, sessionId: string): (() => Promise<void>) => {
+  const heartbeats = new Heartbeats(client);
   let beating = true;
   const loop = (async () => {
     while (beating) {
-      await unary(client, 'heartbeat', { nodeId, sessionId }).catch(() => undefined);
+      heartbeats.beat(nodeId, sessionId);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
   return async () => {
+    if (!beating) return;
     beating = false;
     await loop;
+    await heartbeats.end();
   };
 };
 
@@ -148,18 +175,8 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     expect(first).toMatchObject({ heartbeatPeriodMs: 1_000 });
     const { nodeId, sessionId } = first;
     expect(nodeId).toMatch(/^[0-9a-z]{25}$/);
-    let beating = true;
-    const beat = async (): Promise<void> => {
-      while (beating) {
-        await unary(client, 'heartbeat', { nodeId, sessionId }).catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    };
-    const heartbeats = beat();
-    closing.push(async () => {
-      beating = false;
-      await heartbeats;
-    });
+    const stopBeating = keepAlive(client, nodeId, sessionId);
+    closing.push(stopBeating);
 
     const registered = await findEvent(log, 'NodeRegistered', (e) => e.data.id === nodeId);
     expect(registered.data).toMatchObject({
@@ -196,12 +213,12 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     expect(lines).toContain(`ignoring a status from node ${nodeId} for task t2: it is not assigned to that node`);
 
     // The agent goes silent: DOWN after period × 3, then its running task is ORPHANED.
-    beating = false;
-    await heartbeats;
+    await stopBeating();
     const down = await findEvent(log, 'NodeStatusChanged', (e) => e.data.nodes.some((n) => n.id === nodeId && n.state === 'down'));
     expect(down.data.nodes[0]).toMatchObject({ message: 'heartbeat failure' });
     expect(await session.end()).toMatchObject({ code: status.UNAVAILABLE, details: expect.stringMatching(/heartbeat failure/) });
     await findEvent(log, 'TaskStatusesReported', (e) => e.data.statuses.some((s) => s.id === 't1' && s.state === TaskState.ORPHANED));
+    // A heartbeat one a call, as older agents send them, for the session that expired.
     await expect(unary(client, 'heartbeat', { nodeId, sessionId })).rejects.toMatchObject({ code: status.NOT_FOUND });
 
     // It reconnects with its id: READY again, same node.
@@ -252,6 +269,29 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     expect(ofB.data.statuses.map((s) => [s.id, s.state])).toEqual([['m2', TaskState.STARTING], ['m2', TaskState.RUNNING]]);
   });
 
+  it('keeps sessions alive with the heartbeats of many on one stream, counts those of sessions it does not know, and answers when the agent ends it', async () => {
+    const opened = await Promise.all([openSession(client, tokens.worker), openSession(client, tokens.worker)].map((s) => s.next(0)));
+    const [a, b] = opened as [SessionMessage, SessionMessage];
+    await findEvent(log, 'NodeRegistered', (e) => e.data.id === b.nodeId);
+    const heartbeats = new Heartbeats(client);
+    // Four seconds of heartbeats: beyond the 3 s (period × 3) a silent node is given.
+    const started = Date.now();
+    let sent = 0;
+    while (Date.now() - started < 4_000) {
+      heartbeats.beat(a.nodeId, a.sessionId);
+      heartbeats.beat(b.nodeId, b.sessionId);
+      sent += 2;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    heartbeats.beat(a.nodeId, 'an-expired-session');
+    for (const { nodeId } of opened) expect(server.runner!.view.state.nodes.get(nodeId)?.status.state).toBe('ready');
+    expect(await heartbeats.end()).toEqual({ error: null, response: { taken: sent, unknown: 1 } });
+    // Once the stream ends, they are silent: DOWN.
+    await findEvent(log, 'NodeStatusChanged', (e) => e.data.nodes.some((n) => n.id === a.nodeId && n.state === 'down'));
+    const down = (await eventsOn(log)).filter((e) => e.type === 'NodeStatusChanged' && e.data.nodes.some((n) => n.id === a.nodeId));
+    expect(Date.parse(down[0]!.at)).toBeGreaterThanOrEqual(started + 4_000);
+  });
+
   it('a standby instance refuses sessions with FAILED_PRECONDITION, names the active one, and takes over when it stops', async () => {
     const standbyLog = await topic.open('dispatcher-int-standby');
     const standby = new DispatcherServer(standbyLog, { cluster });
@@ -268,6 +308,11 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     const refused = openSession(other, tokens.worker);
     expect(await refused.end()).toMatchObject({ code: status.FAILED_PRECONDITION, details: expect.stringMatching(/not the active dispatcher/) });
     expect(refused.trailers?.get(DISPATCHER_REDIRECT_KEY)).toEqual([server.address]);
+    const refusedBeats = new Heartbeats(other);
+    refusedBeats.beat('a-node', 'a-session');
+    const { error } = await refusedBeats.answer();
+    expect(error).toMatchObject({ code: status.FAILED_PRECONDITION, details: expect.stringMatching(/not the active dispatcher/) });
+    expect(error?.metadata.get(DISPATCHER_REDIRECT_KEY)).toEqual([server.address]);
 
     // A node READY under the active one, which then stops: the standby takes over under a
     // newer term and serves agents; the node, which does not come back, goes DOWN.

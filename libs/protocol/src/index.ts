@@ -15,7 +15,7 @@ const loaded = loadPackageDefinition(
 
 const agentPackage = ((loaded.shoal as GrpcObject).agent as GrpcObject).v1 as GrpcObject;
 
-/** The Dispatcher service's client constructor (methods: session, heartbeat, updateTaskStatus, updateTaskStatuses, assignments). */
+/** The Dispatcher service's client constructor (methods: session, heartbeats, heartbeat, updateTaskStatus, updateTaskStatuses, assignments). */
 export const DispatcherClient = agentPackage.Dispatcher as ServiceClientConstructor;
 
 /** The Dispatcher service's definition, for `server.addService`. */

@@ -37,6 +37,11 @@ export interface HeartbeatResponse {
   periodMs: number;
 }
 
+export interface HeartbeatsResponse {
+  taken: number;
+  unknown: number;
+}
+
 export interface TaskStatusMessage {
   taskId: string;
   state: number;

@@ -4,13 +4,14 @@
  * break sessions, refuse tokens and redirect.
  */
 import { Metadata, Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
-import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
+import type { ServerReadableStream, ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
 import { DISPATCHER_REDIRECT_KEY, DISPATCHER_SERVICE } from '@shoal/protocol';
 import type {
   AssignmentsMessage,
   AssignmentsRequest,
   HeartbeatRequest,
   HeartbeatResponse,
+  HeartbeatsResponse,
   SessionMessage,
   SessionRequest,
   TaskStatusMessage,
@@ -26,7 +27,13 @@ const fail = (stream: ServerWritableStream<unknown, unknown>, error: Error & { c
 
 export class FakeDispatcher {
   readonly sessionRequests: SessionRequest[] = [];
+  /** Heartbeats of sessions it knows, as they came (on a Heartbeats stream or, from older agents, one a call). */
   readonly heartbeats: HeartbeatRequest[] = [];
+  /** Heartbeats of sessions it did not know. */
+  readonly unknownHeartbeats: HeartbeatRequest[] = [];
+  /** Heartbeats streams opened, and unary Heartbeat calls made. */
+  heartbeatStreams = 0;
+  heartbeatCalls = 0;
   /** Nodes that have sent at least one heartbeat. */
   readonly heartbeatingNodes = new Set<string>();
   /** Each session's statuses as they came, from UpdateTaskStatus or an entry of UpdateTaskStatuses. */
@@ -44,6 +51,7 @@ export class FakeDispatcher {
   readonly initialAssignments = new Map<string, AssignmentsMessage>();
   private readonly sessions = new Map<string, { sessionId: string; stream: ServerWritableStream<SessionRequest, SessionMessage> }>();
   private readonly assignmentStreams = new Map<string, ServerWritableStream<AssignmentsRequest, AssignmentsMessage>>();
+  private readonly heartbeatAnswers = new Set<sendUnaryData<HeartbeatsResponse>>();
   private nextNode = 0;
   private nextSession = 0;
 
@@ -57,6 +65,7 @@ export class FakeDispatcher {
     const ref: { dispatcher?: FakeDispatcher } = {};
     server.addService(DISPATCHER_SERVICE, {
       session: (call: ServerWritableStream<SessionRequest, SessionMessage>) => ref.dispatcher?.session(call),
+      heartbeats: (call: ServerReadableStream<HeartbeatRequest, HeartbeatsResponse>, callback: sendUnaryData<HeartbeatsResponse>) => ref.dispatcher?.heartbeatStream(call, callback),
       heartbeat: (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>) => ref.dispatcher?.heartbeat(call, callback),
       updateTaskStatus: (call: ServerUnaryCall<UpdateTaskStatusRequest, object>, callback: sendUnaryData<object>) => ref.dispatcher?.updateTaskStatus(call, callback),
       updateTaskStatuses: (call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, callback: sendUnaryData<UpdateTaskStatusesResponse>) =>
@@ -137,6 +146,13 @@ export class FakeDispatcher {
     call.write({ nodeId, sessionId, heartbeatPeriodMs: this.heartbeatPeriodMs });
   }
 
+  /** Asks the node's session for another heartbeat period, on its Session stream. */
+  tellPeriod(nodeId: string, heartbeatPeriodMs: number): void {
+    const session = this.sessions.get(nodeId);
+    if (!session) throw new Error(`no session for ${nodeId}`);
+    session.stream.write({ nodeId, sessionId: session.sessionId, heartbeatPeriodMs });
+  }
+
   /** Forgets the node's session (as an expiry would) without ending its streams. */
   forgetSession(nodeId: string): void {
     this.sessions.delete(nodeId);
@@ -161,14 +177,42 @@ export class FakeDispatcher {
     callback(null, { unknownSessions });
   }
 
+  private heartbeatStream(call: ServerReadableStream<HeartbeatRequest, HeartbeatsResponse>, callback: sendUnaryData<HeartbeatsResponse>): void {
+    this.heartbeatStreams += 1;
+    this.heartbeatAnswers.add(callback);
+    const counts = { taken: 0, unknown: 0 };
+    call.on('data', (request: HeartbeatRequest) => {
+      if (this.heartbeatAnswers.has(callback) && this.take(request)) counts.taken += 1;
+      else counts.unknown += 1;
+    });
+    call.on('end', () => {
+      if (this.heartbeatAnswers.delete(callback)) callback(null, counts);
+    });
+  }
+
+  /** Ends every Heartbeats stream with UNAVAILABLE, as a dispatcher that drops them would. */
+  endHeartbeatStreams(): void {
+    for (const answer of this.heartbeatAnswers) answer({ code: GrpcStatus.UNAVAILABLE, details: 'heartbeats going away' });
+    this.heartbeatAnswers.clear();
+  }
+
   private heartbeat(call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>): void {
-    if (this.sessions.get(call.request.nodeId)?.sessionId !== call.request.sessionId) {
+    this.heartbeatCalls += 1;
+    if (!this.take(call.request)) {
       callback({ code: GrpcStatus.NOT_FOUND, details: 'no such session' });
       return;
     }
-    this.heartbeats.push(call.request);
-    this.heartbeatingNodes.add(call.request.nodeId);
     callback(null, { periodMs: this.heartbeatPeriodMs });
+  }
+
+  private take(request: HeartbeatRequest): boolean {
+    if (this.sessions.get(request.nodeId)?.sessionId !== request.sessionId) {
+      this.unknownHeartbeats.push(request);
+      return false;
+    }
+    this.heartbeats.push(request);
+    this.heartbeatingNodes.add(request.nodeId);
+    return true;
   }
 
   private assignments(call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>): void {

@@ -13,13 +13,13 @@ describe('dispatcher: assignments', () => {
     const n1 = h.connect('n1');
     const n2 = h.connect('n2');
     h.assign('t1', 'n1');
-    expect(n1.heard).toEqual(['opened', 'assignments']);
-    expect(n2.heard).toEqual(['opened']);
+    expect(n1.heard).toEqual(['opened, period 5000', 'assignments']);
+    expect(n2.heard).toEqual(['opened, period 5000']);
     h.report('n1', 't1', RUNNING);
     h.tick();
-    expect(n1.heard).toEqual(['opened', 'assignments']);
+    expect(n1.heard).toEqual(['opened, period 5000', 'assignments']);
     h.apply('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: SHUTDOWN }] });
-    expect(n1.heard).toEqual(['opened', 'assignments', 'assignments']);
+    expect(n1.heard).toEqual(['opened, period 5000', 'assignments', 'assignments']);
     expect([...h.core.tasksOf('n1')]).toEqual(['t1']);
   });
 

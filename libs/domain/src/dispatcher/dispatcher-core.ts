@@ -9,18 +9,21 @@
  * - TaskStatusesReported ORPHANED for live tasks of nodes DOWN longer than the node-down period.
  *
  * It tells each session's link when its registration lands, when its node's tasks change
- * (the assignment streams) and when the heartbeat period changes.
+ * (the assignment streams) and when the heartbeat period asked of it changes: at once
+ * when the cluster's spec changes it, and on the agent's next heartbeat when the size of
+ * the fleet does, so that a fleet that grows does not set off a message to every node
+ * with each node that joins.
  */
 import type { NodeRole, ShoalEvent } from '@shoal/contracts';
 import type { ComponentCore, Proposal } from '../component-core';
 import type { ClusterState } from '../state';
 import type { Verdict } from '../verdict';
-import { expiredNodes, heartbeatPeriodMs, nextExpiry } from './heartbeat';
+import { heartbeatPeriodMs } from './heartbeat';
 import { admitNode } from './join-token';
 import type { TokenCheck } from './join-token';
 import { NodeTasks } from './node-tasks';
 import { nextOrphaning, orphanTasks } from './orphans';
-import type { SessionTable } from './session-table';
+import type { NewSession, Session, SessionTable } from './session-table';
 import { MAX_STATUS_BATCH, batchStatuses } from './status-batch';
 
 export interface DispatcherCoreOptions {
@@ -33,7 +36,6 @@ export interface DispatcherCoreOptions {
 export class DispatcherCore implements ComponentCore {
   readonly component = 'dispatcher' as const;
   private readonly tasks = new NodeTasks();
-  private periodMs?: number;
   private adopting = false;
   /** Tasks this dispatcher has reported ORPHANED since it became active: never twice. */
   private readonly orphaned = new Set<string>();
@@ -61,6 +63,25 @@ export class DispatcherCore implements ComponentCore {
    */
   admit(state: ClusterState, token: string, nodeId: string): TokenCheck {
     return admitNode(state.cluster?.tokens, token, { known: nodeId !== '' && state.nodes.has(nodeId), former: this.tokensSeen });
+  }
+
+  /** Opens a node's session at `now` (ms since the epoch), expected to call in at the period of the moment. */
+  open(state: ClusterState, session: NewSession, now: number): Session {
+    const nodes = this.sessions.size + (this.sessions.get(session.nodeId) ? 0 : 1);
+    return this.sessions.open(session, now, heartbeatPeriodMs(state, nodes));
+  }
+
+  /**
+   * Takes a heartbeat at `now`: the period the agent is asked for, or undefined when the
+   * session is not (or no longer) the node's current one. The agent is told of a new
+   * period here, once its registration is on the log.
+   */
+  heartbeat(state: ClusterState, nodeId: string, sessionId: string, now: number): number | undefined {
+    const periodMs = heartbeatPeriodMs(state, this.sessions.size);
+    const session = this.sessions.heartbeat(nodeId, sessionId, now, periodMs);
+    if (!session) return undefined;
+    if (session.registration === 'open' && session.toldMs !== periodMs) this.tell(session, periodMs);
+    return periodMs;
   }
 
   /** Whether the node was removed from the cluster: an agent may not register under its id again. */
@@ -100,7 +121,8 @@ export class DispatcherCore implements ComponentCore {
         const session = this.sessions.get(event.data.id);
         if (session?.registration === 'proposed') {
           session.registration = 'open';
-          session.link?.opened();
+          session.toldMs = heartbeatPeriodMs(state, this.sessions.size);
+          session.link?.opened(session.toldMs);
         }
         break;
       }
@@ -138,7 +160,6 @@ export class DispatcherCore implements ComponentCore {
       this.tokensSeen.set(state.cluster.tokens.worker, 'worker');
       this.tokensSeen.set(state.cluster.tokens.manager, 'manager');
     }
-    this.periodMs = heartbeatPeriodMs(state, this.sessions.size);
     this.adopting = true;
     this.orphaned.clear();
     this.down.clear();
@@ -148,15 +169,18 @@ export class DispatcherCore implements ComponentCore {
   decide(state: ClusterState, now: Date): readonly Proposal[] {
     const at = now.getTime();
     if (this.adopting) {
-      // Nodes that were up under the previous dispatcher get the grace period to reconnect.
-      for (const node of state.nodes.values()) if (node.status.state !== 'down') this.sessions.await(node.id, at);
+      // Nodes that were up under the previous dispatcher get the grace period to reconnect,
+      // at the period they were asked for (as the previous dispatcher would have reckoned it).
+      const up = [...state.nodes.values()].filter((node) => node.status.state !== 'down');
+      const periodMs = heartbeatPeriodMs(state, up.length);
+      for (const node of up) this.sessions.await(node.id, at, periodMs);
       this.adopting = false;
     }
     return [...this.registrations(), ...this.expired(state, at), ...this.statuses(state), ...this.orphans(state, now)];
   }
 
   wakeAt(state: ClusterState): number | undefined {
-    const times = [nextExpiry(this.sessions, heartbeatPeriodMs(state, this.sessions.size)), nextOrphaning(state, (id) => this.unattended(id), this.down)];
+    const times = [this.sessions.nextExpiry, nextOrphaning(state, (id) => this.unattended(id), this.down)];
     const defined = times.filter((t): t is number => t !== undefined);
     return defined.length === 0 ? undefined : Math.min(...defined);
   }
@@ -169,9 +193,8 @@ export class DispatcherCore implements ComponentCore {
   }
 
   private expired(state: ClusterState, at: number): Proposal[] {
-    const periodMs = heartbeatPeriodMs(state, this.sessions.size);
     const down: { id: string; state: 'down'; message: string }[] = [];
-    for (const nodeId of expiredNodes(this.sessions, periodMs, at)) {
+    for (const nodeId of this.sessions.expiredAt(at)) {
       this.sessions.end(nodeId, 'heartbeat failure: the session expired');
       const node = state.nodes.get(nodeId);
       if (node && node.status.state !== 'down') down.push({ id: nodeId, state: 'down', message: 'heartbeat failure' });
@@ -219,10 +242,14 @@ export class DispatcherCore implements ComponentCore {
     }
   }
 
+  /** The cluster's spec may have changed the period: every open session whose period changed hears it now. */
   private periodChanged(state: ClusterState): void {
     const periodMs = heartbeatPeriodMs(state, this.sessions.size);
-    if (periodMs === this.periodMs) return;
-    this.periodMs = periodMs;
-    for (const session of this.sessions.all()) if (session.registration === 'open') session.link?.periodChanged(periodMs);
+    for (const session of this.sessions.all()) if (session.registration === 'open' && session.toldMs !== periodMs) this.tell(session, periodMs);
+  }
+
+  private tell(session: Session, periodMs: number): void {
+    session.toldMs = periodMs;
+    session.link?.periodChanged(periodMs);
   }
 }

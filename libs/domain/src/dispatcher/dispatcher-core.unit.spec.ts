@@ -3,7 +3,7 @@ import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import { nodeDescription } from '@shoal/testing';
 import { DispatcherHarness, RecordingLink, typesOf } from './dispatcher.test-harness';
 import { SessionTable } from './session-table';
-import { heartbeatPeriodMs } from './heartbeat';
+import { MAX_HEARTBEATS_PER_SECOND, heartbeatPeriodMs } from './heartbeat';
 
 
 describe('dispatcher: registration', () => {
@@ -11,12 +11,12 @@ describe('dispatcher: registration', () => {
     const h = new DispatcherHarness();
     h.takeOver();
     const link = new RecordingLink();
-    h.sessions.open({ nodeId: 'n1', sessionId: 's', role: 'manager', description: nodeDescription('host-1'), addr: '127.0.0.1', link }, h.now);
+    h.core.open(h.state, { nodeId: 'n1', sessionId: 's', role: 'manager', description: nodeDescription('host-1'), addr: '127.0.0.1', link }, h.now);
     expect(link.heard).toEqual([]);
     const [event] = h.tick();
     expect(event).toMatchObject({ type: 'NodeRegistered', data: { id: 'n1', role: 'manager', addr: '127.0.0.1', description: { hostname: 'host-1' } } });
     expect(h.state.nodes.get('n1')?.status.state).toBe('ready');
-    expect(link.heard).toEqual(['opened']);
+    expect(link.heard).toEqual(['opened, period 5000']);
     expect(h.tick()).toEqual([]);
   });
 
@@ -29,7 +29,7 @@ describe('dispatcher: registration', () => {
     expect(h.state.nodes.get('n1')?.status.state).toBe('down');
     const link = h.connect('n1', new RecordingLink(), 'second');
     expect(h.state.nodes.get('n1')?.status.state).toBe('ready');
-    expect(link.heard).toEqual(['opened']);
+    expect(link.heard).toEqual(['opened, period 1000']);
     expect([...h.state.nodes.keys()]).toEqual(['n1']);
   });
 
@@ -38,7 +38,7 @@ describe('dispatcher: registration', () => {
     h.takeOver();
     const first = h.connect('n1');
     h.connect('n1', new RecordingLink(), 'second');
-    expect(first.heard).toEqual(['opened', 'closed: replaced by a new session of the same node']);
+    expect(first.heard).toEqual(['opened, period 5000', 'closed: replaced by a new session of the same node']);
     expect(h.sessions.current('n1', 'n1-session')).toBeUndefined();
     expect(h.sessions.current('n1', 'second')).toBeDefined();
   });
@@ -62,7 +62,7 @@ describe('dispatcher: heartbeats', () => {
     const link = h.connect('n1');
     for (let i = 0; i < 5; i++) {
       h.advance(2_500);
-      expect(h.sessions.heartbeat('n1', 'n1-session', h.now)).toBe(true);
+      expect(h.beat('n1')).toBe(1_000);
       expect(h.tick()).toEqual([]);
     }
     // It may wake early (a lower bound), never late.
@@ -73,8 +73,8 @@ describe('dispatcher: heartbeats', () => {
     const [event] = h.tick();
     expect(event).toMatchObject({ type: 'NodeStatusChanged', data: { nodes: [{ id: 'n1', state: 'down', message: 'heartbeat failure' }] } });
     expect(h.state.nodes.get('n1')?.status.state).toBe('down');
-    expect(link.heard).toEqual(['opened', 'closed: heartbeat failure: the session expired']);
-    expect(h.sessions.heartbeat('n1', 'n1-session', h.now)).toBe(false);
+    expect(link.heard).toEqual(['opened, period 1000', 'closed: heartbeat failure: the session expired']);
+    expect(h.beat('n1')).toBeUndefined();
     expect(h.tick()).toEqual([]);
   });
 
@@ -88,28 +88,69 @@ describe('dispatcher: heartbeats', () => {
     expect(typesOf(h.tick())).toEqual(['NodeStatusChanged']);
   });
 
-  it('lengthens the period with the fleet, so that at most 50 heartbeats a second are asked for, and judges silence by it', () => {
+  it(`lengthens the period with the fleet, in whole seconds, so that at most ${MAX_HEARTBEATS_PER_SECOND} heartbeats a second are asked for`, () => {
+    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    expect(heartbeatPeriodMs(h.state, 3)).toBe(1_000);
+    expect(heartbeatPeriodMs(h.state, MAX_HEARTBEATS_PER_SECOND)).toBe(1_000);
+    expect(heartbeatPeriodMs(h.state, MAX_HEARTBEATS_PER_SECOND + 1)).toBe(2_000);
+    expect(heartbeatPeriodMs(h.state, 5_000)).toBe(Math.ceil(5_000 / MAX_HEARTBEATS_PER_SECOND) * 1_000);
+    // The cluster's own period stands while the fleet asks for no more than it.
+    const slow = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 30_000 } });
+    expect(heartbeatPeriodMs(slow.state, 5_000)).toBe(Math.max(30_000, Math.ceil(5_000 / MAX_HEARTBEATS_PER_SECOND) * 1_000));
+  });
+
+  it('judges each node by the period it was told; one told a longer period as the fleet grew hears it on its next heartbeat, once', () => {
     const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
     h.takeOver();
-    // 500 nodes at 50 heartbeats a second: each calls in every 10 s (not every 1 s), silent for 30 s is DOWN.
-    for (let i = 0; i < 500; i++) h.connect(`n${i}`);
-    h.tick();
-    expect(heartbeatPeriodMs(h.state, h.sessions.size)).toBe(10_000);
-    expect(heartbeatPeriodMs(h.state, 3)).toBe(1_000);
-    h.advance(29_999);
+    const fleet = 2 * MAX_HEARTBEATS_PER_SECOND;
+    const links = Array.from({ length: fleet }, (_, i) => h.connect(`n${i}`));
+    // The first nodes joined a small fleet (1 s); the last, one that asks for 2 s.
+    expect(links[0]!.heard).toEqual(['opened, period 1000']);
+    expect(links[fleet - 1]!.heard).toEqual(['opened, period 2000']);
+    expect(h.beat('n0')).toBe(2_000);
+    expect(h.beat('n0')).toBe(2_000);
+    expect(links[0]!.heard).toEqual(['opened, period 1000', 'period 2000']);
+    expect(h.beat(`n${fleet - 1}`)).toBe(2_000);
+    expect(links[fleet - 1]!.heard).toEqual(['opened, period 2000']);
+    // Silent since they joined, the nodes told 1 s are DOWN after 3 s; n0, which heard of 2 s, and those told 2 s after 6 s.
+    h.advance(3_000);
+    const [early] = h.tick();
+    const downEarly = early?.type === 'NodeStatusChanged' ? early.data.nodes.map((n) => n.id) : [];
+    expect(downEarly).toHaveLength(MAX_HEARTBEATS_PER_SECOND - 1);
+    expect(downEarly).not.toContain('n0');
+    expect(downEarly).toContain('n1');
+    h.advance(2_999);
     expect(h.tick()).toEqual([]);
     h.advance(1);
+    const [late] = h.tick();
+    expect(late?.type === 'NodeStatusChanged' && late.data.nodes.length).toBe(MAX_HEARTBEATS_PER_SECOND + 1);
+  });
+
+  it('does not hold a node to a shorter period than the one it was told when the fleet shrinks', () => {
+    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.takeOver();
+    const fleet = 3 * MAX_HEARTBEATS_PER_SECOND;
+    const last = `n${fleet - 1}`;
+    for (let i = 0; i < fleet; i++) h.connect(`n${i}`);
+    expect(h.beat(last)).toBe(3_000);
+    // Most of the fleet goes away: the period asked for is 1 s again, but the last node calls in every 3 s until it hears so.
+    for (let i = 0; i < fleet - 10; i++) h.sessions.end(`n${i}`, 'gone');
+    for (let i = fleet - 10; i < fleet - 1; i++) h.beat(`n${i}`);
+    h.advance(8_999);
+    for (let i = fleet - 10; i < fleet - 1; i++) h.beat(`n${i}`);
+    expect(h.tick()).toEqual([]);
+    expect(h.state.nodes.get(last)?.status.state).toBe('ready');
+    h.advance(1);
     const [event] = h.tick();
-    expect(event).toMatchObject({ type: 'NodeStatusChanged' });
-    expect(event?.type === 'NodeStatusChanged' && event.data.nodes.length).toBe(500);
+    expect(event).toMatchObject({ type: 'NodeStatusChanged', data: { nodes: [{ id: last, state: 'down' }] } });
   });
 
   it('refuses a heartbeat for a session that is not the current one', () => {
     const h = new DispatcherHarness();
     h.takeOver();
     h.connect('n1');
-    expect(h.sessions.heartbeat('n1', 'someone-else', h.now)).toBe(false);
-    expect(h.sessions.heartbeat('n2', 'n1-session', h.now)).toBe(false);
+    expect(h.beat('n1', 'someone-else')).toBeUndefined();
+    expect(h.beat('n2', 'n1-session')).toBeUndefined();
   });
 
   it('gives nodes READY under the previous dispatcher the grace period to reconnect, then marks them DOWN', () => {
@@ -126,12 +167,15 @@ describe('dispatcher: heartbeats', () => {
     expect(h.state.nodes.get('n2')?.status.state).toBe('ready');
   });
 
-  it('tells open sessions when the cluster changes the heartbeat period', () => {
+  it('tells open sessions when the cluster changes the heartbeat period, and only then', () => {
     const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
     h.takeOver();
     const link = h.connect('n1');
     h.apply('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 2_000 } } });
-    expect(link.heard).toEqual(['opened', 'period 2000']);
+    h.apply('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 2_000 }, nodeDownPeriodMs: 60_000 } });
+    expect(link.heard).toEqual(['opened, period 1000', 'period 2000']);
+    h.beat('n1');
+    expect(link.heard).toEqual(['opened, period 1000', 'period 2000']);
     h.advance(5_000);
     expect(h.tick()).toEqual([]);
   });
@@ -139,21 +183,27 @@ describe('dispatcher: heartbeats', () => {
 
 
 describe('session table', () => {
-  it('scans for silent nodes only once one can be silent, and then knows the next one exactly', () => {
+  it('scans for expired nodes only once one can have expired, and then knows the next expiry exactly', () => {
     const table = new SessionTable();
-    const open = (nodeId: string, at: number) => table.open({ nodeId, sessionId: nodeId, role: 'worker', description: nodeDescription(nodeId) }, at);
+    const open = (nodeId: string, at: number) => table.open({ nodeId, sessionId: nodeId, role: 'worker', description: nodeDescription(nodeId) }, at, 100);
     open('a', 0);
     open('b', 100);
-    expect(table.silentSince(-1)).toEqual([]);
-    table.heartbeat('a', 'a', 500);
-    expect(table.oldestLastSeen).toBe(0);
-    expect(table.silentSince(50)).toEqual([]);
-    expect(table.oldestLastSeen).toBe(100);
-    expect(table.silentSince(100)).toEqual(['b']);
-    expect(table.oldestLastSeen).toBe(500);
+    expect(table.nextExpiry).toBe(300);
+    expect(table.expiredAt(299)).toEqual([]);
+    table.heartbeat('a', 'a', 500, 100);
+    expect(table.nextExpiry).toBe(300);
+    expect(table.expiredAt(350)).toEqual([]);
+    expect(table.nextExpiry).toBe(400);
+    expect(table.expiredAt(400)).toEqual(['b']);
+    expect(table.nextExpiry).toBe(800);
+    // A heartbeat with a shorter period does not bring the expiry forward.
+    table.heartbeat('a', 'a', 510, 10);
     table.end('b', 'expired');
-    table.await('c', 200);
-    expect(table.silentSince(300).sort()).toEqual(['c']);
+    table.await('c', 200, 100);
+    expect(table.expiredAt(500)).toEqual(['c']);
+    table.end('c', 'expired');
+    expect(table.expiredAt(799)).toEqual([]);
+    expect(table.expiredAt(800)).toEqual(['a']);
   });
 });
 

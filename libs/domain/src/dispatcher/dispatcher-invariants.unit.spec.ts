@@ -34,7 +34,7 @@ describe('dispatcher invariants', () => {
         core.reconcileAll(state);
         const start = Date.parse('2026-01-01T00:00:00.000Z');
         for (const n of sessions) {
-          table.open({ nodeId: `n${n}`, sessionId: `s${n}`, role: 'worker', description: nodeDescription(`n${n}`) }, start);
+          core.open(state, { nodeId: `n${n}`, sessionId: `s${n}`, role: 'worker', description: nodeDescription(`n${n}`) }, start);
         }
         const placed = [...state.tasks.values()].filter((task) => task.nodeId !== undefined);
         for (const [pick, fromOwnNode, reported] of reports) {
@@ -78,7 +78,7 @@ describe('dispatcher invariants', () => {
         const core = new DispatcherCore(table);
         const nodes = ['n0', 'n1', 'n2', 'n3'].map((nodeId) => {
           const link = new RecordingLink();
-          table.open({ nodeId, sessionId: `s-${nodeId}`, role: 'worker', description: nodeDescription(nodeId), link }, 0).registration = 'open';
+          table.open({ nodeId, sessionId: `s-${nodeId}`, role: 'worker', description: nodeDescription(nodeId), link }, 0, 5_000).registration = 'open';
           return { nodeId, link, scanned: new AssignmentTracker(), named: new AssignmentTracker(), seen: 0 };
         });
         const projection = new Projection(undefined, 0, {

@@ -21,8 +21,8 @@ export class RecordingLink implements SessionLink {
   readonly heard: string[] = [];
   /** The task ids each assignmentsChanged named, in order. */
   readonly touched: string[] = [];
-  opened(): void {
-    this.heard.push('opened');
+  opened(periodMs: number): void {
+    this.heard.push(`opened, period ${periodMs}`);
   }
   closed(reason: string, final?: boolean): void {
     this.heard.push(`closed${final ? ' for good' : ''}: ${reason}`);
@@ -83,9 +83,14 @@ export class DispatcherHarness {
 
   /** Opens a session for `nodeId` and lets the dispatcher register it. */
   connect(nodeId: string, link = new RecordingLink(), sessionId = `${nodeId}-session`): RecordingLink {
-    this.sessions.open({ nodeId, sessionId, role: 'worker', description: nodeDescription(nodeId), addr: '127.0.0.1', link }, this.now);
+    this.core.open(this.state, { nodeId, sessionId, role: 'worker', description: nodeDescription(nodeId), addr: '127.0.0.1', link }, this.now);
     this.tick();
     return link;
+  }
+
+  /** A heartbeat from the node's session at the harness's clock: the period it is asked for, undefined if refused. */
+  beat(nodeId: string, sessionId = `${nodeId}-session`): number | undefined {
+    return this.core.heartbeat(this.state, nodeId, sessionId, this.now);
   }
 
   /** A task of s1 through creation, allocation and assignment to `nodeId`. */

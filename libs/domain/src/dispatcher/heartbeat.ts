@@ -1,34 +1,33 @@
 /**
  * Heartbeats: an agent calls in every period; a node silent for period × grace is DOWN.
  * The period comes from the cluster spec (SwarmKit's default, 5 s; grace multiplier 3),
- * and grows with the number of nodes so that a dispatcher answers at most
+ * and grows with the number of nodes so that a dispatcher takes at most
  * MAX_HEARTBEATS_PER_SECOND heartbeats a second (Nomad's max_heartbeats_per_second): at
  * 5,000 nodes a node calls in every 100 s. A large fleet is seen to fail later, and a
- * busy dispatcher does not declare healthy nodes DOWN because it could not answer them.
+ * busy dispatcher does not declare healthy nodes DOWN because it could not keep up.
+ *
+ * A node is judged by the period it was told: each sign of life sets when it expires,
+ * with the period of that moment, and nothing shortens that afterwards. A fleet that
+ * shrinks asks for heartbeats more often, but a node still calling at the old period is
+ * not declared DOWN for it.
  */
 import type { ClusterState } from '../state';
-import type { SessionTable } from './session-table';
 
 export const DEFAULT_HEARTBEAT_PERIOD_MS = 5_000;
 export const GRACE_MULTIPLIER = 3;
+/** What a dispatcher may be asked to take, sized by `npm run bench -- heartbeats`. */
 export const MAX_HEARTBEATS_PER_SECOND = 50;
 
-/** The period agents are told: the cluster's, or longer with `nodes` sessions to serve. */
+/**
+ * The period agents are told: the cluster's, or, with more than `nodes` sessions than it
+ * allows at the rate above, as many whole seconds as needed (whole seconds, so that a
+ * growing fleet changes it now and then, not with every node that joins).
+ */
 export const heartbeatPeriodMs = (state: ClusterState, nodes = 0): number => {
   const period = state.cluster?.spec.dispatcher.heartbeatPeriodMs;
   const configured = period !== undefined && period > 0 ? period : DEFAULT_HEARTBEAT_PERIOD_MS;
-  return Math.max(configured, Math.ceil((nodes * 1_000) / MAX_HEARTBEATS_PER_SECOND));
+  return Math.max(configured, Math.ceil(nodes / MAX_HEARTBEATS_PER_SECOND) * 1_000);
 };
 
-/** When a node last heard from at `lastSeen` is declared DOWN. */
+/** When a node last heard from at `lastSeen`, calling in every `periodMs`, is declared DOWN. */
 export const expiresAt = (lastSeen: number, periodMs: number): number => lastSeen + periodMs * GRACE_MULTIPLIER;
-
-/** The nodes silent for longer than the grace period at `now`. */
-export const expiredNodes = (sessions: SessionTable, periodMs: number, now: number): string[] =>
-  sessions.silentSince(now - periodMs * GRACE_MULTIPLIER);
-
-/** When the next node may expire (never later than it will), if any is expected. */
-export const nextExpiry = (sessions: SessionTable, periodMs: number): number | undefined => {
-  const oldest = sessions.oldestLastSeen;
-  return oldest === undefined ? undefined : expiresAt(oldest, periodMs);
-};

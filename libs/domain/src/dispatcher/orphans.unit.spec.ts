@@ -41,7 +41,7 @@ describe('dispatcher: orphans', () => {
     h.advance(5_000);
     h.connect('n1');
     h.advance(5_000);
-    h.sessions.heartbeat('n1', 'n1-session', h.now);
+    h.beat('n1');
     expect(h.tick()).toEqual([]);
     expect(h.taskState('running')).toBe(RUNNING);
   });

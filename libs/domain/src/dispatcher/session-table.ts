@@ -1,15 +1,17 @@
 /**
  * The dispatcher's session table: which nodes have an agent connected now, when each was
- * last heard from, and the task statuses they reported that are not on the log yet. It
+ * last heard from and when it expires if it stays silent, the heartbeat period it was
+ * told, and the task statuses they reported that are not on the log yet. It
  * lives in memory only — heartbeats are not events — and is the input the dispatcher's
  * decisions read, with `now`. No clock, no I/O: the caller passes the time.
  */
 import type { NodeDescription, NodeRole, TaskStatusReport } from '@shoal/contracts';
+import { expiresAt } from './heartbeat';
 
 /** How the session's transport hears what the dispatcher decided about it. */
 export interface SessionLink {
-  /** The registration is on the log: the session is open. */
-  opened(): void;
+  /** The registration is on the log: the session is open; the agent calls in every `periodMs`. */
+  opened(periodMs: number): void;
   /**
    * The session is over; the agent must open a new one — unless `final`: the node was
    * removed from the cluster and may not come back under its id.
@@ -17,7 +19,7 @@ export interface SessionLink {
   closed(reason: string, final?: boolean): void;
   /** These tasks of the node (held now, or until now) may have changed: look at them again. */
   assignmentsChanged(taskIds: readonly string[]): void;
-  /** The cluster's heartbeat period changed. */
+  /** The heartbeat period asked of this agent changed. */
   periodChanged(periodMs: number): void;
 }
 
@@ -38,6 +40,10 @@ export interface Session extends NewSession {
   registration: Registration;
   /** The last sign of life, in ms since the epoch: the session's start or its last heartbeat. */
   lastSeen: number;
+  /** When the node is DOWN if it stays silent (ms since the epoch); it only ever moves later. */
+  expires: number;
+  /** The heartbeat period the agent was last told, once its registration is on the log. */
+  toldMs?: number;
 }
 
 export interface PendingStatus {
@@ -47,26 +53,26 @@ export interface PendingStatus {
 
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
-  /** Nodes READY on the log when this dispatcher became active, given the grace period to come back. */
+  /** Nodes READY on the log when this dispatcher became active, given the grace period to come back: when each expires. */
   private readonly awaited = new Map<string, number>();
   /** Sessions whose registration is still to be proposed. */
   private readonly unregistered = new Set<Session>();
-  /** No expected node was last heard from before this (a lower bound, made exact by each scan). */
-  private oldestSeen?: number;
+  /** No expected node expires before this (a lower bound, made exact by each scan). */
+  private earliest?: number;
   private pending: PendingStatus[] = [];
 
   get size(): number {
     return this.sessions.size;
   }
 
-  /** Opens a node's session; one the node had before is closed. */
-  open(session: NewSession, now: number): Session {
+  /** Opens a node's session at `now`, to be heard from every `periodMs`; one the node had before is closed. */
+  open(session: NewSession, now: number, periodMs: number): Session {
     this.end(session.nodeId, 'replaced by a new session of the same node');
     this.awaited.delete(session.nodeId);
-    const opened: Session = { ...session, registration: 'pending', lastSeen: now };
+    const opened: Session = { ...session, registration: 'pending', lastSeen: now, expires: expiresAt(now, periodMs) };
     this.sessions.set(session.nodeId, opened);
     this.unregistered.add(opened);
-    this.seen(now);
+    this.expiring(opened.expires);
     return opened;
   }
 
@@ -80,12 +86,16 @@ export class SessionTable {
     return session && session.sessionId === sessionId ? session : undefined;
   }
 
-  /** Records a heartbeat; false when the session is not (or no longer) the node's current one. */
-  heartbeat(nodeId: string, sessionId: string, now: number): boolean {
+  /**
+   * Records a heartbeat at `now` from an agent asked to call in every `periodMs`: the
+   * session, or undefined when it is not (or no longer) the node's current one.
+   */
+  heartbeat(nodeId: string, sessionId: string, now: number, periodMs: number): Session | undefined {
     const session = this.current(nodeId, sessionId);
-    if (!session) return false;
+    if (!session) return undefined;
     session.lastSeen = Math.max(session.lastSeen, now);
-    return true;
+    session.expires = Math.max(session.expires, expiresAt(now, periodMs));
+    return session;
   }
 
   /** Queues statuses a node reported, for the next batch. */
@@ -120,40 +130,41 @@ export class SessionTable {
     for (const nodeId of [...this.sessions.keys()]) this.end(nodeId, reason);
     this.awaited.clear();
     this.unregistered.clear();
-    this.oldestSeen = undefined;
+    this.earliest = undefined;
     this.pending = [];
   }
 
-  /** Expects a node with no session yet to connect, counting its silence from `now`. */
-  await(nodeId: string, now: number): void {
+  /** Expects a node with no session yet to connect, counting its silence from `now` with a period of `periodMs`. */
+  await(nodeId: string, now: number, periodMs: number): void {
     if (this.sessions.has(nodeId) || this.awaited.has(nodeId)) return;
-    this.awaited.set(nodeId, now);
-    this.seen(now);
+    const expires = expiresAt(now, periodMs);
+    this.awaited.set(nodeId, expires);
+    this.expiring(expires);
   }
 
-  /** A time before which no expected node was last heard from; undefined when none is expected. */
-  get oldestLastSeen(): number | undefined {
-    return this.oldestSeen;
+  /** A time before which no expected node expires; undefined when none is expected. */
+  get nextExpiry(): number | undefined {
+    return this.earliest;
   }
 
   /**
-   * The nodes last heard from at or before `cutoff`. Cheap when none can be: the table
-   * scans only once its oldest sign of life is that old.
+   * The nodes that expire at or before `now`. Cheap when none can: the table scans only
+   * once its earliest expiry has come.
    */
-  silentSince(cutoff: number): string[] {
-    if (this.oldestSeen === undefined || this.oldestSeen > cutoff) return [];
-    const silent: string[] = [];
-    let oldest: number | undefined;
-    this.forEachExpected((nodeId, lastSeen) => {
-      if (lastSeen <= cutoff) silent.push(nodeId);
-      else if (oldest === undefined || lastSeen < oldest) oldest = lastSeen;
+  expiredAt(now: number): string[] {
+    if (this.earliest === undefined || this.earliest > now) return [];
+    const expired: string[] = [];
+    let earliest: number | undefined;
+    this.forEachExpected((nodeId, expires) => {
+      if (expires <= now) expired.push(nodeId);
+      else if (earliest === undefined || expires < earliest) earliest = expires;
     });
-    this.oldestSeen = oldest;
-    return silent;
+    this.earliest = earliest;
+    return expired;
   }
 
-  private seen(at: number): void {
-    if (this.oldestSeen === undefined || at < this.oldestSeen) this.oldestSeen = at;
+  private expiring(at: number): void {
+    if (this.earliest === undefined || at < this.earliest) this.earliest = at;
   }
 
   /** Takes the sessions whose registration is still to be proposed, marking them proposed. */
@@ -164,10 +175,10 @@ export class SessionTable {
     return sessions;
   }
 
-  /** Calls `visit` for every node the dispatcher expects to hear from, with when it last did. */
-  forEachExpected(visit: (nodeId: string, lastSeen: number) => void): void {
-    for (const session of this.sessions.values()) visit(session.nodeId, session.lastSeen);
-    for (const [nodeId, lastSeen] of this.awaited) visit(nodeId, lastSeen);
+  /** Calls `visit` for every node the dispatcher expects to hear from, with when it expires. */
+  forEachExpected(visit: (nodeId: string, expires: number) => void): void {
+    for (const session of this.sessions.values()) visit(session.nodeId, session.expires);
+    for (const [nodeId, expires] of this.awaited) visit(nodeId, expires);
   }
 
   /** Sessions in log order of nothing in particular: insertion order. */
