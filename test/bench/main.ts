@@ -6,7 +6,8 @@
  *   e2e        separate processes on Kafka: --nodes (5,000) simulated nodes, --services (100) × --replicas (1,000)
  *              created through the API to all RUNNING; --runs (1), --fleets (2), --sources, --no-build
  *   failover   an e2e run (smaller) whose active scheduler is killed -9 mid-placement: seconds until the standby places
- *   heartbeats the dispatcher's CPU per heartbeat from --nodes (5,000) sessions at each of --rates (50,250,1000,4000) a second; --runs (3)
+ *   heartbeats the dispatcher's CPU per heartbeat from --nodes (5,000) sessions at each of --rates (50,250,1000,4000) a second,
+ *              streamed and unary; --channels (10), --seconds (10) per rate, --runs (3)
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';

@@ -57,7 +57,21 @@ const refusal = (code: status, details: string, metadata?: Metadata): Refusal =>
 const SESSION_NOT_FOUND = 'session not found: it expired or was replaced; open a new session';
 
 export class AgentService {
+  /** How to answer each Heartbeats stream still open. */
+  private readonly heartbeatStreams = new Set<(error: Refusal) => void>();
+
   constructor(private readonly deps: AgentServiceDeps) {}
+
+  /**
+   * Answers every open Heartbeats stream with UNAVAILABLE: the dispatcher stops serving
+   * (it is stopping, or no longer the active one). Agents open a new one with their next
+   * heartbeat, wherever their sessions went.
+   */
+  endHeartbeats(reason: string): void {
+    const streams = [...this.heartbeatStreams];
+    this.heartbeatStreams.clear();
+    for (const end of streams) end(refusal(status.UNAVAILABLE, reason));
+  }
 
   /** The implementation for `server.addService(DISPATCHER_SERVICE, …)`. */
   implementation(): UntypedServiceImplementation {
@@ -110,12 +124,14 @@ export class AgentService {
     const answer = (error: Refusal | null, response?: HeartbeatsResponse): void => {
       if (answered) return;
       answered = true;
+      this.heartbeatStreams.delete(answer);
       if (error) done(error);
       else done(null, response);
     };
     const counts: HeartbeatsResponse = { taken: 0, unknown: 0 };
     const first = this.activeRunner();
     if (!('view' in first)) return answer(first);
+    this.heartbeatStreams.add(answer);
     call.on('data', (request: HeartbeatRequest) => {
       if (answered) return;
       const runner = this.activeRunner();
@@ -124,7 +140,12 @@ export class AgentService {
       else counts.taken += 1;
     });
     call.on('end', () => answer(null, counts));
-    call.on('error', () => (answered = true));
+    const gone = (): void => {
+      answered = true;
+      this.heartbeatStreams.delete(answer);
+    };
+    call.on('cancelled', gone);
+    call.on('error', gone);
   }
 
   private heartbeat(call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, done: sendUnaryData<HeartbeatResponse>): void {

@@ -40,6 +40,7 @@ export class DispatcherServer {
   readonly sessions = new SessionTable();
   readonly core: DispatcherCore;
   private runnerValue?: ComponentRunner;
+  private service?: AgentService;
   private server?: Server;
   private addressValue?: string;
   private readonly now: () => Date;
@@ -78,6 +79,7 @@ export class DispatcherServer {
       newSessionId: randomUUID,
       log: this.say,
     });
+    this.service = service;
     const server = new Server();
     server.addService(DISPATCHER_SERVICE, service.implementation());
     const port = await new Promise<number>((resolve, reject) =>
@@ -111,6 +113,7 @@ export class DispatcherServer {
     const server = this.server;
     this.server = undefined;
     this.sessions.clear('the dispatcher is stopping');
+    this.service?.endHeartbeats('the dispatcher is stopping');
     if (server) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -141,6 +144,7 @@ export class DispatcherServer {
       case 'lost':
         this.say(`lost ownership (${activity.reason}): ending every session`);
         this.sessions.clear('this dispatcher is no longer the active one');
+        this.service?.endHeartbeats('this dispatcher is no longer the active one');
         break;
       case 'error':
         this.say(activity.message);
