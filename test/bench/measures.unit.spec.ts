@@ -1,5 +1,4 @@
 import { cpuSeconds } from './cluster';
-import { percentile } from './report';
 
 describe('what the benchmarks compute from their samples', () => {
   it('reads user + system CPU from /proc/<pid>/stat, whatever the command name holds', () => {
@@ -8,14 +7,5 @@ describe('what the benchmarks compute from their samples', () => {
     expect(cpuSeconds(stat('node'))).toBe(3.25);
     expect(cpuSeconds(stat('a (b) c'))).toBe(3.25);
     expect(cpuSeconds(stat('node'), 1_000)).toBe(0.325);
-  });
-
-  it('takes percentiles by nearest rank, in any order of samples', () => {
-    const values = [9, 1, 8, 2, 7, 3, 6, 4, 5, 10];
-    expect(percentile(values, 50)).toBe(5);
-    expect(percentile(values, 99)).toBe(10);
-    expect(percentile(values, 0)).toBe(1);
-    expect(percentile([42], 99)).toBe(42);
-    expect(percentile([], 50)).toBeNaN();
   });
 });

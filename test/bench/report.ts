@@ -39,13 +39,6 @@ export const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** The p-th percentile (0–100) of `values`, nearest rank; NaN for none. */
-export const percentile = (values: readonly number[], p: number): number => {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-};
-
 export const machine = (): string => {
   const cpu = cpus();
   const java = (() => {
