@@ -65,7 +65,8 @@ export interface AgentSessionOptions {
   readonly random?: () => number;
 }
 
-const HEARTBEAT_TIMEOUT_MS = 5_000;
+/** A status update may take its time, as SwarmKit's agent lets a call: two periods, 5 s at least. */
+const STATUS_TIMEOUT_MS = 5_000;
 const HEARTBEAT_JITTER = 0.2;
 
 const describeError = (error: unknown): string => {
@@ -227,7 +228,7 @@ export class AgentSession {
   }
 
   private sendStatuses(updates: TaskStatusMessage[], generation: number): Promise<void> {
-    const deadline = Date.now() + Math.max(this.periodMs * 2, HEARTBEAT_TIMEOUT_MS);
+    const deadline = Date.now() + Math.max(this.periodMs * 2, STATUS_TIMEOUT_MS);
     const uplink = this.options.channels.uplink(this.address, this.options.index ?? 0);
     return uplink.send({ nodeId: this.id ?? '', sessionId: this.session ?? '', updates }, deadline).catch((error: ServiceError) => {
       // The dispatcher no longer knows this session: open a new one (the statuses wait for it).
