@@ -98,6 +98,8 @@ export class AgentSession {
   private stopped = false;
   private calls: ClientReadableStream<unknown>[] = [];
   private cancelTimer: Cancel | undefined;
+  /** When the next heartbeat goes out (ms since the epoch), while one is scheduled. */
+  private heartbeatDue: number | undefined;
   private started: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private failure: Error | undefined;
 
@@ -205,8 +207,10 @@ export class AgentSession {
   private scheduleHeartbeat(generation: number): void {
     // A little early, at random: nodes that joined together do not beat together.
     const delay = Math.round(this.periodMs * (1 - HEARTBEAT_JITTER * (this.options.random ?? Math.random)()));
+    this.heartbeatDue = Date.now() + delay;
     this.cancelTimer = this.options.timers.after(delay, () => {
       this.cancelTimer = undefined;
+      this.heartbeatDue = undefined;
       if (generation !== this.generation) return;
       // No answer to wait for: a lost session ends the Session stream, and a new period comes on it.
       this.options.channels.heartbeats(this.address, this.options.index ?? 0).beat({ nodeId: this.id ?? '', sessionId: this.session ?? '' });
@@ -215,14 +219,14 @@ export class AgentSession {
   }
 
   /**
-   * The dispatcher asks for another period. A longer one applies from the next heartbeat
-   * on; a shorter one at once, since the dispatcher may judge the node by it from the next
-   * heartbeat it takes.
+   * The dispatcher asks for another period. The heartbeat already scheduled goes out no
+   * later than the new period from now — sooner, when that is sooner, since the dispatcher
+   * may judge the node by the new period from the next heartbeat it takes — and never
+   * later than it would have: the dispatcher still counts on it.
    */
   private periodChanged(periodMs: number, generation: number): void {
-    const shorter = periodMs < this.periodMs;
     this.periodMs = periodMs;
-    if (!shorter) return;
+    if (this.heartbeatDue === undefined || Date.now() + periodMs >= this.heartbeatDue) return;
     this.cancelTimer?.();
     this.scheduleHeartbeat(generation);
   }
@@ -245,6 +249,7 @@ export class AgentSession {
     for (const call of calls) call.cancel();
     this.cancelTimer?.();
     this.cancelTimer = undefined;
+    this.heartbeatDue = undefined;
     this.batcher.disconnect();
     if (this.up) {
       this.up = false;

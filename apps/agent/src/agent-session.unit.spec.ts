@@ -83,6 +83,16 @@ describe('the agent session', () => {
     await eventually('the longer period taken', () => session.heartbeatPeriodMs === 60_000, WITHIN);
   });
 
+  it('never puts off a heartbeat already due sooner than a new period asks', async () => {
+    dispatcher.heartbeatPeriodMs = 500;
+    const session = open();
+    await session.start();
+    // Due within 500 ms; told a minute, then half a minute, the heartbeat still goes out on time.
+    dispatcher.tellPeriod(session.nodeId!, 60_000);
+    dispatcher.tellPeriod(session.nodeId!, 30_000);
+    await eventually('the heartbeat that was due', () => session.heartbeatPeriodMs === 30_000 && dispatcher.heartbeats.length >= 1, { timeoutMs: 5_000, everyMs: 10 });
+  });
+
   it('runs the COMPLETE set, then follows INCREMENTAL changes: new tasks, desired SHUTDOWN, removal', async () => {
     dispatcher.initialAssignments.set('node-1', complete(update(assignment('a')), update(assignment('b'))));
     const session = open();
