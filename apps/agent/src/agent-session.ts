@@ -3,8 +3,8 @@
  * with the join token and the node's description and answers the node id (kept across
  * reconnects) and the heartbeat period; heartbeats keep it alive at the period the
  * dispatcher asks for, on the stream that carries those of every session on the same
- * channel (Heartbeats), and a shorter period, when the dispatcher asks for one, applies at
- * once; the Assignments stream drives the worker; task statuses go out in batches, with
+ * channel (Heartbeats), and a shorter period applies at once, a longer one from the next
+ * heartbeat; the Assignments stream drives the worker; task statuses go out in batches, with
  * those of the other sessions on the same channel (UpdateTaskStatuses).
  * Any of these breaking ends the session and a new one starts after a backoff.
  * A refused join token is final: the session stops with a JoinRefusedError.

@@ -2,8 +2,8 @@
  * The Dispatcher gRPC service (dispatcher.proto): Session, Heartbeats (the heartbeats of
  * an agent process's sessions on one long-lived stream), Heartbeat (one a call, as agents
  * before it sent them), UpdateTaskStatus (one session's statuses) and UpdateTaskStatuses
- * (many sessions' in one call), Assignments. It checks the caller, fills the session table and wakes the runner; what
- * reaches the log is the dispatcher core's decision. Only the active instance serves: a
+ * (many sessions' in one call), Assignments. It checks the caller, fills the session
+ * table and wakes the runner; what reaches the log is the dispatcher core's decision. Only the active instance serves: a
  * standby answers FAILED_PRECONDITION, naming the active one in the `shoal-dispatcher`
  * trailer when the log tells it where that one listens.
  */
@@ -116,8 +116,9 @@ export class AgentService {
    * answer each, since a new period comes on the node's Session stream and a session that
    * is over ends that stream. One for a session the dispatcher does not know (it expired
    * or was replaced, and its Session stream has ended) is only counted. The stream is
-   * answered when the agent ends it, or with FAILED_PRECONDITION as soon as this instance
-   * is not the active one.
+   * answered when the agent ends it; with FAILED_PRECONDITION when a heartbeat comes to an
+   * instance that is not the active one; with UNAVAILABLE when this one stops or loses
+   * ownership (endHeartbeats).
    */
   private heartbeats(call: ServerReadableStream<HeartbeatRequest, HeartbeatsResponse>, done: sendUnaryData<HeartbeatsResponse>): void {
     let answered = false;
