@@ -17,7 +17,7 @@
 import { cpus, loadavg } from 'node:os';
 import { credentials } from '@grpc/grpc-js';
 import type { ClientReadableStream, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
-import { DEFAULT_HEARTBEAT_PERIOD_MS, GRACE_MULTIPLIER, MAX_HEARTBEATS_PER_SECOND } from '@shoal/domain';
+import { DEFAULT_HEARTBEAT_PERIOD_MS, GRACE_MULTIPLIER, MAX_HEARTBEATS_PER_SECOND, emptyState, heartbeatPeriodMs } from '@shoal/domain';
 import { DispatcherClient } from '@shoal/protocol';
 import type { HeartbeatRequest, HeartbeatResponse, HeartbeatsResponse, NodeDescriptionMessage, SessionMessage } from '@shoal/protocol';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
@@ -223,7 +223,8 @@ export const heartbeatsBench = async (argv: readonly string[]): Promise<void> =>
   const percentOver = (mode: Mode, rate: number): string => `${median(runsOf(mode, rate).map((s, run) => share(s) - share(silent[run]!))).toFixed(0)}%`;
   const [slowest, fastest] = [Math.min(...rates), Math.max(...rates)];
   const missing = [...steps.values()].flat().reduce((n, s) => n + (s.sent - s.taken), 0);
-  const periodAt = (fleet: number): number => Math.max(DEFAULT_HEARTBEAT_PERIOD_MS, Math.ceil(fleet / MAX_HEARTBEATS_PER_SECOND) * 1_000) / 1_000;
+  /** The period, in seconds, the dispatcher asks of a fleet this size under the default cluster spec. */
+  const periodAt = (fleet: number): number => heartbeatPeriodMs(emptyState(), fleet) / 1_000;
   publish({
     ...r,
     notes: [

@@ -16,14 +16,8 @@ export type OpenHeartbeats = (callback: (error: ServiceError | null, response?: 
 
 export class HeartbeatStream {
   private stream: ClientWritableStream<HeartbeatRequest> | undefined;
-  private openedValue = 0;
 
   constructor(private readonly open: OpenHeartbeats) {}
-
-  /** Streams opened so far: one, unless one ended. */
-  get opened(): number {
-    return this.openedValue;
-  }
 
   /** Sends one session's heartbeat. */
   beat(request: HeartbeatRequest): void {
@@ -44,7 +38,6 @@ export class HeartbeatStream {
     // Its end is the callback's to hear; a write racing it must not throw.
     stream.on('error', () => undefined);
     this.stream = stream;
-    this.openedValue += 1;
     return stream;
   }
 }
