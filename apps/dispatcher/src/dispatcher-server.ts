@@ -112,8 +112,7 @@ export class DispatcherServer {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    this.sessions.clear('the dispatcher is stopping');
-    this.service?.endHeartbeats('the dispatcher is stopping');
+    this.endAgents('the dispatcher is stopping');
     if (server) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -136,6 +135,12 @@ export class DispatcherServer {
     else void stopping.catch((error: unknown) => this.say(`stopping: ${String(error)}`));
   }
 
+  /** Stops serving agents: every session ends, and every Heartbeats stream is answered, for `reason`. */
+  private endAgents(reason: string): void {
+    this.sessions.clear(reason);
+    this.service?.endHeartbeats(reason);
+  }
+
   private onActivity(activity: RunnerActivity): void {
     switch (activity.kind) {
       case 'owner':
@@ -143,8 +148,7 @@ export class DispatcherServer {
         break;
       case 'lost':
         this.say(`lost ownership (${activity.reason}): ending every session`);
-        this.sessions.clear('this dispatcher is no longer the active one');
-        this.service?.endHeartbeats('this dispatcher is no longer the active one');
+        this.endAgents('this dispatcher is no longer the active one');
         break;
       case 'error':
         this.say(activity.message);
