@@ -44,6 +44,11 @@ describe('npm start (all in one, embedded log)', () => {
 
     const nodes = await dockerApi<{ ID: string; Status: { State: string } }[]>(socket, 'GET', '/nodes');
     expect(nodes.body.map((node) => node.Status.State)).toEqual(['ready', 'ready', 'ready']);
+    // /metrics has the view's families and those of the dispatcher sharing the process.
+    const metrics = await dockerApi<string>(socket, 'GET', '/metrics');
+    expect(metrics.body).toMatch(/^shoal_nodes\{state="ready",availability="active",role="worker"\} 3$/m);
+    expect(metrics.body).toMatch(/^shoal_dispatcher_active 1$/m);
+    expect(metrics.body).toMatch(/^shoal_dispatcher_sessions\{registration="open"\} 3$/m);
     const created = await dockerApi<{ ID: string }>(socket, 'POST', '/v1.47/services/create', {
       Name: 'web',
       TaskTemplate: { ContainerSpec: { Image: 'nginx:1.27' } },

@@ -7,7 +7,9 @@ import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
+import type { MetricFamily } from '@shoal/runtime';
 import type { ApiConfig } from './api.config';
+import { API_MORE_METRICS } from './api.tokens';
 import { ApiCoreModule } from './api-core.module';
 import { DockerModule } from './docker/docker.module';
 import { AuditModule } from './audit/audit.module';
@@ -19,6 +21,16 @@ export interface ApiModuleOptions {
   readonly config: ApiConfig;
   /** A log opened elsewhere (the all-in-one process), which stays open after the API closes; else from the environment. */
   readonly log?: EventLog;
+  /** More families for /metrics, from parts sharing the API's process. */
+  readonly moreMetrics?: () => MetricFamily[];
+}
+
+/** Provides what the process hosting the API adds to its /metrics. */
+@Module({})
+class MoreMetricsModule {
+  static of(moreMetrics: () => MetricFamily[]): DynamicModule {
+    return { module: MoreMetricsModule, global: true, providers: [{ provide: API_MORE_METRICS, useValue: moreMetrics }], exports: [API_MORE_METRICS] };
+  }
 }
 
 /** Provides a log opened by someone else, without closing it. */
@@ -39,6 +51,7 @@ export class ApiModule {
       imports: [
         options.log ? BorrowedLogModule.of(options.log) : EventLogModule.forRoot(process.env, 'shoal-api'),
         ApiCoreModule.forRoot(options.config),
+        ...(options.moreMetrics ? [MoreMetricsModule.of(options.moreMetrics)] : []),
       ],
     };
   }

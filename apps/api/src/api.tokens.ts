@@ -12,3 +12,6 @@ export const API_WRITER = Symbol('API_WRITER');
 
 /** The API's settings: data dir (socket, admin token), TCP port, cluster id. */
 export const API_CONFIG = Symbol('API_CONFIG');
+
+/** Optional: more metric families for /metrics, from the parts sharing the API's process (the all-in-one's dispatcher). */
+export const API_MORE_METRICS = Symbol('API_MORE_METRICS');

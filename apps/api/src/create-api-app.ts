@@ -10,6 +10,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventLog } from '@shoal/eventlog';
+import type { MetricFamily } from '@shoal/runtime';
 import { ApiModule } from './api.module';
 import { apiConfig } from './api.config';
 import type { ApiConfig } from './api.config';
@@ -27,6 +28,8 @@ export interface CreateApiAppOptions {
   readonly cluster?: string;
   /** Where agents join, shown by `docker swarm join-token`. */
   readonly joinAddr?: string;
+  /** More families for /metrics, from parts sharing the API's process (the all-in-one's dispatcher). */
+  readonly moreMetrics?: () => MetricFamily[];
 }
 
 export const openApiDocument = (app: INestApplication): OpenAPIObject =>
@@ -53,12 +56,13 @@ export const createApiApp = async (options: CreateApiAppOptions): Promise<INestA
       ...(options.joinAddr ? { joinAddr: options.joinAddr } : {}),
     }),
     options.log,
+    options.moreMetrics,
   );
 
 /** The same, from a config; without a log, the log comes from the environment (KAFKA_BROKERS or embedded). */
-export const buildApiApp = async (config: ApiConfig, log?: EventLog): Promise<INestApplication> => {
+export const buildApiApp = async (config: ApiConfig, log?: EventLog, moreMetrics?: () => MetricFamily[]): Promise<INestApplication> => {
   const { registry } = loadTokens(config.dataDir);
-  const app = await NestFactory.create(ApiModule.forRoot({ config, ...(log ? { log } : {}) }), {
+  const app = await NestFactory.create(ApiModule.forRoot({ config, ...(log ? { log } : {}), ...(moreMetrics ? { moreMetrics } : {}) }), {
     bodyParser: false,
     forceCloseConnections: true,
     logger: ['error', 'warn'],

@@ -28,6 +28,7 @@ import type { ComponentRunner } from '@shoal/runtime';
 import { AgentSession } from './agent-session';
 import type { SessionSource } from './agent-session';
 import { addressOfInstance, peerHost } from './dispatcher-address';
+import type { AgentCounters } from './dispatcher-metrics';
 import { toNodeDescription, toStatusReport } from './protocol-mapping';
 
 export interface AgentServiceDeps {
@@ -41,6 +42,8 @@ export interface AgentServiceDeps {
   readonly newNodeId: () => string;
   readonly newSessionId: () => string;
   readonly log: (line: string) => void;
+  /** What the agents sent, for /metrics. */
+  readonly counters: AgentCounters;
 }
 
 /** A node id an agent may keep: letters, digits, '.', '_', '-'; at most 128. */
@@ -61,6 +64,11 @@ export class AgentService {
   private readonly heartbeatStreams = new Set<(error: Refusal) => void>();
 
   constructor(private readonly deps: AgentServiceDeps) {}
+
+  /** How many Heartbeats streams are open. */
+  get heartbeatStreamCount(): number {
+    return this.heartbeatStreams.size;
+  }
 
   /**
    * Answers every open Heartbeats stream with UNAVAILABLE: the dispatcher stops serving
@@ -137,8 +145,10 @@ export class AgentService {
       if (answered) return;
       const runner = this.activeRunner();
       if (!('view' in runner)) return answer(runner);
-      if (this.deps.core.heartbeat(runner.view.state, request.nodeId, request.sessionId, this.deps.now().getTime()) === undefined) counts.unknown += 1;
-      else counts.taken += 1;
+      const known = this.deps.core.heartbeat(runner.view.state, request.nodeId, request.sessionId, this.deps.now().getTime()) !== undefined;
+      this.deps.counters.heartbeat('stream', known);
+      if (known) counts.taken += 1;
+      else counts.unknown += 1;
     });
     call.on('end', () => answer(null, counts));
     const gone = (): void => {
@@ -154,6 +164,7 @@ export class AgentService {
     if (!('view' in runner)) return done(runner);
     const { nodeId, sessionId } = call.request;
     const periodMs = this.deps.core.heartbeat(runner.view.state, nodeId, sessionId, this.deps.now().getTime());
+    this.deps.counters.heartbeat('unary', periodMs !== undefined);
     if (periodMs === undefined) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
     done(null, { periodMs });
   }
@@ -185,13 +196,19 @@ export class AgentService {
   /** Queues one session's statuses for the next batch: how many; undefined when the session is not the node's current one. */
   private take(request: UpdateTaskStatusRequest, now: Date): number | undefined {
     const { nodeId, sessionId, updates } = request;
-    if (!this.deps.sessions.current(nodeId, sessionId)) return undefined;
+    if (!this.deps.sessions.current(nodeId, sessionId)) {
+      this.deps.counters.statuses('unknown_session', updates?.length ?? 0);
+      return undefined;
+    }
     const reports: TaskStatusReport[] = [];
     for (const update of updates ?? []) {
       const report = toStatusReport(update, now);
-      if (typeof report === 'string') this.deps.log(`ignoring a status from node ${nodeId}: ${report}`);
-      else reports.push(report);
+      if (typeof report === 'string') {
+        this.deps.counters.statuses('invalid', 1);
+        this.deps.log(`ignoring a status from node ${nodeId}: ${report}`);
+      } else reports.push(report);
     }
+    this.deps.counters.statuses('taken', reports.length);
     if (reports.length > 0) this.deps.sessions.report(nodeId, reports);
     return reports.length;
   }

@@ -2,9 +2,10 @@
  * /healthz, /statez and /readyz of the dispatcher process, as every component answers
  * them: live while it serves, the view's position and state hash, ready once its view has
  * replayed the log (standby or active). Before its runner exists, each answers 503 "starting".
+ * /metrics (Prometheus): its agents' sessions, heartbeats and statuses.
  */
-import { Controller, Get, HttpException, HttpStatus, Inject } from '@nestjs/common';
-import { componentStateHash, liveHealth, readyHealth } from '@shoal/runtime';
+import { Controller, Get, Header, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import { componentStateHash, liveHealth, prometheusText, readyHealth } from '@shoal/runtime';
 import type { ComponentHealth, ComponentRunner, ComponentStateHash } from '@shoal/runtime';
 import type { DispatcherServer } from './dispatcher-server';
 
@@ -33,5 +34,11 @@ export class DispatcherHealthController {
   @Get('readyz')
   ready(): ComponentHealth {
     return readyHealth(this.runner());
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  metrics(): string {
+    return prometheusText(this.server.metrics());
   }
 }

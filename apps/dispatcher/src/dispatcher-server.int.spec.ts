@@ -11,7 +11,7 @@ import type { EventType, EventOf, JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_REDIRECT_KEY, DispatcherClient } from '@shoal/protocol';
 import type { AssignmentsMessage, HeartbeatRequest, HeartbeatsResponse, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
-import { EventWriter, newJoinTokens } from '@shoal/runtime';
+import { EventWriter, newJoinTokens, prometheusText } from '@shoal/runtime';
 import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
 
@@ -103,6 +103,14 @@ class Heartbeats {
     return this.answer();
   }
 }
+
+/** The value of one sample of the dispatcher's /metrics; it fails when there is no such sample. */
+const sampleOf = (server: DispatcherServer, name: string, labels: Record<string, string>): number => {
+  const family = server.metrics().find((f) => f.name === name);
+  const sample = family?.samples.find((s) => JSON.stringify(s.labels ?? {}) === JSON.stringify(labels));
+  if (!sample) throw new Error(`no sample ${name}${JSON.stringify(labels)} on /metrics`);
+  return sample.value;
+};
 
 /** Heartbeats for a session on a stream of its own until the returned function is called. */
 const keepAlive = (client: Client, nodeId: string, sessionId: string): (() => Promise<void>) => {
@@ -338,5 +346,68 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     await findEvent(standbyLog, 'NodeRegistered', (e) => e.data.id === nodeId && e.by.instance.endsWith(`@${standby.address}`));
     // A node that was READY under the old dispatcher and does not come back goes DOWN after the grace period.
     await findEvent(standbyLog, 'NodeStatusChanged', (e) => e.by.term === 2 && e.data.nodes.some((n) => n.id === left.nodeId && n.state === 'down'));
+  });
+});
+
+describe("the dispatcher's /metrics, on a real broker", () => {
+  const cluster = `c-${randomUUID().slice(0, 8)}`;
+  const topic = new KafkaTestTopic('dispatcher-metrics-int');
+  let log: EventLog;
+  let tokens: JoinTokens;
+  let server: DispatcherServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    log = await topic.open();
+    tokens = newJoinTokens(cluster);
+    const api = new EventWriter(log, cluster, 'api', 'api-test');
+    await api.append([api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens })]);
+    server = new DispatcherServer(log, { cluster });
+    const { port } = await server.start();
+    await server.runner!.untilActive();
+    client = new DispatcherClient(`127.0.0.1:${port}`, credentials.createInsecure());
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await server?.stop();
+    await topic.close();
+  });
+
+  it('counts what agents sent: heartbeats by transport and session, open streams, sessions, statuses', async () => {
+    const metric = (name: string, labels: Record<string, string> = {}): number => sampleOf(server, name, labels);
+    const heartbeatsTotal = (transport: 'stream' | 'unary', session: 'known' | 'unknown'): number => metric('shoal_dispatcher_heartbeats_total', { transport, session });
+    const statusesTotal = (outcome: 'taken' | 'invalid' | 'unknown_session'): number => metric('shoal_dispatcher_task_statuses_total', { outcome });
+    expect(metric('shoal_dispatcher_active')).toBe(1);
+    const session = openSession(client, tokens.worker);
+    const { nodeId, sessionId } = await session.next(0);
+    await findEvent(log, 'NodeRegistered', (e) => e.data.id === nodeId);
+    expect(metric('shoal_dispatcher_sessions', { registration: 'open' })).toBe(1);
+    // The cluster's period (1 s): one node is far below the cap.
+    expect(metric('shoal_dispatcher_heartbeat_period_seconds')).toBe(1);
+
+    const heartbeats = new Heartbeats(client);
+    for (let i = 0; i < 3; i++) heartbeats.beat(nodeId, sessionId);
+    heartbeats.beat(nodeId, 'an-expired-session');
+    await eventually('the stream heartbeats counted', () => heartbeatsTotal('stream', 'known') + heartbeatsTotal('stream', 'unknown') === 4, WITHIN_MS);
+    expect([heartbeatsTotal('stream', 'known'), heartbeatsTotal('stream', 'unknown')]).toEqual([3, 1]);
+    expect(metric('shoal_dispatcher_heartbeat_streams')).toBe(1);
+    await unary(client, 'heartbeat', { nodeId, sessionId });
+    await expect(unary(client, 'heartbeat', { nodeId, sessionId: 'an-expired-session' })).rejects.toMatchObject({ code: status.NOT_FOUND });
+    expect([heartbeatsTotal('unary', 'known'), heartbeatsTotal('unary', 'unknown')]).toEqual([1, 1]);
+    expect(await heartbeats.end()).toEqual({ error: null, response: { taken: 3, unknown: 1 } });
+    expect(metric('shoal_dispatcher_heartbeat_streams')).toBe(0);
+
+    await unary(client, 'updateTaskStatus', { nodeId, sessionId, updates: [statusOf('t9', TaskState.RUNNING), statusOf('t9', 999)] });
+    await expect(
+      unary(client, 'updateTaskStatus', { nodeId, sessionId: 'an-expired-session', updates: [statusOf('t9', TaskState.RUNNING), statusOf('t9', TaskState.COMPLETE)] }),
+    ).rejects.toMatchObject({ code: status.NOT_FOUND });
+    expect([statusesTotal('taken'), statusesTotal('invalid'), statusesTotal('unknown_session')]).toEqual([1, 1, 2]);
+
+    session.stream.cancel();
+    await eventually('the session gone', () => server.sessions.size === 0, WITHIN_MS);
+    expect(metric('shoal_dispatcher_sessions', { registration: 'open' })).toBe(0);
+    // What /metrics answers: Prometheus' text, a line per sample.
+    expect(prometheusText(server.metrics())).toContain('shoal_dispatcher_heartbeats_total{transport="unary",session="unknown"} 1\n');
   });
 });

@@ -11,9 +11,10 @@ import { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_SERVICE } from '@shoal/protocol';
 import { ComponentRunner, makeInstanceId, newObjectId } from '@shoal/runtime';
-import type { RunnerActivity, ViewSnapshots } from '@shoal/runtime';
+import type { MetricFamily, RunnerActivity, ViewSnapshots } from '@shoal/runtime';
 import { AgentService } from './agent-service';
 import { hostPort, instanceWithAddress } from './dispatcher-address';
+import { AgentCounters, dispatcherMetrics } from './dispatcher-metrics';
 
 export interface DispatcherServerOptions {
   /** Where the gRPC server listens; default 127.0.0.1. */
@@ -39,6 +40,8 @@ const STATUS_BATCH_MS = 100;
 export class DispatcherServer {
   readonly sessions = new SessionTable();
   readonly core: DispatcherCore;
+  /** What the agents sent since this instance started. */
+  private readonly counters = new AgentCounters();
   private runnerValue?: ComponentRunner;
   private service?: AgentService;
   private server?: Server;
@@ -65,6 +68,11 @@ export class DispatcherServer {
     return this.addressValue;
   }
 
+  /** What /metrics reports: the agents' sessions, heartbeats and statuses. */
+  metrics(): MetricFamily[] {
+    return dispatcherMetrics({ runner: this.runnerValue, sessions: this.sessions, heartbeatStreams: this.service?.heartbeatStreamCount ?? 0 }, this.counters);
+  }
+
   /** Listens, replays the log and runs: standby until this instance owns the partition. */
   async start(): Promise<{ port: number }> {
     if (this.server) throw new Error('the dispatcher is already started');
@@ -78,6 +86,7 @@ export class DispatcherServer {
       newNodeId: newObjectId,
       newSessionId: randomUUID,
       log: this.say,
+      counters: this.counters,
     });
     this.service = service;
     const server = new Server();

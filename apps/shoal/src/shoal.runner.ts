@@ -66,7 +66,15 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     const { port: dispatcherPort } = await this.dispatcher.start();
     await this.dispatcher.runner?.untilActive();
 
-    this.api = await createApiApp({ log: this.log, dataDir: this.config.dataDir, port: this.config.apiPort, cluster, joinAddr: `127.0.0.1:${dispatcherPort}` });
+    const dispatcher = this.dispatcher;
+    this.api = await createApiApp({
+      log: this.log,
+      dataDir: this.config.dataDir,
+      port: this.config.apiPort,
+      cluster,
+      joinAddr: `127.0.0.1:${dispatcherPort}`,
+      moreMetrics: () => dispatcher.metrics(),
+    });
     const apiPort = (this.api.getHttpServer().address() as { port: number }).port;
 
     if (this.config.simNodes > 0) {

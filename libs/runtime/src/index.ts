@@ -11,3 +11,4 @@ export * from './run-until-signalled';
 export * from './serve-component';
 export * from './component-health';
 export * from './view-snapshots';
+export * from './prometheus';

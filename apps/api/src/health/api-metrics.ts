@@ -6,7 +6,7 @@
  */
 import { taskStateName } from '@shoal/contracts';
 import type { Projection } from '@shoal/domain';
-import type { MetricFamily, Sample } from './prometheus';
+import type { MetricFamily, Sample } from '@shoal/runtime';
 
 /** Counts items by a key made of labels, in first-seen order. */
 const countBy = <T>(items: Iterable<T>, labelsOf: (item: T) => Record<string, string>): Sample[] => {

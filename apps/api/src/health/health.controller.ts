@@ -1,12 +1,16 @@
-/** The API process's /healthz (it serves), /statez (its view's position and state hash), /readyz (its view has caught up with the log) and /metrics (Prometheus). */
-import { Controller, Get, Header, HttpException, HttpStatus, Inject } from '@nestjs/common';
+/**
+ * The API process's /healthz (it serves), /statez (its view's position and state hash),
+ * /readyz (its view has caught up with the log) and /metrics (Prometheus: its view's, and
+ * those of the parts sharing its process when the host gave API_MORE_METRICS).
+ */
+import { Controller, Get, Header, HttpException, HttpStatus, Inject, Optional } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import type { LiveView } from '@shoal/runtime';
-import { API_VIEW } from '../api.tokens';
+import { prometheusText } from '@shoal/runtime';
+import type { LiveView, MetricFamily } from '@shoal/runtime';
+import { API_MORE_METRICS, API_VIEW } from '../api.tokens';
 import { apiMetrics } from './api-metrics';
-import { prometheusText } from './prometheus';
 
 export interface ApiHealth {
   readonly status: 'ok';
@@ -32,6 +36,7 @@ export class HealthController {
   constructor(
     @Inject(API_VIEW) private readonly view: LiveView,
     @Inject(EVENT_LOG) private readonly log: EventLog,
+    @Optional() @Inject(API_MORE_METRICS) private readonly moreMetrics?: () => MetricFamily[],
   ) {}
 
   @Get('healthz')
@@ -69,6 +74,6 @@ export class HealthController {
   @ApiOperation({ summary: 'Metrics in Prometheus text format' })
   @ApiProduces('text/plain')
   async metrics(): Promise<string> {
-    return prometheusText(apiMetrics(this.view.projection, await this.log.highWaterMark()));
+    return prometheusText([...apiMetrics(this.view.projection, await this.log.highWaterMark()), ...(this.moreMetrics?.() ?? [])]);
   }
 }

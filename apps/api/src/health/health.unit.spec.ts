@@ -1,10 +1,10 @@
 import { TaskState, encode } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
+import { prometheusText } from '@shoal/runtime';
 import { EventBuilder, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { startStandaloneApi } from '../spec-support/standalone-api';
 import type { StandaloneApi } from '../spec-support/standalone-api';
 import { HealthModule } from './health.module';
-import { prometheusText } from './prometheus';
 
 describe('/healthz, /statez, /readyz and /metrics', () => {
   let api: StandaloneApi;

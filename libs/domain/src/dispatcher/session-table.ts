@@ -103,6 +103,11 @@ export class SessionTable {
     for (const report of reports) this.pending.push({ nodeId, report });
   }
 
+  /** Nodes expected to connect (READY on the log when the dispatcher became active) that have no session yet. */
+  get awaiting(): number {
+    return this.awaited.size;
+  }
+
   get pendingStatuses(): number {
     return this.pending.length;
   }
