@@ -11,7 +11,7 @@
  * they held at the capture.
  */
 import type { ClusterState } from './state';
-import { Sha256 } from './hash/sha256';
+import { newSha256 } from './hash/sha256';
 import { canonicalJson } from './hash/canonical';
 
 type Section = readonly [name: string, entries: readonly (readonly [string, unknown])[]];
@@ -32,7 +32,7 @@ const capture = (state: ClusterState): { readonly cluster: unknown; readonly sec
 });
 
 function* hashCaptured(captured: ReturnType<typeof capture>, entitiesPerStep: number): Generator<void, string> {
-  const hasher = new Sha256();
+  const hasher = newSha256();
   hasher.update(`cluster:${canonicalJson(captured.cluster)}\n`);
   let sinceStep = 0;
   for (const [name, entries] of captured.sections) {

@@ -1,3 +1,5 @@
+// Installs node:crypto's SHA-256 for the domain's hashes before anything here takes one.
+export * from './platform-sha256';
 export * from './instance';
 export * from './event-writer';
 export * from './live-view';
