@@ -40,7 +40,7 @@ export class AgentCounters {
       },
       {
         name: 'shoal_dispatcher_task_statuses_total',
-        help: "Task statuses agents reported: taken (queued for the log), invalid (refused), unknown_session (for a session that is not the node's current one).",
+        help: "Task statuses agents reported: taken (queued; one for a task not on that node is still dropped before the log), invalid (refused), unknown_session (for a session that is not the node's current one).",
         type: 'counter',
         samples: (['taken', 'invalid', 'unknown_session'] as const).map((outcome) => ({ labels: { outcome }, value: this.statusCounts[outcome] })),
       },
