@@ -5,7 +5,7 @@
  * /metrics (Prometheus): its agents' sessions, heartbeats and statuses.
  */
 import { Controller, Get, Header, HttpException, HttpStatus, Inject } from '@nestjs/common';
-import { componentStateHash, liveHealth, prometheusText, readyHealth } from '@shoal/runtime';
+import { PROMETHEUS_CONTENT_TYPE, componentStateHash, liveHealth, prometheusText, readyHealth } from '@shoal/runtime';
 import type { ComponentHealth, ComponentRunner, ComponentStateHash } from '@shoal/runtime';
 import type { DispatcherServer } from './dispatcher-server';
 
@@ -37,7 +37,7 @@ export class DispatcherHealthController {
   }
 
   @Get('metrics')
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
   metrics(): string {
     return prometheusText(this.server.metrics());
   }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { Sha256, newSha256, replay, stateHash, useSha256 } from '@shoal/domain';
+import type { Sha256Digest } from '@shoal/domain';
 import { histories } from '@shoal/testing';
 import { nodeSha256 } from '@shoal/runtime';
 
@@ -32,10 +33,11 @@ describe("node:crypto's SHA-256 for the domain's hashes", () => {
 
   it("gives every state the hash the domain's own SHA-256 gives", () => {
     let made = 0;
-    useSha256(() => {
+    const countingNodeSha256 = (): Sha256Digest => {
       made += 1;
       return nodeSha256();
-    });
+    };
+    useSha256(countingNodeSha256);
     fc.assert(
       fc.property(histories(), (log) => {
         const state = replay(records(log)).state;
@@ -44,10 +46,7 @@ describe("node:crypto's SHA-256 for the domain's hashes", () => {
         expect(made).toBe(before + 1);
         useSha256(() => new Sha256());
         const own = stateHash(state);
-        useSha256(() => {
-          made += 1;
-          return nodeSha256();
-        });
+        useSha256(countingNodeSha256);
         expect(platform).toBe(own);
       }),
       { numRuns: 100 },

@@ -1,5 +1,8 @@
 /** Prometheus' text exposition format (version 0.0.4): families of samples with HELP and TYPE. */
 
+/** The Content-Type of a /metrics answer in this format. */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 export interface Sample {
   readonly labels?: Readonly<Record<string, string>>;
   readonly value: number;

@@ -7,7 +7,7 @@ import { Controller, Get, Header, HttpException, HttpStatus, Inject, Optional } 
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { prometheusText } from '@shoal/runtime';
+import { PROMETHEUS_CONTENT_TYPE, prometheusText } from '@shoal/runtime';
 import type { LiveView, MetricFamily } from '@shoal/runtime';
 import { API_MORE_METRICS, API_VIEW } from '../api.tokens';
 import { apiMetrics } from './api-metrics';
@@ -70,7 +70,7 @@ export class HealthController {
   }
 
   @Get('metrics')
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
   @ApiOperation({ summary: 'Metrics in Prometheus text format' })
   @ApiProduces('text/plain')
   async metrics(): Promise<string> {
