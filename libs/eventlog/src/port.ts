@@ -65,6 +65,14 @@ export interface OwnershipLease {
   readonly lost: Promise<string>;
   isHeld(): boolean;
   release(): Promise<void>;
+  /**
+   * The instances in line for this lease, as last seen: its holder and the standbys
+   * waiting for it, this one included, sorted. An instance that is gone may stay listed
+   * until the adapter notices (Kafka: its group session expires).
+   */
+  members(): readonly string[];
+  /** Calls `listener` with the members whenever they change, until the returned function is called. */
+  onMembers(listener: (members: readonly string[]) => void): () => void;
 }
 
 export interface AcquireOptions {

@@ -271,6 +271,24 @@ export const describeEventLogContract = (name: string, makeLog: MakeLog): void =
       expect(await second.lost).toBe('released');
     });
 
+    it("lists a lease's holder and the instances waiting for it as its members, and says when they change", async () => {
+      const made = await fresh();
+      const standby = made.another ? track(await made.another()) : made.log;
+      const holder = await made.log.acquire('orchestrator', 'instance-a', { timeoutMs: 60_000 });
+      expect(holder.members()).toEqual(['instance-a']);
+      const told: string[] = [];
+      const stop = holder.onMembers((members) => told.push(members.join(',')));
+      const waiting = standby.acquire('orchestrator', 'instance-b', { timeoutMs: 60_000 });
+      await until(() => holder.members().join(',') === 'instance-a,instance-b', 30_000, 'the standby among the members');
+      expect(told.at(-1)).toBe('instance-a,instance-b');
+      stop();
+      await holder.release();
+      const second = await waiting;
+      await until(() => second.members().join(',') === 'instance-b', 30_000, 'the first holder gone from the members');
+      expect(told.at(-1)).toBe('instance-a,instance-b');
+      await second.release();
+    });
+
     it('keeps leases of different components apart', async () => {
       const { log } = await fresh();
       const scheduler = await log.acquire('scheduler', 'one', { timeoutMs: 60_000 });

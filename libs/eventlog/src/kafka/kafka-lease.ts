@@ -7,10 +7,14 @@
  * that heartbeat carries the group generation (kafkajs 2.2.4 leaves it out of GROUP_JOIN).
  * Lost: when a rebalance gives the partition to another member, when our session expired
  * (we come back with a new member id), or when the consumer crashes, stops or is released.
+ *
+ * Members: every member names its instance in its join metadata. Any member joining or
+ * leaving makes the whole group join again, so after each join this member asks the
+ * coordinator who is in the group (DescribeGroups).
  */
 import type { Consumer, Kafka } from 'kafkajs';
 import type { OwnershipLease } from '../port';
-import { leaseAssigner } from './lease-assigner';
+import { claimOf, leaseAssigner } from './lease-assigner';
 import type { LeaseClaim } from './lease-assigner';
 import { GROUP_TIMING } from './group-timing';
 
@@ -39,6 +43,10 @@ export class KafkaLease implements OwnershipLease {
   private timer?: NodeJS.Timeout;
   private starting: Promise<void> = Promise.resolve();
   private readonly consumer: Consumer;
+  private membersValue: readonly string[];
+  private readonly watchers = new Set<(members: readonly string[]) => void>();
+  /** Asks of the coordinator made so far: only the latest one's answer counts. */
+  private asked = 0;
   private markLost!: (reason: string) => void;
   private grant!: (lease: KafkaLease) => void;
   private refuse!: (error: Error) => void;
@@ -50,6 +58,7 @@ export class KafkaLease implements OwnershipLease {
     this.component = options.component;
     this.instance = options.instance;
     this.partition = options.partition;
+    this.membersValue = [options.instance];
     this.lost = new Promise((resolve) => (this.markLost = resolve));
     this.granted = new Promise((resolve, reject) => {
       this.grant = resolve;
@@ -88,11 +97,36 @@ export class KafkaLease implements OwnershipLease {
     await this.leave();
   }
 
+  members(): readonly string[] {
+    return this.membersValue;
+  }
+
+  onMembers(listener: (members: readonly string[]) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
   private claim(): LeaseClaim {
     const holding = this.phase === 'held' || this.phase === 'offered';
-    return holding
-      ? { topic: this.options.topic, want: this.partition, heldSince: Math.max(0, this.confirmedAt) }
-      : { topic: this.options.topic, want: this.partition };
+    const wanted = { topic: this.options.topic, want: this.partition, instance: this.instance };
+    return holding ? { ...wanted, heldSince: Math.max(0, this.confirmedAt) } : wanted;
+  }
+
+  /** Who is in the group now, by the instances they named (a member that named none is left out). */
+  private async refreshMembers(): Promise<void> {
+    const ask = ++this.asked;
+    let found: string[];
+    try {
+      const group = await this.consumer.describeGroup();
+      found = group.members.map((member) => claimOf(member.memberMetadata)?.instance).filter((instance): instance is string => instance !== undefined);
+    } catch {
+      return; // the next join asks again
+    }
+    if (ask !== this.asked || this.phase === 'ended') return;
+    const members = [...new Set([this.instance, ...found])].sort();
+    if (members.join('\n') === this.membersValue.join('\n')) return;
+    this.membersValue = members;
+    for (const listener of [...this.watchers]) listener(members);
   }
 
   private join(): void {
@@ -111,6 +145,7 @@ export class KafkaLease implements OwnershipLease {
       else if (this.phase === 'held' && !mine) this.end('the partition was assigned to another member');
       else if (this.phase === 'waiting' && mine) this.phase = 'offered';
       else if (this.phase === 'offered' && !mine) this.phase = 'waiting';
+      void this.refreshMembers();
     });
     consumer.on(consumer.events.HEARTBEAT, ({ payload }) => {
       if (payload.memberId !== this.memberId) return;

@@ -21,6 +21,8 @@ export interface LeaseClaim {
   readonly want: number;
   /** The generation since which it holds `want`, if it does. */
   readonly heldSince?: number;
+  /** The member's instance name (what its lease's `members()` lists). */
+  readonly instance?: string;
 }
 
 const decodeClaim = (userData: Buffer | null | undefined): LeaseClaim | undefined => {
@@ -28,8 +30,21 @@ const decodeClaim = (userData: Buffer | null | undefined): LeaseClaim | undefine
   try {
     const claim = JSON.parse(userData.toString('utf8')) as Partial<LeaseClaim>;
     if (typeof claim.topic !== 'string' || typeof claim.want !== 'number') return undefined;
-    const wanted = { topic: claim.topic, want: claim.want };
-    return typeof claim.heldSince === 'number' ? { ...wanted, heldSince: claim.heldSince } : wanted;
+    return {
+      topic: claim.topic,
+      want: claim.want,
+      ...(typeof claim.heldSince === 'number' ? { heldSince: claim.heldSince } : {}),
+      ...(typeof claim.instance === 'string' && claim.instance !== '' ? { instance: claim.instance } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+};
+
+/** What a member said when it joined, from its metadata as the group coordinator keeps it (describeGroup). */
+export const claimOf = (memberMetadata: Buffer): LeaseClaim | undefined => {
+  try {
+    return decodeClaim(MemberMetadata.decode(memberMetadata)?.userData);
   } catch {
     return undefined;
   }
@@ -64,7 +79,7 @@ export const leaseAssigner =
 
     async assign({ members, topics }): Promise<GroupMemberAssignment[]> {
       const decoded = members.map((member) => {
-        const found = decodeClaim(MemberMetadata.decode(member.memberMetadata)?.userData);
+        const found = claimOf(member.memberMetadata);
         return found ? { memberId: member.memberId, claim: found } : { memberId: member.memberId };
       });
       const byMember = new Map<string, Record<string, number[]>>(members.map((member) => [member.memberId, {}]));
