@@ -38,6 +38,8 @@ export type RunnerActivity =
   | { readonly kind: 'lost'; readonly reason: string }
   | { readonly kind: 'error'; readonly message: string }
   | { readonly kind: 'restored'; readonly offset: number }
+  /** While active: the instances in line for the lease (this one and its standbys), at first and on every change. */
+  | { readonly kind: 'members'; readonly members: readonly string[] }
   | { readonly kind: 'not restored'; readonly reason: string };
 
 export type RunnerState = 'starting' | 'standby' | 'active' | 'stopped';
@@ -92,6 +94,11 @@ export class ComponentRunner {
 
   get term(): number | undefined {
     return this.ownership?.term;
+  }
+
+  /** While active, the instances in line for the lease, this one included (sorted); else none. */
+  get members(): readonly string[] {
+    return this.is('active') ? (this.ownership?.lease.members() ?? []) : [];
   }
 
   /** Resolves once this instance is the active one (for a process that must be up before it says so). */
@@ -169,7 +176,15 @@ export class ComponentRunner {
         this.changed();
       });
       this.core.reconcileAll(this.view.state);
-      await this.act(ownership);
+      const unwatch = ownership.lease.onMembers((members) => {
+        if (this.is('active')) this.options.onActivity?.({ kind: 'members', members });
+      });
+      this.options.onActivity?.({ kind: 'members', members: ownership.lease.members() });
+      try {
+        await this.act(ownership);
+      } finally {
+        unwatch();
+      }
       if (!this.is('stopped')) this.stateValue = 'standby';
     }
   }

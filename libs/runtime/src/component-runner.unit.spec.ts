@@ -85,6 +85,30 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     await b.stop();
   });
 
+  it('while active, says who is in line for its lease: itself, then its standbys as they come and go', async () => {
+    const told: string[] = [];
+    const a = new ComponentRunner(log, new ReaperCore(), {
+      cluster: 'c1',
+      instance: 'reaper-a',
+      onActivity: (activity) => activity.kind === 'members' && told.push(activity.members.join(',')),
+    });
+    const b = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-b' });
+    await a.start();
+    await eventually('a is active', () => a.state === 'active', WITHIN);
+    expect(told).toEqual(['reaper-a']);
+    await b.start();
+    await eventually('b in line', () => told.length === 2, WITHIN);
+    expect(told).toEqual(['reaper-a', 'reaper-a,reaper-b']);
+    expect(a.members).toEqual(['reaper-a', 'reaper-b']);
+    expect(b.members).toEqual([]);
+    await a.stop();
+    await eventually('b is active', () => b.state === 'active', WITHIN);
+    expect(b.members).toEqual(['reaper-b']);
+    // a, stopped, hears no more.
+    expect(told).toEqual(['reaper-a', 'reaper-a,reaper-b']);
+    await b.stop();
+  });
+
   it("wakes at the core's wake-up time with no change on the log, and decides then", async () => {
     const due = Date.now() + 300;
     const decided: number[] = [];
