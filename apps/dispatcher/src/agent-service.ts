@@ -38,6 +38,8 @@ export interface AgentServiceDeps {
   readonly sessions: SessionTable;
   /** This instance's own address, so it never sends an agent back to itself. */
   readonly address: () => string | undefined;
+  /** Where the dispatchers are, this one first: what session messages list. */
+  readonly dispatchers: () => readonly string[];
   readonly now: () => Date;
   readonly newNodeId: () => string;
   readonly newSessionId: () => string;
@@ -79,6 +81,13 @@ export class AgentService {
     const streams = [...this.heartbeatStreams];
     this.heartbeatStreams.clear();
     for (const end of streams) end(refusal(status.UNAVAILABLE, reason));
+  }
+
+  /** Tells every open session where the dispatchers are now. */
+  dispatchersChanged(): void {
+    for (const session of this.deps.sessions.all()) {
+      if (session.link instanceof AgentSession) session.link.dispatchersChanged();
+    }
   }
 
   /** The implementation for `server.addService(DISPATCHER_SERVICE, …)`. */
@@ -239,6 +248,7 @@ export class AgentService {
     return {
       state: () => runner.view.state,
       tasksOf: (nodeId) => this.deps.core.tasksOf(nodeId),
+      dispatchers: this.deps.dispatchers,
     };
   }
 }

@@ -16,6 +16,8 @@ export interface SessionSource {
   state(): ClusterState;
   /** The node's assigned tasks now. */
   tasksOf(nodeId: string): ReadonlySet<string>;
+  /** Where the dispatchers are, this one first (the session message's list). */
+  dispatchers(): readonly string[];
 }
 
 type Stream<Req, Res> = ServerWritableStream<Req, Res>;
@@ -91,6 +93,8 @@ export class AssignmentStream {
 export class AgentSession implements SessionLink {
   private readonly streams = new Set<AssignmentStream>();
   private endedValue?: string;
+  /** The period last told (a later message repeats it). */
+  private periodMs = 0;
 
   constructor(
     readonly nodeId: string,
@@ -120,6 +124,11 @@ export class AgentSession implements SessionLink {
     this.send(periodMs);
   }
 
+  /** Tells the agent where the dispatchers are now (the period as last told). */
+  dispatchersChanged(): void {
+    if (this.periodMs > 0) this.send(this.periodMs);
+  }
+
   assignmentsChanged(taskIds: readonly string[]): void {
     for (const stream of this.streams) {
       if (stream.done) this.streams.delete(stream);
@@ -139,6 +148,7 @@ export class AgentSession implements SessionLink {
 
   private send(heartbeatPeriodMs: number): void {
     if (this.call.cancelled || this.call.writableEnded) return;
-    this.call.write({ nodeId: this.nodeId, sessionId: this.sessionId, heartbeatPeriodMs });
+    this.periodMs = heartbeatPeriodMs;
+    this.call.write({ nodeId: this.nodeId, sessionId: this.sessionId, heartbeatPeriodMs, dispatchers: [...this.source.dispatchers()] });
   }
 }

@@ -20,7 +20,7 @@ const streamOf = () => {
     write: (message: AssignmentsMessage) => void written.push(message),
     emit: (_event: string, error: unknown) => void ended.push(error),
   } as unknown as ServerWritableStream<AssignmentsRequest, AssignmentsMessage>;
-  const stream = new AssignmentStream(call, 'n1', { state: () => state, tasksOf: () => new Set(tasks.keys()) });
+  const stream = new AssignmentStream(call, 'n1', { state: () => state, tasksOf: () => new Set(tasks.keys()), dispatchers: () => [] });
   return { tasks, stream, written, ended };
 };
 

@@ -18,6 +18,16 @@ export const addressOfInstance = (instance: string | undefined): string | undefi
   return address === '' ? undefined : address;
 };
 
+/**
+ * What the active dispatcher tells agents (the session message's list): its own address
+ * first, then those of the other instances in line for its lease, each once, sorted.
+ * Instances named without an address are left out.
+ */
+export const dispatcherAddresses = (own: string, members: readonly string[]): string[] => {
+  const others = members.map(addressOfInstance).filter((address): address is string => address !== undefined && address !== own);
+  return [own, ...[...new Set(others)].sort()];
+};
+
 /** The host part of a gRPC peer ("127.0.0.1:53412", "[::1]:53412", "ipv4:10.0.0.2:5000"). */
 export const peerHost = (peer: string): string => {
   const bare = peer.replace(/^(ipv4|ipv6|unix):/, '');

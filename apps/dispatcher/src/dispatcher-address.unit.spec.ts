@@ -1,4 +1,4 @@
-import { addressOfInstance, hostPort, instanceWithAddress, peerHost } from './dispatcher-address';
+import { addressOfInstance, dispatcherAddresses, hostPort, instanceWithAddress, peerHost } from './dispatcher-address';
 import { DEFAULT_DISPATCHER_PORT, dispatcherOptionsFromEnv } from './dispatcher.config';
 
 describe('dispatcher addresses', () => {
@@ -7,6 +7,12 @@ describe('dispatcher addresses', () => {
     expect(addressOfInstance('dispatcher-h-1-ab')).toBeUndefined();
     expect(addressOfInstance(undefined)).toBeUndefined();
     expect(hostPort('::1', 5)).toBe('[::1]:5');
+  });
+
+  it('tells agents its own address first, then the other members of its lease, each once, sorted', () => {
+    const members = ['dispatcher-c@10.0.0.3:4243', 'dispatcher-a@10.0.0.1:4243', 'no-address', 'dispatcher-b@10.0.0.2:4243', 'dispatcher-b2@10.0.0.2:4243'];
+    expect(dispatcherAddresses('10.0.0.2:4243', members)).toEqual(['10.0.0.2:4243', '10.0.0.1:4243', '10.0.0.3:4243']);
+    expect(dispatcherAddresses('10.0.0.9:4243', [])).toEqual(['10.0.0.9:4243']);
   });
 
   it("takes the host out of a gRPC peer", () => {

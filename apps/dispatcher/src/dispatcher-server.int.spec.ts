@@ -328,6 +328,11 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     // newer term and serves agents; the node, which does not come back, goes DOWN.
     const leaving = openSession(client, tokens.worker);
     const left = await leaving.next(0);
+    // The active one tells its agents where the standby is: they can go there should it take over.
+    const listing = (received: typeof leaving, dispatchers: (string | undefined)[]) => () =>
+      received.messages.find((message) => message.dispatchers.join(',') === dispatchers.join(','));
+    await eventually('the standby listed to the agent', listing(leaving, [server.address, standby.address]), WITHIN_MS);
+    expect(server.dispatchers).toEqual([server.address, standby.address]);
     await findEvent(log, 'NodeRegistered', (e) => e.data.id === left.nodeId);
     const lastSeen = (): number => server.sessions.get(left.nodeId)?.lastSeen ?? 0;
     const opened = lastSeen();
@@ -343,6 +348,9 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     const joined = openSession(other, tokens.worker);
     const { nodeId } = await joined.next(0);
     closing.unshift(() => joined.stream.cancel());
+    // The instance that stopped left the lease's group: the new active one lists only itself.
+    await eventually('the stopped instance no longer listed', listing(joined, [standby.address]), WITHIN_MS);
+    expect(standby.dispatchers).toEqual([standby.address]);
     await findEvent(standbyLog, 'NodeRegistered', (e) => e.data.id === nodeId && e.by.instance.endsWith(`@${standby.address}`));
     // A node that was READY under the old dispatcher and does not come back goes DOWN after the grace period.
     await findEvent(standbyLog, 'NodeStatusChanged', (e) => e.by.term === 2 && e.data.nodes.some((n) => n.id === left.nodeId && n.state === 'down'));

@@ -13,7 +13,7 @@ import { DISPATCHER_SERVICE } from '@shoal/protocol';
 import { ComponentRunner, makeInstanceId, newObjectId } from '@shoal/runtime';
 import type { MetricFamily, RunnerActivity, ViewSnapshots } from '@shoal/runtime';
 import { AgentService } from './agent-service';
-import { hostPort, instanceWithAddress } from './dispatcher-address';
+import { dispatcherAddresses, hostPort, instanceWithAddress } from './dispatcher-address';
 import { AgentCounters, dispatcherMetrics } from './dispatcher-metrics';
 
 export interface DispatcherServerOptions {
@@ -46,6 +46,8 @@ export class DispatcherServer {
   private service?: AgentService;
   private server?: Server;
   private addressValue?: string;
+  /** While active: where the dispatchers are, this one first (told to every agent). */
+  private dispatchersValue: readonly string[] = [];
   private readonly now: () => Date;
   private readonly say: (line: string) => void;
 
@@ -68,6 +70,11 @@ export class DispatcherServer {
     return this.addressValue;
   }
 
+  /** While active, where the dispatchers are as agents are told: this one first, then its standbys. */
+  get dispatchers(): readonly string[] {
+    return this.dispatchersValue;
+  }
+
   /** What /metrics reports: the agents' sessions, heartbeats and statuses. */
   metrics(): MetricFamily[] {
     return dispatcherMetrics({ runner: this.runnerValue, sessions: this.sessions, heartbeatStreams: this.service?.heartbeatStreamCount ?? 0 }, this.counters);
@@ -82,6 +89,7 @@ export class DispatcherServer {
       core: this.core,
       sessions: this.sessions,
       address: () => this.addressValue,
+      dispatchers: () => this.dispatchersValue,
       now: this.now,
       newNodeId: newObjectId,
       newSessionId: randomUUID,
@@ -157,8 +165,18 @@ export class DispatcherServer {
         break;
       case 'lost':
         this.say(`lost ownership (${activity.reason}): ending every session`);
+        this.dispatchersValue = [];
         this.endAgents('this dispatcher is no longer the active one');
         break;
+      case 'members': {
+        if (this.addressValue === undefined) break;
+        const dispatchers = dispatcherAddresses(this.addressValue, activity.members);
+        if (dispatchers.join(',') === this.dispatchersValue.join(',')) break;
+        this.dispatchersValue = dispatchers;
+        this.say(`dispatchers agents are told of: ${dispatchers.join(', ')}`);
+        this.service?.dispatchersChanged();
+        break;
+      }
       case 'error':
         this.say(activity.message);
         break;

@@ -26,6 +26,8 @@ export interface SessionMessage {
   nodeId: string;
   sessionId: string;
   heartbeatPeriodMs: number;
+  /** The dispatchers' addresses, the sender's first (empty: it did not say). */
+  dispatchers: string[];
 }
 
 export interface HeartbeatRequest {
