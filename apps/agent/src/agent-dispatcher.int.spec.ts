@@ -2,7 +2,8 @@
  * The agent against the real dispatcher on a real broker: simulated and exec nodes join
  * with the cluster's join token, run what the scheduler assigns them, and their statuses
  * reach the log; a wrong token is refused with the dispatcher's reason; a node follows a
- * dispatcher failover, whether told of a standby only or of both.
+ * dispatcher failover, whether told of a standby only, of both, or of the active one only
+ * (it learns of the standby from its session).
  */
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
@@ -218,6 +219,20 @@ describe('the agent through a dispatcher failover', () => {
     await active.stop();
     await standby.runner!.untilActive();
     await eventually('the node on the other dispatcher', () => session.connected && session.dispatcher === standby.address, { ...WITHIN, timeoutMs: 60_000 });
+    expect(session.nodeId).toBe(nodeId);
+  });
+
+  it('a node given only the active dispatcher learns of the standby from its session, and moves on to it when the active one goes, as the same node', async () => {
+    const { tokens, active, standby } = await twoDispatchers('agent-dispatcher-learned', closing);
+    const session = nodeThrough([active.address!], tokens.worker, 'learned-1', closing);
+    await session.start();
+    await eventually('the standby known to the node', () => session.dispatchers.includes(standby.address!), WITHIN);
+    expect(session.dispatchers).toEqual([active.address, standby.address]);
+    const nodeId = session.nodeId!;
+
+    await active.stop();
+    await standby.runner!.untilActive();
+    await eventually('the node on the standby it was never given', () => session.connected && session.dispatcher === standby.address, { ...WITHIN, timeoutMs: 60_000 });
     expect(session.nodeId).toBe(nodeId);
   });
 });

@@ -42,6 +42,7 @@ export interface AgentSessionOptions {
   /**
    * host:port of each dispatcher this node may join through (at least one), tried in turn
    * when the one it uses is gone; one that does not own the cluster names the one that does.
+   * Those the active dispatcher lists in its session messages are tried too, first.
    */
   readonly dispatchers: readonly string[];
   readonly joinToken: string;
@@ -87,8 +88,10 @@ export class AgentSession {
   private readonly batcher: StatusBatcher;
   private readonly description: NodeDescriptionMessage;
   private address: string;
-  /** Which of the dispatchers it was given it last dialled (a redirect may have sent it on from there). */
-  private given = 0;
+  /** The dispatcher it last dialled of those it knows (a redirect may have sent it on from there). */
+  private dialled: string;
+  /** Where the dispatchers are, as the last session message said (the active one first). */
+  private learned: readonly string[] = [];
   private id: string | undefined;
   private session: string | undefined;
   private periodMs: number;
@@ -106,6 +109,7 @@ export class AgentSession {
   constructor(private readonly options: AgentSessionOptions) {
     if (options.dispatchers.length === 0) throw new Error('an agent session needs the address of at least one dispatcher');
     this.address = options.dispatchers[0]!;
+    this.dialled = this.address;
     this.id = options.nodeId;
     this.periodMs = options.defaultHeartbeatMs ?? 5_000;
     this.description = options.executor.describe();
@@ -133,6 +137,14 @@ export class AgentSession {
   /** The dispatcher this session talks to (it changes when one redirects to another). */
   get dispatcher(): string {
     return this.address;
+  }
+
+  /**
+   * The dispatchers it tries in turn when the one it uses is gone: those the last session
+   * message listed, then those it was given that the message did not list.
+   */
+  get dispatchers(): readonly string[] {
+    return [...this.learned, ...this.options.dispatchers.filter((address) => !this.learned.includes(address))];
   }
 
   /** Why the session stopped for good, if it did. */
@@ -173,6 +185,7 @@ export class AgentSession {
     this.calls.push(call);
     call.on('data', (message: SessionMessage) => {
       if (generation !== this.generation) return;
+      this.learn(message.dispatchers ?? []);
       if (!this.up) this.established(message, generation);
       else if (message.heartbeatPeriodMs > 0) this.periodChanged(message.heartbeatPeriodMs, generation);
     });
@@ -192,6 +205,14 @@ export class AgentSession {
     this.options.onConnectionChange?.(true);
     this.started?.resolve();
     this.started = undefined;
+  }
+
+  /** Keeps the dispatchers' addresses a session message listed (none listed: it did not say, and the last list stands). */
+  private learn(dispatchers: readonly string[]): void {
+    const listed = [...new Set(dispatchers.map((address) => address.trim()).filter((address) => address !== ''))];
+    if (listed.length === 0 || listed.join(',') === this.learned.join(',')) return;
+    this.learned = listed;
+    this.options.log?.(`dispatchers known: ${this.dispatchers.join(', ')}`);
   }
 
   private openAssignments(generation: number): void {
@@ -265,15 +286,16 @@ export class AgentSession {
 
   /**
    * Where to go once the dispatcher at `lost` is gone, as SwarmKit's agent moves on to
-   * another manager: one it was given, the next after `lost` — that one may be down for
+   * another manager: of those it knows, the next after `lost` — that one may be down for
    * good, and a standby sends the node to whichever took over. A dispatcher it was only
-   * sent to counts as the one that sent it there, which may have taken over since.
+   * sent to counts as the one it dialled that sent it there, which may have taken over since.
    */
   private nextDispatcher(lost: string): string {
-    const given = this.options.dispatchers;
-    const at = given.indexOf(lost);
-    if (at >= 0) this.given = (at + 1) % given.length;
-    return given[this.given]!;
+    const known = this.dispatchers;
+    const at = known.indexOf(lost);
+    if (at >= 0) this.dialled = known[(at + 1) % known.length]!;
+    else if (!known.includes(this.dialled)) this.dialled = known[0]!;
+    return this.dialled;
   }
 
   private broken(generation: number, error: unknown): void {

@@ -239,6 +239,50 @@ describe('the agent session', () => {
     }
   });
 
+  it('learns where the other dispatchers are from its session, and moves on to one it was never given when its own is gone', async () => {
+    const other = await FakeDispatcher.start();
+    try {
+      other.heartbeatPeriodMs = 40;
+      const lines: string[] = [];
+      const session = open({ log: (line) => lines.push(line) });
+      await session.start();
+      expect(session.dispatchers).toEqual([dispatcher.address]);
+      // A standby joins the active one's lease: the active dispatcher says so on the session.
+      dispatcher.tellDispatchers('node-1', [dispatcher.address, other.address]);
+      await eventually('the standby known', () => session.dispatchers.includes(other.address), WITHIN);
+      expect(session.dispatchers).toEqual([dispatcher.address, other.address]);
+      expect(lines).toContain(`dispatchers known: ${dispatcher.address}, ${other.address}`);
+      // A message that lists none (an older dispatcher's) leaves what it knows as it is.
+      dispatcher.dispatchers = [];
+      dispatcher.tellPeriod('node-1', 30);
+      await eventually('the new period taken', () => session.heartbeatPeriodMs === 30, WITHIN);
+      expect(session.dispatchers).toEqual([dispatcher.address, other.address]);
+      await dispatcher.stop();
+      await eventually('the node on the dispatcher it learned of', () => other.connectedNodes.includes('node-1'), WITHIN);
+      expect(session.dispatcher).toBe(other.address);
+      expect(other.sessionRequests[0]?.nodeId).toBe('node-1');
+    } finally {
+      await Promise.all(sessions.splice(0).map((session) => session.stop()));
+      await other.stop();
+    }
+  });
+
+  it('tries the dispatchers the session listed first, then those it was given that the list left out', async () => {
+    const other = await FakeDispatcher.start();
+    try {
+      other.heartbeatPeriodMs = 40;
+      const given = '127.0.0.1:1';
+      const session = open({ dispatchers: [dispatcher.address, given] });
+      await session.start();
+      dispatcher.tellDispatchers('node-1', [dispatcher.address, other.address]);
+      await eventually('the list learned', () => session.dispatchers.length === 3, WITHIN);
+      expect(session.dispatchers).toEqual([dispatcher.address, other.address, given]);
+    } finally {
+      await Promise.all(sessions.splice(0).map((session) => session.stop()));
+      await other.stop();
+    }
+  });
+
   it('needs at least one dispatcher', () => {
     expect(() => open({ dispatchers: [] })).toThrow('an agent session needs the address of at least one dispatcher');
   });

@@ -45,6 +45,8 @@ export class FakeDispatcher {
   heartbeatPeriodMs = 100;
   /** Nodes removed from the cluster: their sessions are refused PERMISSION_DENIED. */
   readonly removedNodes = new Set<string>();
+  /** The dispatchers' addresses its session messages list (default none). */
+  dispatchers: string[] = [];
   /** When set, every Session is answered FAILED_PRECONDITION naming this address. */
   redirectTo: string | undefined;
   /** The COMPLETE set each node gets when its assignments stream opens. */
@@ -143,14 +145,20 @@ export class FakeDispatcher {
     call.on('cancelled', () => {
       if (this.sessions.get(nodeId)?.stream === call) this.sessions.delete(nodeId);
     });
-    call.write({ nodeId, sessionId, heartbeatPeriodMs: this.heartbeatPeriodMs });
+    call.write({ nodeId, sessionId, heartbeatPeriodMs: this.heartbeatPeriodMs, dispatchers: this.dispatchers });
   }
 
   /** Asks the node's session for another heartbeat period, on its Session stream. */
   tellPeriod(nodeId: string, heartbeatPeriodMs: number): void {
     const session = this.sessions.get(nodeId);
     if (!session) throw new Error(`no session for ${nodeId}`);
-    session.stream.write({ nodeId, sessionId: session.sessionId, heartbeatPeriodMs });
+    session.stream.write({ nodeId, sessionId: session.sessionId, heartbeatPeriodMs, dispatchers: this.dispatchers });
+  }
+
+  /** Tells the node's session where the dispatchers are now (the period as it stands). */
+  tellDispatchers(nodeId: string, dispatchers: string[]): void {
+    this.dispatchers = dispatchers;
+    this.tellPeriod(nodeId, this.heartbeatPeriodMs);
   }
 
   /** Forgets the node's session (as an expiry would) without ending its streams. */
