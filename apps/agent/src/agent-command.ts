@@ -3,17 +3,19 @@
  *   shoal agent --join-token T --dispatcher HOST:PORT [--hostname H] [--label k=v]…
  *               [--state-dir DIR]
  *     this host as one node; tasks run as real processes (the exec executor); with
- *     --state-dir it keeps its node id there and joins as the same node next time, and
- *     records its task processes there so that, restarted after a crash, it first stops
+ *     --state-dir it keeps its node id there and joins as the same node next time, keeps
+ *     the dispatchers' addresses its sessions listed (tried next time after --dispatcher's),
+ *     and records its task processes there so that, restarted after a crash, it first stops
  *     those the crashed agent left running
  *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
  *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-] [--state-dir DIR]
  *     N simulated nodes in this one process, each its own session
  * --dispatcher takes one HOST:PORT or several separated by commas: the agent moves on to
- * the next when the one it uses is gone (a standby sends it to the active one). The join
+ * the next when the one it uses is gone (a standby sends it to the active one), and to
+ * those the active one lists in its session. The join
  * token and dispatchers may also come from SHOAL_JOIN_TOKEN and SHOAL_DISPATCHER.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AgentSession } from './agent-session';
@@ -55,6 +57,30 @@ const keepNodeId = (stateDir: string | undefined, nodeId: string | undefined): v
   if (!stateDir || !nodeId) return;
   mkdirSync(stateDir, { recursive: true });
   writeFileSync(join(stateDir, NODE_ID_FILE), `${nodeId}\n`);
+};
+
+const DISPATCHERS_FILE = 'dispatchers';
+
+/** The dispatchers the sessions of an earlier run listed (one address a line), if it kept them. */
+const keptDispatchers = (stateDir: string | undefined): string[] => {
+  if (!stateDir) return [];
+  try {
+    return readFileSync(join(stateDir, DISPATCHERS_FILE), 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => /^[^\s:,]+:\d{1,5}$/.test(line) || /^\[[^\]]+\]:\d{1,5}$/.test(line));
+  } catch {
+    return [];
+  }
+};
+
+/** Keeps the dispatchers a session listed, whole or not at all (written aside, then renamed into place). */
+const keepDispatchers = (stateDir: string | undefined, dispatchers: readonly string[]): void => {
+  if (!stateDir) return;
+  mkdirSync(stateDir, { recursive: true });
+  const file = join(stateDir, DISPATCHERS_FILE);
+  writeFileSync(`${file}.tmp`, dispatchers.map((address) => `${address}\n`).join(''));
+  renameSync(`${file}.tmp`, file);
 };
 
 const argument = <T>(parse: (value: string) => T) => (value: string): T => {
@@ -133,7 +159,24 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
   const nodeId = keptNodeId(options.stateDir);
-  const session = new AgentSession({ dispatchers, joinToken, executor, channels, timers, nodeId, log: say, onFailure: (error) => failed(error) });
+  const session = new AgentSession({
+    dispatchers,
+    knownDispatchers: keptDispatchers(options.stateDir),
+    onDispatchers: (listed) => {
+      try {
+        keepDispatchers(options.stateDir, listed);
+      } catch (error) {
+        say(`could not keep the dispatchers' addresses in ${options.stateDir}: ${(error as Error).message}`);
+      }
+    },
+    joinToken,
+    executor,
+    channels,
+    timers,
+    nodeId,
+    log: say,
+    onFailure: (error) => failed(error),
+  });
   const signalled = untilSignalled();
   const joined = await Promise.race([session.start().then(() => 'joined' as const), signalled]).catch(async (error: unknown) => {
     await session.stop();
@@ -192,7 +235,7 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--dispatcher <host:port,…>', 'the dispatchers to join through, tried in turn when one is gone (default $SHOAL_DISPATCHER)', argument(hostPorts))
     .option('--hostname <name>', "this node's name (default: the host's)")
     .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
-    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart (and the task processes, to stop those a crashed agent left)')
+    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart (and, on this host, the dispatchers its sessions listed and the task processes, to stop those a crashed agent left)')
     .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
     .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))

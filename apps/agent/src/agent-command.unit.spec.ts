@@ -111,4 +111,30 @@ describe('shoal agent', () => {
     expect(dispatcher.sessionRequests.map((request) => request.nodeId)).toEqual(['', 'node-1']);
     expect(readFileSync(join(stateDir, 'node-id'), 'utf8').trim()).toBe('node-1');
   });
+
+  it('with --state-dir, keeps the dispatchers its session listed, and after a restart finds one there when the one it was given is gone', async () => {
+    const standby = await FakeDispatcher.start();
+    try {
+      const stateDir = join(mkdtempSync(join(tmpdir(), 'shoal-agent-')), 'state');
+      dispatcher.dispatchers = [dispatcher.address, standby.address];
+      const args = ['--join-token', 'SWMTKN-1-good', '--dispatcher', dispatcher.address, '--state-dir', stateDir];
+      const kept = () => (existsSync(join(stateDir, 'dispatchers')) ? readFileSync(join(stateDir, 'dispatchers'), 'utf8') : '');
+      const first = await shoalAgent(args, async (child) => {
+        await eventually('the dispatchers kept', () => kept() === `${dispatcher.address}\n${standby.address}\n`, WITHIN);
+        child.kill('SIGTERM');
+      });
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain(`dispatchers known: ${dispatcher.address}, ${standby.address}`);
+      // The dispatcher it was given goes away for good; the restarted agent is given only that one.
+      await dispatcher.stop();
+      const second = await shoalAgent(args, async (child) => {
+        await eventually('the node on the dispatcher it kept', () => standby.connectedNodes.length === 1, WITHIN);
+        child.kill('SIGTERM');
+      });
+      expect(second.code).toBe(0);
+      expect(standby.sessionRequests.map((request) => request.nodeId)).toEqual(['node-1']);
+    } finally {
+      await standby.stop();
+    }
+  });
 });

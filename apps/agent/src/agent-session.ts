@@ -45,6 +45,10 @@ export interface AgentSessionOptions {
    * Those the active dispatcher lists in its session messages are tried too, first.
    */
   readonly dispatchers: readonly string[];
+  /** Dispatchers a session listed in an earlier run (kept in the agent's state directory): known as if this one had listed them. */
+  readonly knownDispatchers?: readonly string[];
+  /** Told of the dispatchers the sessions list, each time the list changes (to keep it for the next run). */
+  readonly onDispatchers?: (dispatchers: readonly string[]) => void;
   readonly joinToken: string;
   readonly executor: Executor;
   readonly channels: DispatcherChannels;
@@ -83,6 +87,9 @@ const redirectOf = (error: unknown): string | undefined => {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
+/** Addresses as a session message lists them: trimmed, each once, in order. */
+const addressList = (addresses: readonly string[]): string[] => [...new Set(addresses.map((address) => address.trim()).filter((address) => address !== ''))];
+
 export class AgentSession {
   readonly worker: Worker;
   private readonly batcher: StatusBatcher;
@@ -110,6 +117,7 @@ export class AgentSession {
     if (options.dispatchers.length === 0) throw new Error('an agent session needs the address of at least one dispatcher');
     this.address = options.dispatchers[0]!;
     this.dialled = this.address;
+    this.learned = addressList(options.knownDispatchers ?? []);
     this.id = options.nodeId;
     this.periodMs = options.defaultHeartbeatMs ?? 5_000;
     this.description = options.executor.describe();
@@ -209,10 +217,11 @@ export class AgentSession {
 
   /** Keeps the dispatchers' addresses a session message listed (none listed: it did not say, and the last list stands). */
   private learn(dispatchers: readonly string[]): void {
-    const listed = [...new Set(dispatchers.map((address) => address.trim()).filter((address) => address !== ''))];
+    const listed = addressList(dispatchers);
     if (listed.length === 0 || listed.join(',') === this.learned.join(',')) return;
     this.learned = listed;
     this.options.log?.(`dispatchers known: ${this.dispatchers.join(', ')}`);
+    this.options.onDispatchers?.(listed);
   }
 
   private openAssignments(generation: number): void {
