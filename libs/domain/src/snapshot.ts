@@ -2,15 +2,24 @@
  * Snapshots as plain data: what a view saves ({offset, hash, state}) and restores from
  * before replaying the tail. Collections keep their order, so a restored state iterates
  * exactly as the replayed one did.
+ *
+ * The state as data (StateData, format 1) has every task whole: what the audit shows. A
+ * snapshot writes it with each task's spec once (format 2): the tasks of a service share
+ * its spec in the state, so a hundred thousand tasks carry a dozen specs, and written
+ * whole they were half of the file. A restored state shares them again. Snapshots of
+ * either format restore; the hash is the state's, whichever the format.
  */
-import type { Component, Task } from '@shoal/contracts';
+import type { Component, Task, TaskSpec } from '@shoal/contracts';
 import type { Cluster, ClusterState, Network, Node, Service } from './state';
 import { emptyState } from './state';
 import { rebuildReservations } from './reservations';
 import { storedStatus, storedTask } from './stored-task';
 import { hashInSteps, stateHash } from './state-hash';
 
-export const SNAPSHOT_FORMAT = 1;
+/** StateData's format: every task whole. */
+export const STATE_DATA_FORMAT = 1;
+/** What snapshots are written in: each task spec once, in `specs`. */
+export const SNAPSHOT_FORMAT = 2;
 
 export interface StateData {
   readonly format: number;
@@ -23,33 +32,76 @@ export interface StateData {
   readonly writers: readonly (readonly [string, number])[];
 }
 
+/** A task in a snapshot: its spec as an index into the snapshot's `specs`. */
+export type TaskWithSpecIndex = Omit<Task, 'spec'> & { readonly spec: number };
+
+/** The state as a snapshot writes it (format 2): as StateData, each task spec once. */
+export interface SnapshotStateData extends Omit<StateData, 'format' | 'tasks'> {
+  readonly format: typeof SNAPSHOT_FORMAT;
+  readonly specs: readonly TaskSpec[];
+  readonly tasks: readonly TaskWithSpecIndex[];
+}
+
 export interface Snapshot {
   /** The next offset to read: every record before it is in `state`. */
   readonly offset: number;
   readonly hash: string;
-  readonly state: StateData;
+  /** Format 2 as written now; format 1 (StateData) from snapshots written before. */
+  readonly state: SnapshotStateData | StateData;
 }
 
-export const toStateData = (state: ClusterState): StateData => ({
-  format: SNAPSHOT_FORMAT,
+/** Everything but the tasks, as both formats write it. */
+const withoutTasks = (state: ClusterState) => ({
   ...(state.cluster ? { cluster: state.cluster } : {}),
   services: [...state.services.values()],
-  tasks: [...state.tasks.values()],
   nodes: [...state.nodes.values()],
   networks: [...state.networks.values()],
   terms: [...state.terms.entries()],
   writers: [...state.writers.entries()],
 });
 
-export const fromStateData = (data: StateData): ClusterState => {
-  if (data.format !== SNAPSHOT_FORMAT) throw new Error(`unsupported snapshot format ${data.format}`);
+export const toStateData = (state: ClusterState): StateData => ({ format: STATE_DATA_FORMAT, ...withoutTasks(state), tasks: [...state.tasks.values()] });
+
+/** The state as a snapshot writes it: each spec object the tasks hold once, by identity (the tasks of a service share one). */
+export const toSnapshotData = (state: ClusterState): SnapshotStateData => {
+  const specs: TaskSpec[] = [];
+  const indexOf = new Map<TaskSpec, number>();
+  const tasks: TaskWithSpecIndex[] = [];
+  for (const task of state.tasks.values()) {
+    let index = indexOf.get(task.spec);
+    if (index === undefined) {
+      index = specs.length;
+      specs.push(task.spec);
+      indexOf.set(task.spec, index);
+    }
+    tasks.push({ ...task, spec: index });
+  }
+  return { format: SNAPSHOT_FORMAT, ...withoutTasks(state), specs, tasks };
+};
+
+const isSnapshotData = (data: SnapshotStateData | StateData): data is SnapshotStateData => data.format === SNAPSHOT_FORMAT;
+
+export const fromStateData = (data: SnapshotStateData | StateData): ClusterState => {
+  if (data.format !== STATE_DATA_FORMAT && data.format !== SNAPSHOT_FORMAT) throw new Error(`unsupported snapshot format ${String(data.format)}`);
   const state = emptyState();
   if (data.cluster) state.cluster = data.cluster;
   for (const service of data.services) state.services.set(service.id, service);
-  for (const task of data.tasks) {
-    const stored = storedTask(task);
-    stored.status = storedStatus(task.status);
-    state.tasks.set(task.id, stored);
+  if (isSnapshotData(data)) {
+    for (const task of data.tasks) {
+      const spec = data.specs[task.spec];
+      if (spec === undefined) throw new Error(`task ${task.id}: spec ${task.spec} is not in the snapshot's ${data.specs.length} specs`);
+      // Every field copied as it is, then the index replaced by the spec it names.
+      const stored = storedTask(task as unknown as Task);
+      stored.spec = spec;
+      stored.status = storedStatus(task.status);
+      state.tasks.set(task.id, stored);
+    }
+  } else {
+    for (const task of data.tasks) {
+      const stored = storedTask(task);
+      stored.status = storedStatus(task.status);
+      state.tasks.set(task.id, stored);
+    }
   }
   for (const node of data.nodes) state.nodes.set(node.id, node);
   for (const network of data.networks) state.networks.set(network.id, network);
@@ -62,7 +114,7 @@ export const fromStateData = (data: StateData): ClusterState => {
 export const takeSnapshot = (state: ClusterState, offset: number): Snapshot => ({
   offset,
   hash: stateHash(state),
-  state: toStateData(state),
+  state: toSnapshotData(state),
 });
 
 /**
@@ -72,7 +124,7 @@ export const takeSnapshot = (state: ClusterState, offset: number): Snapshot => (
  * The generator returns the snapshot, the same as takeSnapshot(state, offset) at this call.
  */
 export const snapshotInSteps = (state: ClusterState, offset: number, entitiesPerStep: number): Generator<void, Snapshot> => {
-  const data = toStateData(state);
+  const data = toSnapshotData(state);
   const hashing = hashInSteps(state, entitiesPerStep);
   return (function* () {
     const hash = yield* hashing;
@@ -84,10 +136,16 @@ export type Restored = { readonly ok: true; readonly state: ClusterState } | { r
 
 /** Restores a snapshot and checks it against its own hash: a corrupt snapshot is refused, never used. */
 export const restoreSnapshot = (snapshot: Snapshot): Restored => {
-  if (snapshot.state?.format !== SNAPSHOT_FORMAT) {
-    return { ok: false, reason: `unsupported snapshot format ${String(snapshot.state?.format)}` };
+  const format = snapshot.state?.format;
+  if (format !== STATE_DATA_FORMAT && format !== SNAPSHOT_FORMAT) {
+    return { ok: false, reason: `unsupported snapshot format ${String(format)}` };
   }
-  const state = fromStateData(snapshot.state);
+  let state: ClusterState;
+  try {
+    state = fromStateData(snapshot.state);
+  } catch (error) {
+    return { ok: false, reason: `unreadable snapshot: ${(error as Error).message}` };
+  }
   const hash = stateHash(state);
   if (hash !== snapshot.hash) return { ok: false, reason: `snapshot hash mismatch: recorded ${snapshot.hash}, computed ${hash}` };
   return { ok: true, state };

@@ -12,7 +12,7 @@
  */
 import type { ClusterState } from './state';
 import { newSha256 } from './hash/sha256';
-import { canonicalJson } from './hash/canonical';
+import { canonicalJson, canonicalJsonSharing } from './hash/canonical';
 
 type Section = readonly [name: string, entries: readonly (readonly [string, unknown])[]];
 
@@ -34,11 +34,15 @@ const capture = (state: ClusterState): { readonly cluster: unknown; readonly sec
 function* hashCaptured(captured: ReturnType<typeof capture>, entitiesPerStep: number): Generator<void, string> {
   const hasher = newSha256();
   hasher.update(`cluster:${canonicalJson(captured.cluster)}\n`);
+  // The tasks of a service share its spec object: its text is worked out once.
+  const specs = new Map<unknown, string>();
   let sinceStep = 0;
   for (const [name, entries] of captured.sections) {
     hasher.update(`${name}:${entries.length}\n`);
+    const tasks = name === 'tasks';
     for (const [key, value] of entries) {
-      hasher.update(`${JSON.stringify(key)}=${canonicalJson(value)}\n`);
+      const text = tasks ? canonicalJsonSharing(value as Record<string, unknown>, 'spec', specs) : canonicalJson(value);
+      hasher.update(`${JSON.stringify(key)}=${text}\n`);
       if (++sinceStep >= entitiesPerStep) {
         sinceStep = 0;
         yield;
