@@ -31,25 +31,36 @@ const capture = (state: ClusterState): { readonly cluster: unknown; readonly sec
   ],
 });
 
+/** Text handed to the digest at least this much at a time: one call per entity cost more than the digest itself. */
+const DIGEST_CHUNK = 1 << 16;
+
 function* hashCaptured(captured: ReturnType<typeof capture>, entitiesPerStep: number): Generator<void, string> {
-  const hasher = newSha256();
-  hasher.update(`cluster:${canonicalJson(captured.cluster)}\n`);
+  const digest = newSha256();
+  let pending = '';
+  const write = (text: string): void => {
+    pending += text;
+    if (pending.length < DIGEST_CHUNK) return;
+    digest.update(pending);
+    pending = '';
+  };
+  write(`cluster:${canonicalJson(captured.cluster)}\n`);
   // The tasks of a service share its spec object: its text is worked out once.
   const specs = new Map<unknown, string>();
   let sinceStep = 0;
   for (const [name, entries] of captured.sections) {
-    hasher.update(`${name}:${entries.length}\n`);
+    write(`${name}:${entries.length}\n`);
     const tasks = name === 'tasks';
     for (const [key, value] of entries) {
       const text = tasks ? canonicalJsonSharing(value as Record<string, unknown>, 'spec', specs) : canonicalJson(value);
-      hasher.update(`${JSON.stringify(key)}=${text}\n`);
+      write(`${JSON.stringify(key)}=${text}\n`);
       if (++sinceStep >= entitiesPerStep) {
         sinceStep = 0;
         yield;
       }
     }
   }
-  return hasher.hex();
+  digest.update(pending);
+  return digest.hex();
 }
 
 /**
