@@ -15,11 +15,12 @@
  * those the active one lists in its session. The join
  * token and dispatchers may also come from SHOAL_JOIN_TOKEN and SHOAL_DISPATCHER.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AgentSession } from './agent-session';
 import { parseByteSize } from './byte-size';
+import { keepDispatchers, keptDispatchers } from './kept-dispatchers';
 import { DispatcherChannels } from './dispatcher-channels';
 import { ExecExecutor } from './exec-executor';
 import { parseLabel } from './node-description';
@@ -57,30 +58,6 @@ const keepNodeId = (stateDir: string | undefined, nodeId: string | undefined): v
   if (!stateDir || !nodeId) return;
   mkdirSync(stateDir, { recursive: true });
   writeFileSync(join(stateDir, NODE_ID_FILE), `${nodeId}\n`);
-};
-
-const DISPATCHERS_FILE = 'dispatchers';
-
-/** The dispatchers the sessions of an earlier run listed (one address a line), if it kept them. */
-const keptDispatchers = (stateDir: string | undefined): string[] => {
-  if (!stateDir) return [];
-  try {
-    return readFileSync(join(stateDir, DISPATCHERS_FILE), 'utf8')
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => /^[^\s:,]+:\d{1,5}$/.test(line) || /^\[[^\]]+\]:\d{1,5}$/.test(line));
-  } catch {
-    return [];
-  }
-};
-
-/** Keeps the dispatchers a session listed, whole or not at all (written aside, then renamed into place). */
-const keepDispatchers = (stateDir: string | undefined, dispatchers: readonly string[]): void => {
-  if (!stateDir) return;
-  mkdirSync(stateDir, { recursive: true });
-  const file = join(stateDir, DISPATCHERS_FILE);
-  writeFileSync(`${file}.tmp`, dispatchers.map((address) => `${address}\n`).join(''));
-  renameSync(`${file}.tmp`, file);
 };
 
 const argument = <T>(parse: (value: string) => T) => (value: string): T => {
@@ -163,6 +140,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     dispatchers,
     knownDispatchers: keptDispatchers(options.stateDir),
     onDispatchers: (listed) => {
+      if (!options.stateDir) return;
       try {
         keepDispatchers(options.stateDir, listed);
       } catch (error) {
@@ -235,7 +213,7 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--dispatcher <host:port,…>', 'the dispatchers to join through, tried in turn when one is gone (default $SHOAL_DISPATCHER)', argument(hostPorts))
     .option('--hostname <name>', "this node's name (default: the host's)")
     .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
-    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart (and, on this host, the dispatchers its sessions listed and the task processes, to stop those a crashed agent left)')
+    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart, and the dispatchers the sessions listed, to try should --dispatcher be gone (and, on this host, the task processes, to stop those a crashed agent left)')
     .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
     .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { AgentSession, JoinRefusedError } from './agent-session';
 import { DispatcherChannels } from './dispatcher-channels';
+import { keepDispatchers, keptDispatchers } from './kept-dispatchers';
 import { NANO_CPUS_PER_CPU, nodeDescription } from './node-description';
 import { SimulatedExecutor } from './simulated-executor';
 import { TimerWheel } from './timers';
@@ -32,7 +33,7 @@ export interface SimulatedFleetOptions {
   readonly sessionsPerChannel?: number;
   /** Nodes started together before the next ones (default 250). */
   readonly joinWave?: number;
-  /** Where the fleet keeps its node ids, so a restarted fleet joins as the same nodes. */
+  /** Where the fleet keeps its node ids, so a restarted fleet joins as the same nodes, and the dispatchers its sessions listed. */
   readonly stateDir?: string;
   /** Told once when a node's join token is refused after the fleet started (a rotated token). */
   readonly onError?: (error: Error) => void;
@@ -57,6 +58,8 @@ export class SimulatedFleet {
   private readonly channels: DispatcherChannels;
   private readonly sessions: AgentSession[] = [];
   private keptIds: (string | undefined)[] = [];
+  /** The dispatchers an earlier run's sessions listed (with a state directory). */
+  private knownDispatchers: string[] = [];
   private connectedCount = 0;
   private stopped = false;
   private reportedError = false;
@@ -97,6 +100,7 @@ export class SimulatedFleet {
   async start(): Promise<void> {
     const { nodes, joinWave = 250 } = this.options;
     this.keptIds = this.readKeptIds();
+    this.knownDispatchers = keptDispatchers(this.options.stateDir);
     try {
       for (let first = 0; first < nodes && !this.stopped; first += joinWave) {
         const wave: Promise<void>[] = [];
@@ -142,6 +146,15 @@ export class SimulatedFleet {
     renameSync(`${file}.tmp`, file);
   }
 
+  private keepDispatchers(listed: readonly string[]): void {
+    if (!this.options.stateDir) return;
+    try {
+      keepDispatchers(this.options.stateDir, listed);
+    } catch (error) {
+      this.options.log?.(`could not keep the dispatchers' addresses in ${this.options.stateDir}: ${(error as Error).message}`);
+    }
+  }
+
   private async startNode(index: number): Promise<void> {
     const keptId = this.keptIds[index];
     try {
@@ -165,6 +178,9 @@ export class SimulatedFleet {
     });
     const session = new AgentSession({
       dispatchers: this.options.dispatchers,
+      knownDispatchers: this.knownDispatchers,
+      // Every node hears the same list: the first keeps it for the fleet.
+      ...(index === 0 ? { onDispatchers: (listed: readonly string[]) => this.keepDispatchers(listed) } : {}),
       joinToken: this.options.joinToken,
       executor: new SimulatedExecutor(description, this.timers),
       channels: this.channels,

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
@@ -91,6 +91,31 @@ describe('a simulated fleet', () => {
     dispatcher.removedNodes.add('node-1');
     expect(await run()).toEqual(['node-3', 'node-2']);
     expect(await run()).toEqual(['node-3', 'node-2']);
+  });
+
+  it('with a state directory, keeps the dispatchers the sessions listed, and a restarted fleet finds one there when the one it was given is gone', async () => {
+    const stateDir = join(mkdtempSync(join(tmpdir(), 'shoal-fleet-')), 'fleet');
+    const standby = await FakeDispatcher.start();
+    try {
+      standby.heartbeatPeriodMs = 200;
+      dispatcher.dispatchers = [dispatcher.address, standby.address];
+      const first = new SimulatedFleet({ dispatchers: [dispatcher.address], joinToken: 'SWMTKN-1-good', nodes: 3, stateDir });
+      await first.start();
+      const kept = join(stateDir, 'dispatchers');
+      await eventually('the list kept', () => existsSync(kept) && readFileSync(kept, 'utf8') === `${dispatcher.address}\n${standby.address}\n`, WITHIN);
+      await first.stop();
+      await dispatcher.stop();
+      const second = new SimulatedFleet({ dispatchers: [dispatcher.address], joinToken: 'SWMTKN-1-good', nodes: 3, stateDir, backoff: { initialMs: 20, maxMs: 100 } });
+      try {
+        await second.start();
+        expect(second.nodeIds).toEqual(['node-1', 'node-2', 'node-3']);
+        expect(standby.sessionRequests.map((request) => request.nodeId).sort()).toEqual(['node-1', 'node-2', 'node-3']);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await standby.stop();
+    }
   });
 
   it('holds 5,000 nodes in one process over a handful of channels', async () => {
