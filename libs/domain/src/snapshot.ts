@@ -86,22 +86,17 @@ export const fromStateData = (data: SnapshotStateData | StateData): ClusterState
   const state = emptyState();
   if (data.cluster) state.cluster = data.cluster;
   for (const service of data.services) state.services.set(service.id, service);
-  if (isSnapshotData(data)) {
-    for (const task of data.tasks) {
-      const spec = data.specs[task.spec];
-      if (spec === undefined) throw new Error(`task ${task.id}: spec ${task.spec} is not in the snapshot's ${data.specs.length} specs`);
-      // Every field copied as it is, then the index replaced by the spec it names.
-      const stored = storedTask(task as unknown as Task);
+  const specs = isSnapshotData(data) ? data.specs : undefined;
+  for (const task of data.tasks) {
+    // Every field copied as it is; in format 2, the spec's index then replaced by the spec it names.
+    const stored = storedTask(task as Task);
+    if (specs) {
+      const spec = specs[task.spec as number];
+      if (spec === undefined) throw new Error(`task ${task.id}: spec ${String(task.spec)} is not in the snapshot's ${specs.length} specs`);
       stored.spec = spec;
-      stored.status = storedStatus(task.status);
-      state.tasks.set(task.id, stored);
     }
-  } else {
-    for (const task of data.tasks) {
-      const stored = storedTask(task);
-      stored.status = storedStatus(task.status);
-      state.tasks.set(task.id, stored);
-    }
+    stored.status = storedStatus(task.status);
+    state.tasks.set(task.id, stored);
   }
   for (const node of data.nodes) state.nodes.set(node.id, node);
   for (const network of data.networks) state.networks.set(network.id, network);
