@@ -149,6 +149,6 @@ export class AgentSession implements SessionLink {
   private send(heartbeatPeriodMs: number): void {
     if (this.call.cancelled || this.call.writableEnded) return;
     this.periodMs = heartbeatPeriodMs;
-    this.call.write({ nodeId: this.nodeId, sessionId: this.sessionId, heartbeatPeriodMs, dispatchers: [...this.source.dispatchers()] });
+    this.call.write({ nodeId: this.nodeId, sessionId: this.sessionId, heartbeatPeriodMs, dispatchers: [...this.source.dispatchers()], logSubscriptions: [] });
   }
 }

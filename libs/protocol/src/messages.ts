@@ -28,6 +28,8 @@ export interface SessionMessage {
   heartbeatPeriodMs: number;
   /** The dispatchers' addresses, the sender's first (empty: it did not say). */
   dispatchers: string[];
+  /** Log subscriptions for the node's tasks, new or closed (a message carrying them has period 0 and no dispatchers). */
+  logSubscriptions: LogSubscriptionMessage[];
 }
 
 export interface HeartbeatRequest {
@@ -94,6 +96,66 @@ export interface AssignmentChangeMessage {
 export interface AssignmentsMessage {
   type: 'COMPLETE' | 'INCREMENTAL';
   changes: AssignmentChangeMessage[];
+}
+
+export interface LogSelectorMessage {
+  serviceIds: string[];
+  taskIds: string[];
+}
+
+export interface LogOptionsMessage {
+  stdout: boolean;
+  stderr: boolean;
+  follow: boolean;
+  /** Lines from the end of each task's output; negative: all. */
+  tail: number;
+  /** Lines written at or after this time (ms since the epoch); 0: all. */
+  sinceMs: number;
+}
+
+export interface LogSubscriptionMessage {
+  id: string;
+  selector: LogSelectorMessage;
+  options: LogOptionsMessage;
+  /** The subscription is over. */
+  close: boolean;
+}
+
+export type LogStreamName = 'STDOUT' | 'STDERR';
+
+export interface LogMessage {
+  taskId: string;
+  /** Set by the dispatcher. */
+  serviceId: string;
+  /** Set by the dispatcher. */
+  nodeId: string;
+  /** ISO 8601: when the line was written. */
+  at: string;
+  stream: LogStreamName;
+  /** One line, with its newline. */
+  data: Buffer;
+}
+
+export interface PublishLogsMessage {
+  nodeId: string;
+  sessionId: string;
+  subscriptionId: string;
+  messages: LogMessage[];
+  /** The node has sent everything it will for the subscription. */
+  close: boolean;
+}
+
+export interface SubscribeLogsRequest {
+  selector: LogSelectorMessage;
+  options: LogOptionsMessage;
+  /** The cluster's manager join token. */
+  managerToken: string;
+}
+
+export interface SubscribeLogsMessage {
+  messages: LogMessage[];
+  /** Why some output will not come: the stream is incomplete. */
+  warnings: string[];
 }
 
 /** The gRPC metadata key (trailer) naming the dispatcher that owns the cluster's partition. */

@@ -145,14 +145,14 @@ export class FakeDispatcher {
     call.on('cancelled', () => {
       if (this.sessions.get(nodeId)?.stream === call) this.sessions.delete(nodeId);
     });
-    call.write({ nodeId, sessionId, heartbeatPeriodMs: this.heartbeatPeriodMs, dispatchers: this.dispatchers });
+    call.write({ nodeId, sessionId, heartbeatPeriodMs: this.heartbeatPeriodMs, dispatchers: this.dispatchers, logSubscriptions: [] });
   }
 
   /** Asks the node's session for another heartbeat period, on its Session stream. */
   tellPeriod(nodeId: string, heartbeatPeriodMs: number): void {
     const session = this.sessions.get(nodeId);
     if (!session) throw new Error(`no session for ${nodeId}`);
-    session.stream.write({ nodeId, sessionId: session.sessionId, heartbeatPeriodMs, dispatchers: this.dispatchers });
+    session.stream.write({ nodeId, sessionId: session.sessionId, heartbeatPeriodMs, dispatchers: this.dispatchers, logSubscriptions: [] });
   }
 
   /** Tells the node's session where the dispatchers are now (the period as it stands). */
