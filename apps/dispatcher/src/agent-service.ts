@@ -18,6 +18,7 @@ import type {
   HeartbeatRequest,
   HeartbeatResponse,
   HeartbeatsResponse,
+  PublishLogsMessage,
   SessionMessage,
   SessionRequest,
   UpdateTaskStatusRequest,
@@ -29,6 +30,7 @@ import { AgentSession } from './agent-session';
 import type { SessionSource } from './agent-session';
 import { addressOfInstance, peerHost } from './dispatcher-address';
 import type { AgentCounters } from './dispatcher-metrics';
+import type { LogBroker } from './log-broker';
 import { toNodeDescription, toStatusReport } from './protocol-mapping';
 
 export interface AgentServiceDeps {
@@ -46,6 +48,8 @@ export interface AgentServiceDeps {
   readonly log: (line: string) => void;
   /** What the agents sent, for /metrics. */
   readonly counters: AgentCounters;
+  /** Where the agents' task output goes (PublishLogs), and who follows their tasks. */
+  readonly logs: LogBroker;
 }
 
 /** A node id an agent may keep: letters, digits, '.', '_', '-'; at most 128. */
@@ -100,6 +104,7 @@ export class AgentService {
       updateTaskStatuses: (call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, done: sendUnaryData<UpdateTaskStatusesResponse>) =>
         this.updateTaskStatuses(call, done),
       assignments: (call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>) => this.assignments(call),
+      publishLogs: (call: ServerReadableStream<PublishLogsMessage, object>, done: sendUnaryData<object>) => this.deps.logs.publish(call, done),
     };
   }
 
@@ -231,8 +236,8 @@ export class AgentService {
     link.attach(call);
   }
 
-  /** The runner when this instance is the active dispatcher, else the refusal to answer with. */
-  private activeRunner(): ComponentRunner | Refusal {
+  /** The runner when this instance is the active dispatcher, else the refusal to answer with (the Logs service's too). */
+  activeRunner(): ComponentRunner | Refusal {
     const runner = this.deps.runner();
     if (runner?.state === 'active') return runner;
     const active = addressOfInstance(this.deps.core.activeInstance);
@@ -249,6 +254,7 @@ export class AgentService {
       state: () => runner.view.state,
       tasksOf: (nodeId) => this.deps.core.tasksOf(nodeId),
       dispatchers: this.deps.dispatchers,
+      logs: this.deps.logs,
     };
   }
 }

@@ -8,7 +8,8 @@ import { status } from '@grpc/grpc-js';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { AssignmentTracker } from '@shoal/domain';
 import type { ClusterState, SessionLink } from '@shoal/domain';
-import type { AssignmentsMessage, AssignmentsRequest, SessionMessage, SessionRequest } from '@shoal/protocol';
+import type { AssignmentsMessage, AssignmentsRequest, LogSubscriptionMessage, SessionMessage, SessionRequest } from '@shoal/protocol';
+import type { LogSessionLink } from './log-broker';
 import { toAssignmentMessage, toChangeMessage } from './protocol-mapping';
 
 export interface SessionSource {
@@ -18,6 +19,11 @@ export interface SessionSource {
   tasksOf(nodeId: string): ReadonlySet<string>;
   /** Where the dispatchers are, this one first (the session message's list). */
   dispatchers(): readonly string[];
+  /** Told when the session opens and when the node's tasks change (log subscriptions that follow). */
+  readonly logs?: {
+    sessionOpened(link: LogSessionLink): void;
+    assignmentsChanged(link: LogSessionLink, taskIds: readonly string[]): void;
+  };
 }
 
 type Stream<Req, Res> = ServerWritableStream<Req, Res>;
@@ -90,7 +96,7 @@ export class AssignmentStream {
   }
 }
 
-export class AgentSession implements SessionLink {
+export class AgentSession implements SessionLink, LogSessionLink {
   private readonly streams = new Set<AssignmentStream>();
   private endedValue?: string;
   /** The period last told (a later message repeats it). */
@@ -118,6 +124,7 @@ export class AgentSession implements SessionLink {
 
   opened(periodMs: number): void {
     this.send(periodMs);
+    this.source.logs?.sessionOpened(this);
   }
 
   periodChanged(periodMs: number): void {
@@ -129,7 +136,14 @@ export class AgentSession implements SessionLink {
     if (this.periodMs > 0) this.send(this.periodMs);
   }
 
+  /** Asks the agent for its tasks' output, or tells it a subscription is over (on the Session stream). */
+  subscribeLogs(subscription: LogSubscriptionMessage): void {
+    if (this.call.cancelled || this.call.writableEnded) return;
+    this.call.write({ nodeId: this.nodeId, sessionId: this.sessionId, heartbeatPeriodMs: 0, dispatchers: [], logSubscriptions: [subscription] });
+  }
+
   assignmentsChanged(taskIds: readonly string[]): void {
+    this.source.logs?.assignmentsChanged(this, taskIds);
     for (const stream of this.streams) {
       if (stream.done) this.streams.delete(stream);
       else stream.changed(taskIds);

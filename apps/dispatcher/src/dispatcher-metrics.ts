@@ -52,10 +52,11 @@ export interface DispatcherGauges {
   readonly runner: ComponentRunner | undefined;
   readonly sessions: SessionTable;
   readonly heartbeatStreams: number;
+  readonly logSubscriptions: number;
 }
 
 /** Every family of the dispatcher's /metrics, as it is now. */
-export const dispatcherMetrics = ({ runner, sessions, heartbeatStreams }: DispatcherGauges, counters: AgentCounters): MetricFamily[] => {
+export const dispatcherMetrics = ({ runner, sessions, heartbeatStreams, logSubscriptions }: DispatcherGauges, counters: AgentCounters): MetricFamily[] => {
   const registrations = { pending: 0, proposed: 0, open: 0 };
   for (const session of sessions.all()) registrations[session.registration] += 1;
   return [
@@ -94,6 +95,12 @@ export const dispatcherMetrics = ({ runner, sessions, heartbeatStreams }: Dispat
       help: 'Heartbeats streams open: one for each connection of an agent process, carrying the heartbeats of all its sessions.',
       type: 'gauge',
       samples: [{ value: heartbeatStreams }],
+    },
+    {
+      name: 'shoal_dispatcher_log_subscriptions',
+      help: 'Log subscriptions open (docker service logs, following or still gathering what the nodes send).',
+      type: 'gauge',
+      samples: [{ value: logSubscriptions }],
     },
     ...counters.families(),
   ];

@@ -6,15 +6,16 @@
  * (the all-in-one `npm start`).
  */
 import { randomUUID } from 'node:crypto';
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
-import { DISPATCHER_SERVICE } from '@shoal/protocol';
+import { DISPATCHER_SERVICE, LOGS_SERVICE } from '@shoal/protocol';
 import { ComponentRunner, makeInstanceId, newObjectId } from '@shoal/runtime';
 import type { MetricFamily, RunnerActivity, ViewSnapshots } from '@shoal/runtime';
 import { AgentService } from './agent-service';
 import { dispatcherAddresses, hostPort, instanceWithAddress } from './dispatcher-address';
 import { AgentCounters, dispatcherMetrics } from './dispatcher-metrics';
+import { LogBroker } from './log-broker';
 
 export interface DispatcherServerOptions {
   /** Where the gRPC server listens; default 127.0.0.1. */
@@ -32,6 +33,8 @@ export interface DispatcherServerOptions {
   readonly log?: (line: string) => void;
   /** Where the view is snapshotted, and how often. */
   readonly snapshots?: ViewSnapshots;
+  /** How long a log subscription that does not follow waits on a silent node (LOG_NODE_TIMEOUT_MS). */
+  readonly logNodeTimeoutMs?: number;
 }
 
 /** Status batches wait at most this long (SwarmKit: 100 ms). */
@@ -44,6 +47,7 @@ export class DispatcherServer {
   private readonly counters = new AgentCounters();
   private runnerValue?: ComponentRunner;
   private service?: AgentService;
+  private logs?: LogBroker;
   private server?: Server;
   private addressValue?: string;
   /** While active: where the dispatchers are, this one first (told to every agent). */
@@ -77,13 +81,30 @@ export class DispatcherServer {
 
   /** What /metrics reports: the agents' sessions, heartbeats and statuses. */
   metrics(): MetricFamily[] {
-    return dispatcherMetrics({ runner: this.runnerValue, sessions: this.sessions, heartbeatStreams: this.service?.heartbeatStreamCount ?? 0 }, this.counters);
+    return dispatcherMetrics({ runner: this.runnerValue, sessions: this.sessions, heartbeatStreams: this.service?.heartbeatStreamCount ?? 0, logSubscriptions: this.logSubscriptions }, this.counters);
+  }
+
+  /** Log subscriptions open now. */
+  get logSubscriptions(): number {
+    return this.logs?.size ?? 0;
   }
 
   /** Listens, replays the log and runs: standby until this instance owns the partition. */
   async start(): Promise<{ port: number }> {
     if (this.server) throw new Error('the dispatcher is already started');
     const host = this.options.host ?? '127.0.0.1';
+    const logs = new LogBroker({
+      active: () => {
+        const runner = this.service?.activeRunner();
+        if (runner === undefined) return { code: status.UNAVAILABLE, details: 'the dispatcher is starting' };
+        return 'view' in runner ? { state: runner.view.state } : runner;
+      },
+      sessions: this.sessions,
+      newId: randomUUID,
+      log: this.say,
+      ...(this.options.logNodeTimeoutMs !== undefined ? { nodeTimeoutMs: this.options.logNodeTimeoutMs } : {}),
+    });
+    this.logs = logs;
     const service = new AgentService({
       runner: () => this.runnerValue,
       core: this.core,
@@ -95,10 +116,12 @@ export class DispatcherServer {
       newSessionId: randomUUID,
       log: this.say,
       counters: this.counters,
+      logs,
     });
     this.service = service;
     const server = new Server();
     server.addService(DISPATCHER_SERVICE, service.implementation());
+    server.addService(LOGS_SERVICE, logs.implementation());
     const port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(hostPort(host, this.options.port ?? 0), ServerCredentials.createInsecure(), (error, bound) =>
         error ? reject(new Error(`dispatcher: cannot listen on ${hostPort(host, this.options.port ?? 0)}: ${error.message}`)) : resolve(bound),
@@ -152,8 +175,9 @@ export class DispatcherServer {
     else void stopping.catch((error: unknown) => this.say(`stopping: ${String(error)}`));
   }
 
-  /** Stops serving agents: every session ends, and every Heartbeats stream is answered, for `reason`. */
+  /** Stops serving agents: every log subscription and session ends, and every Heartbeats stream is answered, for `reason`. */
   private endAgents(reason: string): void {
+    this.logs?.endAll(reason);
     this.sessions.clear(reason);
     this.service?.endHeartbeats(reason);
   }
