@@ -15,7 +15,7 @@ import { EventWriter, newJoinTokens } from '@shoal/runtime';
 import { KafkaTestTopic, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
 import { WITHIN_MS, findEvent, keepAlive, openSession, sampleOf } from './testing/grpc-agent';
-import type { Client , Received} from './testing/grpc-agent';
+import type { Client, Received } from './testing/grpc-agent';
 
 type Call = (...args: unknown[]) => unknown;
 type Logs = InstanceType<typeof LogsClient>;
