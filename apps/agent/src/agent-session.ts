@@ -6,6 +6,8 @@
  * channel (Heartbeats), and a shorter period applies at once, a longer one from the next
  * heartbeat; the Assignments stream drives the worker; task statuses go out in batches, with
  * those of the other sessions on the same channel (UpdateTaskStatuses).
+ * Log subscriptions that come on the Session stream are answered with the output of the
+ * node's tasks, a PublishLogs call each (LogPublisher); they end with the session.
  * Any of these breaking ends the session and a new one starts after a backoff.
  * A refused join token is final: the session stops with a JoinRefusedError.
  */
@@ -15,6 +17,7 @@ import { DISPATCHER_REDIRECT_KEY } from '@shoal/protocol';
 import type { AssignmentsMessage, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
 import type { DispatcherApi, DispatcherChannels } from './dispatcher-channels';
 import type { Executor } from './executor';
+import { LogPublisher } from './log-publisher';
 import { StatusBatcher } from './status-batcher';
 import type { BatchOptions } from './status-batcher';
 import type { Cancel, Timers } from './timers';
@@ -93,6 +96,7 @@ const addressList = (addresses: readonly string[]): string[] => [...new Set(addr
 export class AgentSession {
   readonly worker: Worker;
   private readonly batcher: StatusBatcher;
+  private readonly logs: LogPublisher;
   private readonly description: NodeDescriptionMessage;
   private address: string;
   /** The dispatcher it last dialled of those it knows (a redirect may have sent it on from there). */
@@ -123,6 +127,7 @@ export class AgentSession {
     this.description = options.executor.describe();
     this.batcher = new StatusBatcher(options.timers, options.batch);
     this.worker = new Worker(options.executor, (status) => this.batcher.push(status));
+    this.logs = new LogPublisher({ source: this.worker, open: (done) => this.client().publishLogs((error) => done(error)), timers: options.timers, log: options.log });
   }
 
   /** The node id the dispatcher gave (kept for every later session). */
@@ -196,6 +201,8 @@ export class AgentSession {
       this.learn(message.dispatchers ?? []);
       if (!this.up) this.established(message, generation);
       else if (message.heartbeatPeriodMs > 0) this.periodChanged(message.heartbeatPeriodMs, generation);
+      // A message with subscriptions has no period (0): it changes none of the above.
+      if (message.logSubscriptions?.length) this.logs.handle(message.logSubscriptions, { nodeId: this.id ?? '', sessionId: this.session ?? '' });
     });
     call.on('error', (error: Error) => this.broken(generation, error));
     call.on('end', () => this.broken(generation, new Error('the dispatcher ended the session')));
@@ -281,6 +288,7 @@ export class AgentSession {
     this.cancelTimer = undefined;
     this.heartbeatDue = undefined;
     this.batcher.disconnect();
+    this.logs.cancelAll();
     if (this.up) {
       this.up = false;
       this.options.onConnectionChange?.(false);

@@ -283,6 +283,53 @@ describe('the agent session', () => {
     }
   });
 
+  it("answers a log subscription on its session with its tasks' output, then closes it, and takes the message as no period or dispatcher change", async () => {
+    dispatcher.initialAssignments.set('node-1', complete(update(assignment('a')), update(assignment('z', [], { serviceId: 'svc-9' }))));
+    const session = open();
+    await session.start();
+    await eventually('a running', () => statesOf('a').includes(TaskState.RUNNING), WITHIN);
+    const sessionId = session.sessionId;
+    dispatcher.sendLogSubscriptions('node-1', {
+      id: 'sub-1',
+      selector: { serviceIds: ['svc-1'], taskIds: [] },
+      options: { stdout: true, stderr: true, follow: false, tail: -1, sinceMs: 0 },
+      close: false,
+    });
+    await eventually('the subscription answered and closed', () => dispatcher.publications.get('sub-1')?.ended, WITHIN);
+    expect(dispatcher.publications.get('sub-1')).toMatchObject({ nodeId: 'node-1', sessionId, closed: true });
+    expect(dispatcher.publishedLines('sub-1')).toEqual([
+      expect.objectContaining({ taskId: 'a', stream: 'STDOUT', data: Buffer.from('simulated task: image busybox; nothing runs on this simulated node\n') }),
+    ]);
+    expect(Date.parse(dispatcher.publishedLines('sub-1')[0]!.at)).toBeGreaterThan(0);
+    // The message had period 0 and no dispatchers: the session goes on as it was.
+    expect(session.heartbeatPeriodMs).toBe(40);
+    expect(session.dispatchers).toEqual([dispatcher.address]);
+    expect(session.sessionId).toBe(sessionId);
+    expect(session.connected).toBe(true);
+  });
+
+  it('follows a subscription: a task given later is published, until the dispatcher closes it; a session that ends cancels what it follows', async () => {
+    const session = open();
+    await session.start();
+    const follow = { stdout: true, stderr: true, follow: true, tail: -1, sinceMs: 0 };
+    dispatcher.sendLogSubscriptions('node-1', { id: 'sub-f', selector: { serviceIds: [], taskIds: ['b'] }, options: follow, close: false });
+    await eventually('the assignments stream', () => dispatcher.hasAssignments('node-1'), WITHIN);
+    dispatcher.push('node-1', incremental(update(assignment('b'))));
+    await eventually("b's line published", () => dispatcher.publishedLines('sub-f').length === 1, WITHIN);
+    expect(dispatcher.publishedLines('sub-f')[0]).toMatchObject({ taskId: 'b', stream: 'STDOUT' });
+    expect(dispatcher.publications.get('sub-f')).toMatchObject({ closed: false, ended: false });
+    dispatcher.sendLogSubscriptions('node-1', { id: 'sub-f', selector: { serviceIds: [], taskIds: ['b'] }, options: follow, close: true });
+    await eventually('the subscription closed', () => dispatcher.publications.get('sub-f')?.ended, WITHIN);
+    expect(dispatcher.publications.get('sub-f')?.closed).toBe(true);
+
+    dispatcher.sendLogSubscriptions('node-1', { id: 'sub-g', selector: { serviceIds: ['svc-1'], taskIds: [] }, options: follow, close: false });
+    await eventually("b's line published again", () => dispatcher.publishedLines('sub-g').length === 1, WITHIN);
+    dispatcher.breakSessions();
+    // Cut off, not closed: the node did not say it had sent all.
+    await eventually('the call over', () => dispatcher.publications.get('sub-g')?.ended, WITHIN);
+    expect(dispatcher.publications.get('sub-g')?.closed).toBe(false);
+  });
+
   it('needs at least one dispatcher', () => {
     expect(() => open({ dispatchers: [] })).toThrow('an agent session needs the address of at least one dispatcher');
   });

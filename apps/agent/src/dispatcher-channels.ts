@@ -14,6 +14,7 @@ import type {
   HeartbeatRequest,
   HeartbeatResponse,
   HeartbeatsResponse,
+  PublishLogsMessage,
   SessionMessage,
   SessionRequest,
   UpdateTaskStatusRequest,
@@ -33,6 +34,8 @@ export interface DispatcherApi {
   updateTaskStatus(request: UpdateTaskStatusRequest, options: CallOptions, callback: Callback<object>): ClientUnaryCall;
   updateTaskStatuses(request: UpdateTaskStatusesRequest, options: CallOptions, callback: Callback<UpdateTaskStatusesResponse>): ClientUnaryCall;
   assignments(request: AssignmentsRequest, options?: CallOptions): ClientReadableStream<AssignmentsMessage>;
+  /** One log subscription's output (PublishLogsResponse is empty). */
+  publishLogs(callback: Callback<object>): ClientWritableStream<PublishLogsMessage>;
 }
 
 export class DispatcherChannels {

@@ -5,6 +5,8 @@
  * leads its own process group, so stopping it reaches everything it started: SIGTERM,
  * the grace period, then SIGKILL. Given a TaskProcessRecord, each running process is
  * recorded there, for an agent restarted after a crash to stop what this one left.
+ * The child's stdout and stderr are pipes: what it writes goes to the task's log (and to
+ * this process's own stdout and stderr too, with `output: 'inherit'`).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -12,7 +14,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { constants } from 'node:os';
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { DEFAULT_STOP_GRACE_PERIOD_MS, taskEnv } from './executor';
-import type { AssignedTask, Executor, TaskController, TaskExit } from './executor';
+import type { AssignedTask, Executor, OutputStream, TaskController, TaskExit, TaskOutput } from './executor';
 import { hostDescription } from './node-description';
 import { signalGroup } from './process-group';
 import type { TaskProcessRecord } from './task-processes';
@@ -24,7 +26,7 @@ export interface ExecExecutorOptions {
   /** The node's name (default: the host's). */
   readonly hostname?: string;
   readonly labels?: Readonly<Record<string, string>>;
-  /** Where the children's stdout and stderr go: this process's own, or nowhere. */
+  /** Where the children's stdout and stderr go besides the task's log: this process's own, or nowhere else. */
   readonly output?: 'inherit' | 'ignore';
   readonly timers: Timers;
   /** Where running task processes are recorded (the agent's state dir), if anywhere. */
@@ -38,8 +40,8 @@ export class ExecExecutor implements Executor {
     return hostDescription({ hostname: this.options.hostname, labels: this.options.labels, engineVersion: 'shoal-agent exec' });
   }
 
-  controller(task: AssignedTask): TaskController {
-    return new ExecController(task, this.options.timers, this.options.output ?? 'ignore', this.options.processes);
+  controller(task: AssignedTask, output: TaskOutput): TaskController {
+    return new ExecController(task, output, this.options.timers, this.options.output ?? 'ignore', this.options.processes);
   }
 }
 
@@ -54,6 +56,7 @@ class ExecController implements TaskController {
 
   constructor(
     private readonly task: AssignedTask,
+    private readonly log: TaskOutput,
     private readonly timers: Timers,
     private readonly output: 'inherit' | 'ignore',
     private readonly processes: TaskProcessRecord | undefined,
@@ -92,10 +95,11 @@ class ExecController implements TaskController {
       cwd: this.task.spec.container.dir,
       env,
       detached: true,
-      stdio: ['ignore', this.output, this.output],
+      stdio: ['ignore', 'pipe', 'pipe'],
       ...(identity ? { uid: identity.uid, gid: identity.gid } : {}),
     });
     this.child = child;
+    this.capture(child);
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.processes?.ended(this.task.id);
@@ -111,8 +115,27 @@ class ExecController implements TaskController {
         }
         resolve();
       });
-      child.once('error', (error) => reject(new Error(`could not start ${file}: ${error.message}`)));
+      child.once('error', (error) => {
+        this.log.end();
+        reject(new Error(`could not start ${file}: ${error.message}`));
+      });
     });
+  }
+
+  /** The child's output into the task's log (and this process's own, when inheriting); the log ends once both pipes close. */
+  private capture(child: ChildProcess): void {
+    const pipes: [OutputStream, NodeJS.ReadableStream | null, NodeJS.WritableStream][] = [
+      ['stdout', child.stdout, process.stdout],
+      ['stderr', child.stderr, process.stderr],
+    ];
+    for (const [stream, pipe, own] of pipes) {
+      pipe?.on('data', (chunk: Buffer) => {
+        this.log.write(stream, chunk);
+        if (this.output === 'inherit') own.write(chunk);
+      });
+    }
+    // After 'exit', once what the child wrote has all been read.
+    child.once('close', () => this.log.end());
   }
 
   wait(): Promise<TaskExit> {

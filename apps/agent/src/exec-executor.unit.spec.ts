@@ -5,6 +5,7 @@ import { TaskState } from '@shoal/contracts';
 import { eventually, pidAlive } from '@shoal/testing';
 import { ExecExecutor } from './exec-executor';
 import type { AssignedTask } from './executor';
+import { TaskLog } from './task-log';
 import { TaskRunner } from './task-runner';
 import { StatusRecorder, assignedTask } from './testing/task-fixtures';
 import { TimerWheel } from './timers';
@@ -19,7 +20,7 @@ describe('the exec executor', () => {
   const timers = new TimerWheel(10);
   const executor = new ExecExecutor({ timers });
   const run = (task: AssignedTask, recorder: StatusRecorder, desired: TaskState = TaskState.RUNNING): TaskRunner =>
-    new TaskRunner(task, desired, executor.controller(task), recorder.sink);
+    new TaskRunner(task, desired, executor.controller(task, new TaskLog()), recorder.sink);
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'shoal-exec-'));
@@ -32,6 +33,18 @@ describe('the exec executor', () => {
     expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'COMPLETE']);
     expect(recorder.statuses.at(-1)?.exitCode).toBe(0);
     expect(readFileSync(join(dir, 'out.txt'), 'utf8').trim()).toBe(`hello from ${dir}`);
+  });
+
+  it("puts the process's stdout and stderr lines into the task's log, each on its stream", async () => {
+    const recorder = new StatusRecorder();
+    const log = new TaskLog();
+    const task = assignedTask({ command: ['sh', '-c', 'echo out; echo err >&2; printf unfinished'] });
+    await new TaskRunner(task, TaskState.RUNNING, executor.controller(task, log), recorder.sink).done;
+    const lines = (): string[] => log.read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 }).map((entry) => `${entry.stream}:${entry.data.toString()}`);
+    // The last of it may still be in the pipe when the process has exited; the unfinished line counts once it ends.
+    await eventually('the output in the log', () => lines().length === 3, { everyMs: 10 });
+    expect(lines().filter((line) => line.startsWith('stdout'))).toEqual(['stdout:out\n', 'stdout:unfinished\n']);
+    expect(lines().filter((line) => line.startsWith('stderr'))).toEqual(['stderr:err\n']);
   });
 
   it('reports FAILED with the exit code when the process exits non-zero', async () => {

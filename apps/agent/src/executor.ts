@@ -34,10 +34,21 @@ export interface TaskController {
   stop(gracePeriodMs: number): Promise<void>;
 }
 
+/** Which of a task's output streams. */
+export type OutputStream = 'stdout' | 'stderr';
+
+/** Where a controller puts what its task writes (the task's log). */
+export interface TaskOutput {
+  write(stream: OutputStream, chunk: Buffer | string): void;
+  /** The task writes no more: a line it did not finish counts as written. */
+  end(): void;
+}
+
 export interface Executor {
   /** The node as the dispatcher should see it. */
   describe(): NodeDescriptionMessage;
-  controller(task: AssignedTask): TaskController;
+  /** The controller of one task, which writes the task's output to `output`. */
+  controller(task: AssignedTask, output: TaskOutput): TaskController;
 }
 
 /** The task's environment, `KEY=value` entries, as a record (later entries win). */

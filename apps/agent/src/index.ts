@@ -6,7 +6,7 @@ export type { AgentSessionOptions } from './agent-session';
 export { DispatcherChannels } from './dispatcher-channels';
 export { ExecExecutor } from './exec-executor';
 export { SimulatedExecutor, simulatedBehaviour } from './simulated-executor';
-export type { AssignedTask, Executor, TaskController, TaskExit } from './executor';
+export type { AssignedTask, Executor, OutputStream, TaskController, TaskExit, TaskOutput } from './executor';
 export { TimerWheel } from './timers';
 export type { Timers } from './timers';
 export { agentCommand } from './agent-command';

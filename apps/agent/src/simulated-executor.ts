@@ -6,12 +6,12 @@
  *   SIM_START_ERROR  it fails to start with this message (→ REJECTED)
  *   SIM_START_DELAY  time spent getting going: half in PREPARING, half in STARTING
  * Every wait rides on the shared timers, so thousands of simulated tasks cost no threads
- * and one interval.
+ * and one interval. A task's log holds one line, written as it starts, that says so.
  */
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { parseDuration } from './duration';
 import { taskEnv } from './executor';
-import type { AssignedTask, Executor, TaskController, TaskExit } from './executor';
+import type { AssignedTask, Executor, TaskController, TaskExit, TaskOutput } from './executor';
 import type { Cancel, Timers } from './timers';
 
 export interface SimulatedBehaviour {
@@ -33,6 +33,13 @@ export const simulatedBehaviour = (env: Readonly<Record<string, string>>): Simul
   };
 };
 
+/** What a simulated task's log says: what would have run, and that nothing did. */
+export const simulatedLine = (task: AssignedTask): string => {
+  const { image, command = [], args = [] } = task.spec.container;
+  const argv = [...command, ...args];
+  return `simulated task: image ${image}${argv.length > 0 ? `, command ${argv.join(' ')}` : ''}; nothing runs on this simulated node`;
+};
+
 export class SimulatedExecutor implements Executor {
   constructor(
     private readonly description: NodeDescriptionMessage,
@@ -43,8 +50,8 @@ export class SimulatedExecutor implements Executor {
     return this.description;
   }
 
-  controller(task: AssignedTask): TaskController {
-    return new SimulatedController(task, this.timers);
+  controller(task: AssignedTask, output: TaskOutput): TaskController {
+    return new SimulatedController(task, output, this.timers);
   }
 }
 
@@ -57,6 +64,7 @@ class SimulatedController implements TaskController {
 
   constructor(
     private readonly task: AssignedTask,
+    private readonly output: TaskOutput,
     private readonly timers: Timers,
   ) {}
 
@@ -78,6 +86,7 @@ class SimulatedController implements TaskController {
     const behaviour = this.behaviour ?? simulatedBehaviour(taskEnv(this.task.spec));
     await this.pause(behaviour.startDelayMs - Math.floor(behaviour.startDelayMs / 2));
     if (behaviour.startError !== undefined) throw new Error(behaviour.startError);
+    this.output.write('stdout', `${simulatedLine(this.task)}\n`);
     const { runForMs, exitCode } = behaviour;
     this.ended =
       runForMs === undefined

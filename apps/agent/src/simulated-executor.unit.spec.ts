@@ -1,6 +1,7 @@
 import { TaskState } from '@shoal/contracts';
 import { nodeDescription } from './node-description';
 import { SimulatedExecutor, simulatedBehaviour } from './simulated-executor';
+import { TaskLog } from './task-log';
 import { TaskRunner } from './task-runner';
 import { StatusRecorder, assignedTask } from './testing/task-fixtures';
 import { TimerWheel } from './timers';
@@ -15,7 +16,7 @@ describe('the simulated executor', () => {
   const executor = new SimulatedExecutor(nodeDescription({ hostname: 'sim-1', nanoCpus: 4e9, memoryBytes: 8 * 2 ** 30, engineVersion: 'sim' }), timers);
   const run = (env: string[], recorder: StatusRecorder, desired: TaskState = TaskState.RUNNING) => {
     const task = assignedTask({ env });
-    return { task, runner: new TaskRunner(task, desired, executor.controller(task), recorder.sink) };
+    return { task, runner: new TaskRunner(task, desired, executor.controller(task, new TaskLog()), recorder.sink) };
   };
 
   it('SIM_RUN_FOR: runs for that long, then COMPLETE with exit code 0', async () => {
@@ -25,6 +26,22 @@ describe('the simulated executor', () => {
     expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'COMPLETE']);
     expect(recorder.statuses.at(-1)?.exitCode).toBe(0);
     expect(elapsedBetween(recorder, TaskState.RUNNING, TaskState.COMPLETE)).toBeGreaterThanOrEqual(150);
+  });
+
+  it("writes one stdout line to the task's log as it starts, saying what would have run and that nothing does", async () => {
+    const recorder = new StatusRecorder();
+    const log = new TaskLog();
+    const task = assignedTask({ image: 'nginx:1.27', command: ['nginx'], args: ['-g', 'daemon off;'], env: ['SIM_RUN_FOR=10ms'] });
+    const runner = new TaskRunner(task, TaskState.RUNNING, executor.controller(task, log), recorder.sink);
+    await runner.done;
+    expect(log.read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 }).map((entry) => [entry.stream, entry.data.toString()])).toEqual([
+      ['stdout', 'simulated task: image nginx:1.27, command nginx -g daemon off;; nothing runs on this simulated node\n'],
+    ]);
+    // One that never starts says nothing.
+    const rejected = new TaskLog();
+    const refused = assignedTask({ env: ['SIM_START_ERROR=no'] });
+    await new TaskRunner(refused, TaskState.RUNNING, executor.controller(refused, rejected), recorder.sink).done;
+    expect(rejected.size).toBe(0);
   });
 
   it('SIM_EXIT_CODE: a non-zero exit code ends the task FAILED with it', async () => {

@@ -6,6 +6,7 @@ import { TaskState } from '@shoal/contracts';
 import { eventually } from '@shoal/testing';
 import { ExecExecutor } from './exec-executor';
 import { TaskProcessRecord, processStartTime } from './task-processes';
+import { TaskLog } from './task-log';
 import { TaskRunner } from './task-runner';
 import { StatusRecorder, assignedTask } from './testing/task-fixtures';
 import { TimerWheel } from './timers';
@@ -32,7 +33,7 @@ describe('task processes left by a crashed agent', () => {
     const recorder = new StatusRecorder();
     const pidFile = join(stateDir, 'child.pid');
     const task = assignedTask({ command: ['sh', '-c', script.replace('$PIDFILE', pidFile)], stopGracePeriodMs });
-    new TaskRunner(task, TaskState.RUNNING, executor.controller(task), recorder.sink);
+    new TaskRunner(task, TaskState.RUNNING, executor.controller(task, new TaskLog()), recorder.sink);
     await recorder.waitForState(task.id, TaskState.RUNNING);
     const leader = JSON.parse(readFileSync(join(stateDir, 'tasks', `${task.id}.json`), 'utf8')) as { pid: number };
     return { taskId: task.id, pids: [leader.pid, await pidIn(pidFile)] };
@@ -60,7 +61,7 @@ describe('task processes left by a crashed agent', () => {
     const executor = new ExecExecutor({ timers, processes: new TaskProcessRecord(join(stateDir, 'tasks')) });
     const recorder = new StatusRecorder();
     const task = assignedTask({ command: ['sh', '-c', 'sleep 0.2'] });
-    await new TaskRunner(task, TaskState.RUNNING, executor.controller(task), recorder.sink).done;
+    await new TaskRunner(task, TaskState.RUNNING, executor.controller(task, new TaskLog()), recorder.sink).done;
     expect(recorder.states().at(-1)).toBe('COMPLETE');
     expect(readdirSync(join(stateDir, 'tasks'))).toEqual([]);
     expect(await new TaskProcessRecord(join(stateDir, 'tasks')).stopLeftovers()).toEqual([]);

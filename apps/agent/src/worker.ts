@@ -2,12 +2,15 @@
  * A node's tasks, kept in step with its assignments (SwarmKit's agent/worker.go). A
  * COMPLETE message is the whole set: tasks not in it are stopped and forgotten. An
  * INCREMENTAL message carries only changes: UPDATE starts a task or changes its desired
- * state, REMOVE stops and forgets it. Each task's states go to the status sink.
+ * state, REMOVE stops and forgets it. Each task's states go to the status sink. Each task's
+ * output is kept in its log, which goes with the task when it is forgotten; the worker
+ * finds the tasks a log subscription selects, and tells listeners of each task it takes on.
  */
 import { TaskState, isTerminal } from '@shoal/contracts';
 import type { TaskSpec } from '@shoal/contracts';
-import type { AssignmentMessage, AssignmentsMessage } from '@shoal/protocol';
+import type { AssignmentMessage, AssignmentsMessage, LogSelectorMessage } from '@shoal/protocol';
 import type { AssignedTask, Executor } from './executor';
+import { TaskLog } from './task-log';
 import { TaskRunner, wantsStop } from './task-runner';
 import type { StatusSink, TaskStatusReport } from './task-runner';
 
@@ -16,6 +19,21 @@ interface HeldTask {
   readonly status: TaskStatusReport;
   setDesired(desired: TaskState): void;
   stop(): Promise<void>;
+}
+
+/** A task the worker holds, with its output. */
+export interface LoggedTask {
+  readonly taskId: string;
+  readonly serviceId: string;
+  readonly log: TaskLog;
+}
+
+/** Whether a log subscription's selector names the task or its service. */
+export const selects = (selector: LogSelectorMessage, task: Pick<LoggedTask, 'taskId' | 'serviceId'>): boolean =>
+  selector.serviceIds.includes(task.serviceId) || selector.taskIds.includes(task.taskId);
+
+interface Entry extends LoggedTask {
+  readonly held: HeldTask;
 }
 
 /** A task the worker will not run: its spec is unreadable, or it was started before this agent did. */
@@ -40,7 +58,8 @@ export const decodeAssignment = (assignment: AssignmentMessage): AssignedTask =>
 };
 
 export class Worker {
-  private readonly tasks = new Map<string, HeldTask>();
+  private readonly tasks = new Map<string, Entry>();
+  private readonly added = new Set<(task: LoggedTask) => void>();
 
   constructor(
     private readonly executor: Executor,
@@ -62,7 +81,7 @@ export class Worker {
 
   /** The last status of each task the worker holds. */
   statuses(): TaskStatusReport[] {
-    return [...this.tasks.values()].map((task) => task.status);
+    return [...this.tasks.values()].map((task) => task.held.status);
   }
 
   get size(): number {
@@ -71,21 +90,35 @@ export class Worker {
 
   /** Stops every task the worker holds (the agent is going away). */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.tasks.values()].map((task) => task.stop()));
+    await Promise.all([...this.tasks.values()].map((task) => task.held.stop()));
+  }
+
+  /** The tasks it holds that `selector` selects, with their logs. */
+  logsOf(selector: LogSelectorMessage): LoggedTask[] {
+    return [...this.tasks.values()].filter((task) => selects(selector, task));
+  }
+
+  /** Calls `listener` with each task it takes on from now on; returns what stops it. */
+  onTaskAdded(listener: (task: LoggedTask) => void): () => void {
+    this.added.add(listener);
+    return () => void this.added.delete(listener);
   }
 
   private update(assignment: AssignmentMessage): void {
-    const held = this.tasks.get(assignment.taskId);
+    const held = this.tasks.get(assignment.taskId)?.held;
     if (held) {
       held.setDesired(assignment.desiredState as TaskState);
       // The log is behind what this agent saw (a status lost with a broken session): say it again.
       if (held.status.state > assignment.observedState && held.status.state >= TaskState.ACCEPTED) this.report(held.status);
       return;
     }
-    this.tasks.set(assignment.taskId, this.begin(assignment));
+    const log = new TaskLog({ now: () => this.now().getTime() });
+    const entry: Entry = { taskId: assignment.taskId, serviceId: assignment.serviceId, log, held: this.begin(assignment, log) };
+    this.tasks.set(assignment.taskId, entry);
+    for (const listener of this.added) listener(entry);
   }
 
-  private begin(assignment: AssignmentMessage): HeldTask {
+  private begin(assignment: AssignmentMessage, log: TaskLog): HeldTask {
     const observed = assignment.observedState as TaskState;
     const desired = assignment.desiredState as TaskState;
     if (isTerminal(observed)) return new SettledTask({ taskId: assignment.taskId, state: observed, at: this.now().toISOString() });
@@ -105,7 +138,7 @@ export class Worker {
     }
     let controller;
     try {
-      controller = this.executor.controller(task);
+      controller = this.executor.controller(task, log);
     } catch (error) {
       return this.settle({ taskId: task.id, state: TaskState.REJECTED, at: this.now().toISOString(), message: 'rejected', err: error instanceof Error ? error.message : String(error) });
     }
@@ -118,7 +151,7 @@ export class Worker {
   }
 
   private remove(taskId: string): void {
-    const held = this.tasks.get(taskId);
+    const held = this.tasks.get(taskId)?.held;
     if (!held) return;
     this.tasks.delete(taskId);
     held.setDesired(TaskState.SHUTDOWN);

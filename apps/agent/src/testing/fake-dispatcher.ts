@@ -1,7 +1,7 @@
 /**
  * A stand-in dispatcher for the agent's specs: a real gRPC server on 127.0.0.1 serving
  * DISPATCHER_SERVICE that records what agents send and lets a spec push assignments,
- * break sessions, refuse tokens and redirect.
+ * send log subscriptions, break sessions, refuse tokens and redirect.
  */
 import { Metadata, Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServerReadableStream, ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
@@ -12,6 +12,9 @@ import type {
   HeartbeatRequest,
   HeartbeatResponse,
   HeartbeatsResponse,
+  LogMessage,
+  LogSubscriptionMessage,
+  PublishLogsMessage,
   SessionMessage,
   SessionRequest,
   TaskStatusMessage,
@@ -24,6 +27,18 @@ import type {
 const fail = (stream: ServerWritableStream<unknown, unknown>, error: Error & { code: number; details?: string; metadata?: Metadata }): void => {
   stream.emit('error', error);
 };
+
+/** What a node published for one log subscription, on its PublishLogs call. */
+export interface Publication {
+  readonly nodeId: string;
+  readonly sessionId: string;
+  /** The messages as they came. */
+  readonly batches: PublishLogsMessage[];
+  /** A message said `close`. */
+  closed: boolean;
+  /** The call is over: the agent ended it or cancelled it (a server cannot tell which; `closed` says whether it finished). */
+  ended: boolean;
+}
 
 export class FakeDispatcher {
   readonly sessionRequests: SessionRequest[] = [];
@@ -51,6 +66,8 @@ export class FakeDispatcher {
   redirectTo: string | undefined;
   /** The COMPLETE set each node gets when its assignments stream opens. */
   readonly initialAssignments = new Map<string, AssignmentsMessage>();
+  /** What nodes published, by subscription id. */
+  readonly publications = new Map<string, Publication>();
   private readonly sessions = new Map<string, { sessionId: string; stream: ServerWritableStream<SessionRequest, SessionMessage> }>();
   private readonly assignmentStreams = new Map<string, ServerWritableStream<AssignmentsRequest, AssignmentsMessage>>();
   private readonly heartbeatAnswers = new Set<sendUnaryData<HeartbeatsResponse>>();
@@ -73,6 +90,7 @@ export class FakeDispatcher {
       updateTaskStatuses: (call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, callback: sendUnaryData<UpdateTaskStatusesResponse>) =>
         ref.dispatcher?.updateTaskStatuses(call, callback),
       assignments: (call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>) => ref.dispatcher?.assignments(call),
+      publishLogs: (call: ServerReadableStream<PublishLogsMessage, object>, callback: sendUnaryData<object>) => ref.dispatcher?.publishLogs(call, callback),
     });
     const bound = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
@@ -161,6 +179,18 @@ export class FakeDispatcher {
     this.tellPeriod(nodeId, this.heartbeatPeriodMs);
   }
 
+  /** Sends log subscriptions (new or closed) on the node's Session stream, as the dispatcher does: no period, no dispatchers. */
+  sendLogSubscriptions(nodeId: string, ...subscriptions: LogSubscriptionMessage[]): void {
+    const session = this.sessions.get(nodeId);
+    if (!session) throw new Error(`no session for ${nodeId}`);
+    session.stream.write({ nodeId, sessionId: session.sessionId, heartbeatPeriodMs: 0, dispatchers: [], logSubscriptions: subscriptions });
+  }
+
+  /** The lines published for a subscription, in the order they came. */
+  publishedLines(subscriptionId: string): LogMessage[] {
+    return this.publications.get(subscriptionId)?.batches.flatMap((batch) => batch.messages) ?? [];
+  }
+
   /** Forgets the node's session (as an expiry would) without ending its streams. */
   forgetSession(nodeId: string): void {
     this.sessions.delete(nodeId);
@@ -221,6 +251,34 @@ export class FakeDispatcher {
     this.heartbeats.push(request);
     this.heartbeatingNodes.add(request.nodeId);
     return true;
+  }
+
+  /** Answers NOT_FOUND, as the dispatcher does, when the first message is not of the node's current session. */
+  private publishLogs(call: ServerReadableStream<PublishLogsMessage, object>, callback: sendUnaryData<object>): void {
+    let publication: Publication | undefined;
+    let answered = false;
+    const answer = (error: { code: number; details: string } | null): void => {
+      if (answered) return;
+      answered = true;
+      if (error) callback(error);
+      else callback(null, {});
+    };
+    call.on('data', (message: PublishLogsMessage) => {
+      if (!publication) {
+        if (this.sessions.get(message.nodeId)?.sessionId !== message.sessionId) return answer({ code: GrpcStatus.NOT_FOUND, details: 'no such session' });
+        publication = { nodeId: message.nodeId, sessionId: message.sessionId, batches: [], closed: false, ended: false };
+        this.publications.set(message.subscriptionId, publication);
+      }
+      publication.batches.push(message);
+      if (message.close) publication.closed = true;
+    });
+    call.on('end', () => {
+      if (publication) publication.ended = true;
+      answer(null);
+    });
+    call.on('cancelled', () => {
+      if (publication) publication.ended = true;
+    });
   }
 
   private assignments(call: ServerWritableStream<AssignmentsRequest, AssignmentsMessage>): void {

@@ -1,0 +1,138 @@
+/**
+ * One task's output, kept by the agent while it holds the task (Docker keeps a container's
+ * log until the container is removed; the agent, until the task is removed from the
+ * worker). What the task writes is cut into lines, per stream: a line waits for its
+ * newline, and one longer than 16 KiB goes out in 16 KiB pieces, as Docker's log drivers
+ * cut it (only the last piece ends with the newline, so the pieces put together are the
+ * line). Only the newest lines are kept: at most KEPT_LINES of them and KEPT_BYTES in all.
+ */
+import type { OutputStream, TaskOutput } from './executor';
+
+/** The longest piece of a line kept as one entry (Docker's 16 KiB), newline aside. */
+export const MAX_LINE_BYTES = 16 * 1024;
+/** Lines kept per task: the oldest go first. */
+export const KEPT_LINES = 10_000;
+/** Bytes kept per task: the oldest lines go first. */
+export const KEPT_BYTES = 1024 * 1024;
+
+/** One line (or piece of a long one) as the task wrote it. */
+export interface LogEntry {
+  /** When it was written, in ms since the epoch. */
+  readonly at: number;
+  readonly stream: OutputStream;
+  /** The line with its newline (a piece of a long line before its last has none). */
+  readonly data: Buffer;
+}
+
+/** What a reader asks for: streams, the last `tail` lines (negative: all), lines written at or after `sinceMs` (0: all). */
+export interface LogQuery {
+  readonly stdout: boolean;
+  readonly stderr: boolean;
+  readonly tail: number;
+  readonly sinceMs: number;
+}
+
+export interface TaskLogOptions {
+  readonly now?: () => number;
+  readonly keptLines?: number;
+  readonly keptBytes?: number;
+}
+
+const NEWLINE = 0x0a;
+
+export type LogListener = (entry: LogEntry) => void;
+
+export class TaskLog implements TaskOutput {
+  private entries: LogEntry[] = [];
+  /** Entries before this index are dropped (compacted away now and then). */
+  private first = 0;
+  private bytes = 0;
+  private readonly partial: Record<OutputStream, Buffer> = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
+  private readonly listeners = new Set<LogListener>();
+  private ended = false;
+  private readonly now: () => number;
+  private readonly keptLines: number;
+  private readonly keptBytes: number;
+
+  constructor(options: TaskLogOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.keptLines = options.keptLines ?? KEPT_LINES;
+    this.keptBytes = options.keptBytes ?? KEPT_BYTES;
+  }
+
+  /** Lines kept now. */
+  get size(): number {
+    return this.entries.length - this.first;
+  }
+
+  write(stream: OutputStream, chunk: Buffer | string): void {
+    if (this.ended) return;
+    let pending = Buffer.concat([this.partial[stream], typeof chunk === 'string' ? Buffer.from(chunk) : chunk]);
+    for (let newline = pending.indexOf(NEWLINE); newline >= 0; newline = pending.indexOf(NEWLINE)) {
+      this.line(stream, pending.subarray(0, newline + 1));
+      pending = pending.subarray(newline + 1);
+    }
+    // A line that goes on and on: its full pieces need not wait for the newline.
+    while (pending.length > MAX_LINE_BYTES) {
+      this.add(stream, pending.subarray(0, MAX_LINE_BYTES));
+      pending = pending.subarray(MAX_LINE_BYTES);
+    }
+    this.partial[stream] = Buffer.from(pending);
+  }
+
+  /** The task writes no more: the lines it left unfinished are kept, with a newline. */
+  end(): void {
+    if (this.ended) return;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      if (this.partial[stream].length > 0) this.line(stream, Buffer.concat([this.partial[stream], Buffer.from('\n')]));
+      this.partial[stream] = Buffer.alloc(0);
+    }
+    this.ended = true;
+  }
+
+  /**
+   * The lines a reader asks for, oldest first. As Docker reads a log, `tail` counts the
+   * task's last lines whatever their stream, and the streams and `sinceMs` choose among those.
+   */
+  read(query: LogQuery): LogEntry[] {
+    if (query.tail === 0) return [];
+    const start = query.tail < 0 ? this.first : Math.max(this.first, this.entries.length - query.tail);
+    return this.entries.slice(start).filter((entry) => wanted(query, entry));
+  }
+
+  /** Calls `listener` with each line written from now on; returns what stops it. */
+  follow(listener: LogListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** A whole line, newline included: cut into pieces when it is too long. */
+  private line(stream: OutputStream, line: Buffer): void {
+    let rest = line;
+    while (rest.length - 1 > MAX_LINE_BYTES) {
+      this.add(stream, rest.subarray(0, MAX_LINE_BYTES));
+      rest = rest.subarray(MAX_LINE_BYTES);
+    }
+    this.add(stream, rest);
+  }
+
+  private add(stream: OutputStream, data: Buffer): void {
+    // A copy: the entry must not hold on to the whole chunk it came in.
+    const entry: LogEntry = { at: this.now(), stream, data: Buffer.from(data) };
+    this.entries.push(entry);
+    this.bytes += entry.data.length;
+    while (this.size > 0 && (this.size > this.keptLines || this.bytes > this.keptBytes)) {
+      this.bytes -= this.entries[this.first]!.data.length;
+      this.first += 1;
+    }
+    if (this.first > 1024 && this.first * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.first);
+      this.first = 0;
+    }
+    for (const listener of this.listeners) listener(entry);
+  }
+}
+
+/** Whether a line is of a stream the query asks for and written no earlier than it asks. */
+export const wanted = (query: Pick<LogQuery, 'stdout' | 'stderr' | 'sinceMs'>, entry: LogEntry): boolean =>
+  (entry.stream === 'stdout' ? query.stdout : query.stderr) && (query.sinceMs <= 0 || entry.at >= query.sinceMs);
