@@ -3,12 +3,17 @@
  * with the cluster's join token, run what the scheduler assigns them, and their statuses
  * reach the log; a wrong token is refused with the dispatcher's reason; a node follows a
  * dispatcher failover, whether told of a standby only, of both, or of the active one only
- * (it learns of the standby from its session).
+ * (it learns of the standby from its session); an exec task's output reaches a Logs
+ * subscriber through the dispatcher.
  */
 import { randomUUID } from 'node:crypto';
+import { credentials } from '@grpc/grpc-js';
+import type { ClientReadableStream } from '@grpc/grpc-js';
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { EventOf, EventType, JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
+import { LogsClient } from '@shoal/protocol';
+import type { LogMessage, LogOptionsMessage, SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
 import { EventWriter, newJoinTokens } from '@shoal/runtime';
 import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
@@ -51,6 +56,9 @@ describe('the agent with the real dispatcher', () => {
 
   const crashing = serviceSpec('crashing', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'busybox', env: ['SIM_RUN_FOR=300ms', 'SIM_EXIT_CODE=3'] } } });
   const shell = serviceSpec('shell', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'busybox', command: ['sh', '-c', 'exit 4'] } } });
+  const talker = serviceSpec('talker', { kind: 'replicated', replicas: 1 }, {
+    task: { container: { image: 'busybox', command: ['sh', '-c', 'echo ready; echo warned >&2; i=0; while true; do sleep 0.2; i=$((i+1)); echo tick $i; done'] } },
+  });
 
   beforeAll(async () => {
     log = await topic.open();
@@ -60,6 +68,7 @@ describe('the agent with the real dispatcher', () => {
       api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 500 } }, tokens }),
       api.propose('ServiceCreated', { id: 's-crashing', spec: crashing }),
       api.propose('ServiceCreated', { id: 's-shell', spec: shell }),
+      api.propose('ServiceCreated', { id: 's-talker', spec: talker }),
     ]);
     server = new DispatcherServer(log, { cluster });
     const { port } = await server.start();
@@ -111,6 +120,53 @@ describe('the agent with the real dispatcher', () => {
       expect(last).toMatchObject({ exitCode: 4 });
     } finally {
       await session.stop();
+      channels.close();
+    }
+  });
+
+  it("an exec node's task output reaches a Logs subscriber through the dispatcher: what it wrote so far, then, following, what it writes next", async () => {
+    const timers = new TimerWheel(25);
+    const channels = new DispatcherChannels();
+    const session = new AgentSession({ dispatchers: [address], joinToken: tokens.worker, executor: new ExecExecutor({ timers, hostname: 'exec-logs' }), channels, timers });
+    const logs = new LogsClient(address, credentials.createInsecure());
+    const subscribe = (options: Partial<LogOptionsMessage>): ClientReadableStream<SubscribeLogsMessage> =>
+      (logs as unknown as { subscribeLogs(request: SubscribeLogsRequest): ClientReadableStream<SubscribeLogsMessage> }).subscribeLogs({
+        selector: { serviceIds: ['s-talker'], taskIds: [] },
+        options: { stdout: true, stderr: true, follow: false, tail: -1, sinceMs: 0, ...options },
+        managerToken: tokens.manager,
+      });
+    const text = (message: LogMessage): string => `${message.stream} ${message.data.toString().trimEnd()}`;
+    try {
+      await session.start();
+      await assign('t-talker', 's-talker', talker, session.nodeId!);
+      await eventually('the task RUNNING on the log', async () => ((await reportedStates(log, 't-talker')).some((s) => s.state === TaskState.RUNNING) ? true : undefined), WITHIN);
+
+      // Not following: what it has written, and the stream ends.
+      const backlog = await eventually('its first tick written', async () => {
+        const lines: LogMessage[] = [];
+        const stream = subscribe({});
+        stream.on('data', (message: SubscribeLogsMessage) => lines.push(...message.messages));
+        await new Promise<void>((resolve, reject) => stream.on('end', resolve).on('error', reject));
+        return lines.some((line) => text(line) === 'STDOUT tick 1') ? lines : undefined;
+      }, WITHIN);
+      // Two pipes: which of its first two lines the agent read first is the scheduler's call.
+      expect(backlog.slice(0, 2).map(text).sort()).toEqual(['STDERR warned', 'STDOUT ready']);
+      for (const line of backlog) expect(line).toMatchObject({ taskId: 't-talker', serviceId: 's-talker', nodeId: session.nodeId });
+
+      // Following, from now on (tail 0): the ticks it writes next, until the caller goes away.
+      const seen = Math.max(...backlog.map((line) => Number(/tick (\d+)/.exec(text(line))?.[1] ?? 0)));
+      const followed: LogMessage[] = [];
+      const following = subscribe({ follow: true, tail: 0 });
+      following.on('data', (message: SubscribeLogsMessage) => followed.push(...message.messages));
+      following.on('error', () => undefined);
+      await eventually('two more ticks followed', () => (followed.length >= 2 ? true : undefined), WITHIN);
+      const ticks = followed.map((line) => Number(/^STDOUT tick (\d+)$/.exec(text(line))?.[1]));
+      expect(ticks.every((tick, i) => tick > seen && (i === 0 || tick === ticks[i - 1]! + 1))).toBe(true);
+      following.cancel();
+      await eventually('the subscription over', () => (server.logSubscriptions === 0 ? true : undefined), WITHIN);
+    } finally {
+      logs.close();
+      await session.stop({ stopTasks: true });
       channels.close();
     }
   });
