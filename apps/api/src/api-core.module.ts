@@ -1,7 +1,8 @@
 /**
  * The API's shared providers, global so every feature module of the API can inject them:
  * API_CONFIG (its settings), API_VIEW (its LiveView of the log: replayed before the API
- * answers anything, then following) and API_WRITER (its EventWriter, component 'api').
+ * answers anything, then following), API_WRITER (its EventWriter, component 'api') and
+ * the DispatcherLocator the view keeps told of dispatcher takeovers (where logs come from).
  * It also installs Docker's error shape and input validation for every controller.
  */
 import { randomUUID } from 'node:crypto';
@@ -15,6 +16,7 @@ import { LiveView, makeInstanceId } from '@shoal/runtime';
 import { API_CONFIG, API_VIEW, API_WRITER } from './api.tokens';
 import type { ApiConfig } from './api.config';
 import { ApiEventWriter } from './api-writer';
+import { DispatcherLocator } from './docker/logs/dispatcher-locator';
 import { DockerExceptionFilter } from './http/docker-exception.filter';
 import { Intents } from './intents/intents';
 import { SocketListener } from './http/socket-listener';
@@ -53,11 +55,12 @@ export class ApiCoreModule {
       global: true,
       providers: [
         { provide: API_CONFIG, useValue: config },
+        { provide: DispatcherLocator, useFactory: () => new DispatcherLocator(config.joinAddr) },
         {
           provide: API_VIEW,
-          inject: [EVENT_LOG],
-          useFactory: async (log: EventLog) => {
-            const view = new LiveView(log);
+          inject: [EVENT_LOG, DispatcherLocator],
+          useFactory: async (log: EventLog, dispatchers: DispatcherLocator) => {
+            const view = new LiveView(log, { onEvent: (event, verdict) => dispatchers.observe(event, verdict) });
             await view.start();
             return view;
           },
@@ -74,7 +77,7 @@ export class ApiCoreModule {
         { provide: APP_FILTER, useClass: DockerExceptionFilter },
         { provide: APP_PIPE, useFactory: validationPipe },
       ],
-      exports: [API_CONFIG, API_VIEW, API_WRITER, Intents, SocketListener],
+      exports: [API_CONFIG, API_VIEW, API_WRITER, DispatcherLocator, Intents, SocketListener],
     };
   }
 }

@@ -1,6 +1,7 @@
-/** Docker's /services: list (filters, status), create, inspect, update (rollback, scale), remove; logs are not supported. */
-import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
+/** Docker's /services: list (filters, status), create, inspect, update (rollback, scale), remove, logs. */
+import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServiceSpec } from '@shoal/contracts';
 import { missingNetwork } from '@shoal/domain';
 import type { ClusterState } from '@shoal/domain';
@@ -10,12 +11,13 @@ import type { DockerService, DockerServiceSpec } from './docker-types';
 import { ServiceSpecDto } from './dto/service-spec.dto';
 import { SERVICE_FILTERS, parseFilters, serviceMatches } from './filters';
 import { findService } from './lookup';
+import { LogsOperation } from './logs/logs-openapi';
+import { LogsResponder } from './logs/logs-responder';
+import { parseLogsQuery } from './logs/logs-query';
+import type { RawLogsQuery } from './logs/logs-query';
 import { ingressPortConflict } from './port-conflicts';
 import { queryFlag, queryVersion } from './query';
 import { fromDockerServiceSpec, serviceStatuses, toDockerService } from './service-mapper';
-
-export const LOGS_NOT_SUPPORTED =
-  "logs are not supported by Shoal: tasks run under the nodes' agents, which do not ship their output to the control plane";
 
 /** Every network a spec attaches to must exist (by id or name), as Docker checks. */
 const checkNetworks = (state: ClusterState, spec: ServiceSpec): void => {
@@ -31,7 +33,10 @@ const checkPorts = (state: ClusterState, spec: ServiceSpec, self?: string): void
 @ApiTags('docker: services')
 @Controller('services')
 export class ServicesController {
-  constructor(@Inject(Intents) private readonly intents: Intents) {}
+  constructor(
+    @Inject(Intents) private readonly intents: Intents,
+    @Inject(LogsResponder) private readonly logsResponder: LogsResponder,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List services' })
@@ -108,8 +113,11 @@ export class ServicesController {
   }
 
   @Get(':id/logs')
-  @ApiOperation({ summary: 'Not supported: answers 501' })
-  logs(): never {
-    throw new HttpException(LOGS_NOT_SUPPORTED, 501);
+  @LogsOperation("The output of a service's tasks, from the active dispatcher")
+  async logs(@Param('id') id: string, @Query() query: RawLogsQuery, @Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    this.intents.cluster();
+    const parsed = parseLogsQuery(query);
+    const service = findService(this.intents.state, id);
+    await this.logsResponder.respond({ serviceIds: [service.id], taskIds: [] }, parsed, req, res);
   }
 }

@@ -1,17 +1,24 @@
-/** Docker's /tasks: list (filters) and inspect; logs are not supported. */
-import { Controller, Get, HttpException, Inject, Param, Query } from '@nestjs/common';
+/** Docker's /tasks: list (filters), inspect, logs. */
+import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Intents } from '../intents/intents';
 import type { DockerTask } from './docker-types';
 import { TASK_FILTERS, checkDesiredStates, parseFilters, taskFilter } from './filters';
 import { findTask } from './lookup';
-import { LOGS_NOT_SUPPORTED } from './services.controller';
+import { LogsOperation } from './logs/logs-openapi';
+import { LogsResponder } from './logs/logs-responder';
+import { parseLogsQuery } from './logs/logs-query';
+import type { RawLogsQuery } from './logs/logs-query';
 import { toDockerTask } from './task-mapper';
 
 @ApiTags('docker: tasks')
 @Controller('tasks')
 export class TasksController {
-  constructor(@Inject(Intents) private readonly intents: Intents) {}
+  constructor(
+    @Inject(Intents) private readonly intents: Intents,
+    @Inject(LogsResponder) private readonly logsResponder: LogsResponder,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List tasks' })
@@ -34,8 +41,11 @@ export class TasksController {
   }
 
   @Get(':id/logs')
-  @ApiOperation({ summary: 'Not supported: answers 501' })
-  logs(): never {
-    throw new HttpException(LOGS_NOT_SUPPORTED, 501);
+  @LogsOperation("A task's output, from the active dispatcher")
+  async logs(@Param('id') id: string, @Query() query: RawLogsQuery, @Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    this.intents.cluster();
+    const parsed = parseLogsQuery(query);
+    const task = findTask(this.intents.state, id);
+    await this.logsResponder.respond({ serviceIds: [], taskIds: [task.id] }, parsed, req, res);
   }
 }

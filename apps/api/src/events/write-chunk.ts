@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
  * closes — and then removes the listener it no longer needs, so a long stream to a slow
  * client does not pile up listeners.
  */
-export const writeChunk = (out: Writable, chunk: string): Promise<void> =>
+export const writeChunk = (out: Writable, chunk: string | Uint8Array): Promise<void> =>
   new Promise<void>((resolve) => {
     if (out.write(chunk)) return resolve();
     const done = (): void => {

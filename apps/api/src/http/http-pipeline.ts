@@ -18,6 +18,10 @@ export const markSocketConnection = (socket: Socket): void => {
   socketConnections.add(socket);
 };
 
+/** The API version each request's `/v1.NN` prefix named (none: the API's own). */
+const requestedVersions = new WeakMap<IncomingMessage, string>();
+export const requestedApiVersion = (req: IncomingMessage): string | undefined => requestedVersions.get(req);
+
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 type Next = () => void;
@@ -30,6 +34,7 @@ export const installHttpPipeline = (app: INestApplication, registry: TokenRegist
     const versioned = stripApiVersion(req.url ?? '/');
     if (!versioned.ok) return sendDockerError(res, 400, versioned.message);
     req.url = versioned.url;
+    if (versioned.version) requestedVersions.set(req, versioned.version);
     const decision = decideAccess(registry, {
       transport: socketConnections.has(req.socket) ? 'socket' : 'tcp',
       method: req.method ?? 'GET',

@@ -1,0 +1,125 @@
+/**
+ * The API's client of the dispatchers' Logs service: one channel per address, kept for
+ * the next request and closed when the API shuts down. A subscription goes to the address
+ * it is given; an instance that is not the active dispatcher answers FAILED_PRECONDITION
+ * and names the active one in the `shoal-dispatcher` trailer, and the subscription is
+ * tried once more there.
+ */
+import { Metadata, credentials, status as GrpcStatus } from '@grpc/grpc-js';
+import type { CallOptions, Client, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
+import { DISPATCHER_REDIRECT_KEY, LogsClient } from '@shoal/protocol';
+import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
+import { LogsCall } from './logs-call';
+
+/** The Logs service as the API calls it. */
+interface LogsApi {
+  subscribeLogs(request: SubscribeLogsRequest, options?: CallOptions): ClientReadableStream<SubscribeLogsMessage>;
+}
+
+export interface DispatcherLogsOptions {
+  /** How long a dispatcher has to accept the connection (default 5 s). */
+  readonly connectTimeoutMs?: number;
+  /** How long a connected dispatcher has to refuse the call before it counts as started (default 500 ms). */
+  readonly graceMs?: number;
+}
+
+/** Why a subscription could not start: the address last tried and the gRPC status, if one came. */
+export class DispatcherCallError extends Error {
+  constructor(
+    readonly address: string,
+    /** The gRPC status code; undefined when no connection was made in time. */
+    readonly code: GrpcStatus | undefined,
+    readonly reason: string,
+  ) {
+    super(`${address}: ${reason}`);
+  }
+}
+
+/** The active dispatcher's address in a refusal's trailer, if it names one. */
+export const redirectOf = (error: unknown): string | undefined => {
+  const { code, metadata } = error as Partial<ServiceError>;
+  if (code !== GrpcStatus.FAILED_PRECONDITION || !(metadata instanceof Metadata)) return undefined;
+  const value = metadata.get(DISPATCHER_REDIRECT_KEY)[0];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+};
+
+const callError = (address: string, error: unknown): DispatcherCallError => {
+  if (error instanceof DispatcherCallError) return error;
+  const { code, details, message } = error as Partial<ServiceError>;
+  return new DispatcherCallError(address, typeof code === 'number' ? code : undefined, details || message || String(error));
+};
+
+export class DispatcherLogs {
+  private readonly clients = new Map<string, Client>();
+  private readonly connectTimeoutMs: number;
+  private readonly graceMs: number;
+
+  constructor(options: DispatcherLogsOptions = {}) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+    this.graceMs = options.graceMs ?? 500;
+  }
+
+  /**
+   * Subscribes at `address`, or at the address its refusal names; resolves once the call
+   * has started. `signal` cancels it (the HTTP client went away).
+   */
+  async subscribe(address: string, request: SubscribeLogsRequest, signal?: AbortSignal): Promise<LogsCall> {
+    try {
+      return await this.start(address, request, signal);
+    } catch (error) {
+      const redirect = redirectOf(error);
+      if (redirect === undefined || redirect === address || signal?.aborted) throw callError(address, error);
+      try {
+        return await this.start(redirect, request, signal);
+      } catch (again) {
+        throw callError(redirect, again);
+      }
+    }
+  }
+
+  close(): void {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+  }
+
+  private async start(address: string, request: SubscribeLogsRequest, signal?: AbortSignal): Promise<LogsCall> {
+    if (signal?.aborted) throw new DispatcherCallError(address, GrpcStatus.CANCELLED, 'the client went away');
+    const client = this.client(address);
+    const call = new LogsCall((client as unknown as LogsApi).subscribeLogs(request), this.accepted(address, client));
+    const cancel = (): void => call.cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      await call.started;
+      return call;
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** Resolves once the channel to `address` is up and the grace has passed. */
+  private accepted(address: string, client: Client): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      client.waitForReady(Date.now() + this.connectTimeoutMs, (error) => {
+        if (error) {
+          reject(new DispatcherCallError(address, undefined, `no connection within ${this.connectTimeoutMs} ms (${error.message})`));
+          return;
+        }
+        setTimeout(resolve, this.graceMs).unref();
+      });
+    });
+  }
+
+  private client(address: string): Client {
+    let client = this.clients.get(address);
+    if (!client) {
+      client = new LogsClient(address, credentials.createInsecure(), {
+        'grpc.keepalive_time_ms': 30_000,
+        'grpc.keepalive_timeout_ms': 10_000,
+        'grpc.initial_reconnect_backoff_ms': 200,
+        'grpc.max_reconnect_backoff_ms': 5_000,
+      });
+      this.clients.set(address, client);
+    }
+    return client;
+  }
+}
