@@ -154,6 +154,27 @@ describe('Shoal as separate processes on Kafka', () => {
     await eventually('the service runs on', runningTasks(4), 90_000);
   });
 
+  it('docker service logs shows what a task on an exec agent wrote, each stream on its own, through the API and dispatcher processes', async () => {
+    const token = await cluster.workerToken();
+    const agent = deployment.cli(['agent', '--join-token', token, '--dispatcher', cluster.dispatcher, '--hostname', 'exec-talker']);
+    await agent.waitFor(/joined the dispatcher/, 90_000);
+    const command = ['sh', '-c', 'echo hello from the task; echo something went wrong >&2; exec sleep 600'];
+    const created = await cluster.docker(['service', 'create', '-d', '--name', 'talker', '--constraint', 'node.hostname==exec-talker', 'exec', ...command]);
+    expect(created).toMatchObject({ code: 0 });
+    const logs = await eventually('both lines in docker service logs', async () => {
+      const result = await cluster.docker(['service', 'logs', 'talker']);
+      return result.code === 0 && result.stdout !== '' && result.stderr !== '' ? result : undefined;
+    }, 90_000);
+    expect(logs.stdout).toMatch(/^talker\.1\.[0-9a-z]{12}@exec-talker +\| hello from the task\n$/);
+    expect(logs.stderr).toMatch(/^talker\.1\.[0-9a-z]{12}@exec-talker +\| something went wrong\n$/);
+    // A task by its id, with the times the agent read each line.
+    const taskId = (await cluster.docker(['service', 'ps', '-q', '--no-trunc', 'talker'])).stdout.trim();
+    const timed = await cluster.docker(['service', 'logs', '--timestamps', '--no-trunc', taskId]);
+    expect(timed.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{9}Z talker\\.1\\.${taskId}@exec-talker +\\| hello from the task\\n$`));
+    expect((await cluster.docker(['service', 'rm', 'talker'])).code).toBe(0);
+    await agent.stop();
+  });
+
   it('an exec agent killed and restarted with its state dir stops the task process it left, and its task is replaced', async () => {
     const stateDir = join(deployment.dataDir, 'exec-agent');
     const pids = join(deployment.dataDir, 'sleeper.pids');

@@ -2,7 +2,8 @@
  * The real docker CLI against `npm start` (every component and three simulated nodes in
  * one process, on the embedded log), without --detach: the CLI's own progress display
  * follows the tasks the orchestrator, allocator, scheduler and agents move, and must see
- * them converge — on create, update, scale, rollback, a global service, and a drain.
+ * them converge — on create, update, scale, rollback, a global service, and a drain; and
+ * service logs reads what the simulated nodes' tasks wrote.
  */
 import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
@@ -35,6 +36,13 @@ describe('the docker CLI against npm start', () => {
     expect(tasks).toHaveLength(3);
     for (const task of tasks) expect(task).toMatch(/^web\.\d nginx:1\.27 \S+ Running/);
     expect(await ok('service', 'ls', '--format', '{{.Name}} {{.Replicas}}')).toBe('web 3/3\n');
+  });
+
+  it("service logs prints each task's output as the CLI names tasks: a simulated node's one line, saying nothing ran", async () => {
+    const lines = (await ok('service', 'logs', 'web')).trim().split('\n').sort();
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatch(/^web\.[123]\.[0-9a-z]{12}@sim-node-\d +\| simulated task: image nginx:1\.27; nothing runs on this simulated node$/);
+    expect(new Set(lines.map((line) => line.split('.')[1]))).toEqual(new Set(['1', '2', '3']));
   });
 
   it('service update --replicas adds tasks and restarts none (the defaults it sends back change nothing)', async () => {
