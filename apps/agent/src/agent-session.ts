@@ -11,9 +11,9 @@
  * Any of these breaking ends the session and a new one starts after a backoff.
  * A refused join token is final: the session stops with a JoinRefusedError.
  */
-import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { DISPATCHER_REDIRECT_KEY } from '@shoal/protocol';
+import { redirectOf } from '@shoal/protocol';
 import type { AssignmentsMessage, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
 import type { DispatcherApi, DispatcherChannels } from './dispatcher-channels';
 import type { Executor } from './executor';
@@ -81,13 +81,6 @@ const describeError = (error: unknown): string => {
   const grpcError = error as Partial<ServiceError>;
   if (typeof grpcError.code === 'number') return `${GrpcStatus[grpcError.code] ?? grpcError.code}: ${grpcError.details || grpcError.message}`;
   return error instanceof Error ? error.message : String(error);
-};
-
-const redirectOf = (error: unknown): string | undefined => {
-  const metadata = (error as Partial<ServiceError>).metadata;
-  if (!(metadata instanceof Metadata)) return undefined;
-  const value = metadata.get(DISPATCHER_REDIRECT_KEY)[0];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
 /** Addresses as a session message lists them: trimmed, each once, in order. */

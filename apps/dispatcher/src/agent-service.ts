@@ -11,7 +11,7 @@ import { Metadata, status } from '@grpc/grpc-js';
 import type { ServerReadableStream, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
 import type { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { TaskStatusReport } from '@shoal/contracts';
-import { DISPATCHER_REDIRECT_KEY } from '@shoal/protocol';
+import { DISPATCHER_REDIRECT_KEY, addressOfInstance } from '@shoal/protocol';
 import type {
   AssignmentsMessage,
   AssignmentsRequest,
@@ -28,7 +28,7 @@ import type {
 import type { ComponentRunner } from '@shoal/runtime';
 import { AgentSession } from './agent-session';
 import type { SessionSource } from './agent-session';
-import { addressOfInstance, peerHost } from './dispatcher-address';
+import { peerHost } from './dispatcher-address';
 import type { AgentCounters } from './dispatcher-metrics';
 import type { LogBroker } from './log-broker';
 import { toNodeDescription, toStatusReport } from './protocol-mapping';

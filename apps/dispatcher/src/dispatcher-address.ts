@@ -1,22 +1,14 @@
 /**
  * Where agents find the active dispatcher. An instance names itself
- * `<instance id>@<address agents dial>`; that name is the writer of its OwnershipTaken, so
- * a standby reads the active one's address from the log and hands it to agents that
- * dialled the wrong instance (the `shoal-dispatcher` trailer).
+ * `<instance id>@<address agents dial>` (instanceWithAddress, in libs/protocol); that name
+ * is the writer of its OwnershipTaken, so a standby reads the active one's address from
+ * the log and hands it to agents that dialled the wrong instance (the `shoal-dispatcher`
+ * trailer).
  */
+import { addressOfInstance } from '@shoal/protocol';
 
 /** host:port, with brackets around an IPv6 host. */
 export const hostPort = (host: string, port: number): string => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
-
-export const instanceWithAddress = (instance: string, address: string): string => `${instance}@${address}`;
-
-/** The address in an instance name made by instanceWithAddress, if it has one. */
-export const addressOfInstance = (instance: string | undefined): string | undefined => {
-  if (!instance) return undefined;
-  const at = instance.lastIndexOf('@');
-  const address = at < 0 ? '' : instance.slice(at + 1);
-  return address === '' ? undefined : address;
-};
 
 /**
  * What the active dispatcher tells agents (the session message's list): its own address

@@ -1,4 +1,5 @@
-import { addressOfInstance, dispatcherAddresses, hostPort, instanceWithAddress, peerHost } from './dispatcher-address';
+import { addressOfInstance, instanceWithAddress } from '@shoal/protocol';
+import { dispatcherAddresses, hostPort, peerHost } from './dispatcher-address';
 import { DEFAULT_DISPATCHER_PORT, dispatcherOptionsFromEnv } from './dispatcher.config';
 
 describe('dispatcher addresses', () => {

@@ -13,7 +13,7 @@ import type { SessionMessage } from '@shoal/protocol';
 import { EventWriter, newJoinTokens, prometheusText } from '@shoal/runtime';
 import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
-import { Heartbeats, WITHIN_MS, findEvent, keepAlive, openAssignments, openSession, sampleOf, statusOf, unary } from './testing/grpc-agent';
+import { Heartbeats, WITHIN_MS, findEvent, keepAlive, openAssignments, openSession, sampleOf, startStandby, statusOf, unary } from './testing/grpc-agent';
 import type { Client } from './testing/grpc-agent';
 
 describe('dispatcher on a real broker, with a gRPC agent', () => {
@@ -189,15 +189,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
   });
 
   it('a standby instance refuses sessions with FAILED_PRECONDITION, names the active one, and takes over when it stops', async () => {
-    const standbyLog = await topic.open('dispatcher-int-standby');
-    const standby = new DispatcherServer(standbyLog, { cluster });
-    closing.push(async () => {
-      // A standby's runner waits for the lease until its log closes.
-      const stopping = standby.stop();
-      await standbyLog.close();
-      await stopping;
-    });
-    const { port } = await standby.start();
+    const { standby, log: standbyLog, port } = await startStandby(topic, 'dispatcher-int-standby', cluster, closing);
     expect(standby.runner!.state).toBe('standby');
     const other = new DispatcherClient(`127.0.0.1:${port}`, credentials.createInsecure());
     closing.push(() => other.close());

@@ -9,11 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
-import { DISPATCHER_SERVICE, LOGS_SERVICE } from '@shoal/protocol';
+import { DISPATCHER_SERVICE, LOGS_SERVICE, instanceWithAddress } from '@shoal/protocol';
 import { ComponentRunner, makeInstanceId, newObjectId } from '@shoal/runtime';
 import type { MetricFamily, RunnerActivity, ViewSnapshots } from '@shoal/runtime';
 import { AgentService } from './agent-service';
-import { dispatcherAddresses, hostPort, instanceWithAddress } from './dispatcher-address';
+import { dispatcherAddresses, hostPort } from './dispatcher-address';
 import { AgentCounters, dispatcherMetrics } from './dispatcher-metrics';
 import { LogBroker } from './log-broker';
 

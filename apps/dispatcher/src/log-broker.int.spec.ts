@@ -14,7 +14,7 @@ import type { LogMessage, LogOptionsMessage, PublishLogsMessage, SessionMessage,
 import { EventWriter, newJoinTokens } from '@shoal/runtime';
 import { KafkaTestTopic, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
-import { WITHIN_MS, findEvent, keepAlive, openSession, sampleOf } from './testing/grpc-agent';
+import { WITHIN_MS, findEvent, keepAlive, openSession, sampleOf, startStandby } from './testing/grpc-agent';
 import type { Client, Received } from './testing/grpc-agent';
 
 type Call = (...args: unknown[]) => unknown;
@@ -230,14 +230,7 @@ describe('task output through the dispatcher on a real broker', () => {
   });
 
   it('a standby refuses with FAILED_PRECONDITION and names the active instance', async () => {
-    const standbyLog = await topic.open('log-broker-int-standby');
-    const standby = new DispatcherServer(standbyLog, { cluster });
-    closing.push(async () => {
-      const stopping = standby.stop();
-      await standbyLog.close();
-      await stopping;
-    });
-    const { port } = await standby.start();
+    const { port } = await startStandby(topic, 'log-broker-int-standby', cluster, closing);
     const other = new LogsClient(`127.0.0.1:${port}`, credentials.createInsecure());
     closing.push(() => other.close());
     const refused = new Subscriber(other, { selector: { serviceIds: ['web'], taskIds: [] }, options: ALL, managerToken: tokens.manager });

@@ -27,4 +27,5 @@ export const LogsClient = agentPackage.Logs as ServiceClientConstructor;
 /** The Logs service's definition, for `server.addService`: the active dispatcher serves it. */
 export const LOGS_SERVICE: ServiceDefinition = LogsClient.service;
 
+export * from './dispatcher-instances';
 export * from './messages';

@@ -158,5 +158,3 @@ export interface SubscribeLogsMessage {
   warnings: string[];
 }
 
-/** The gRPC metadata key (trailer) naming the dispatcher that owns the cluster's partition. */
-export const DISPATCHER_REDIRECT_KEY = 'shoal-dispatcher';

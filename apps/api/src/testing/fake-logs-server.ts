@@ -1,8 +1,10 @@
 /**
  * For specs: a Logs service (what the active dispatcher serves) on 127.0.0.1, any free
- * port, answering each SubscribeLogs call with the handler the spec gives; and a reader
- * of Docker's multiplexed stream, to check a logs body as the docker CLI reads it.
+ * port, answering each SubscribeLogs call with the handler the spec gives; a reader of
+ * Docker's multiplexed stream, to check a logs body as the docker CLI reads it; and an
+ * address where nothing listens.
  */
+import { createServer } from 'node:net';
 import { Metadata, Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { DISPATCHER_REDIRECT_KEY, LOGS_SERVICE } from '@shoal/protocol';
@@ -97,4 +99,13 @@ export const readFrames = (body: Buffer): Frame[] => {
     at += 8 + length;
   }
   return frames;
+};
+
+/** An address where nothing listens: a port on 127.0.0.1 just freed. */
+export const freedAddress = async (): Promise<string> => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `127.0.0.1:${port}`;
 };

@@ -8,7 +8,8 @@ import type { EventLog } from '@shoal/eventlog';
 import type { DispatcherClient } from '@shoal/protocol';
 import type { AssignmentsMessage, HeartbeatRequest, HeartbeatsResponse, NodeDescriptionMessage, SessionMessage, TaskStatusMessage } from '@shoal/protocol';
 import { eventsOn, eventually } from '@shoal/testing';
-import type { DispatcherServer } from '../dispatcher-server';
+import type { KafkaTestTopic } from '@shoal/testing';
+import { DispatcherServer } from '../dispatcher-server';
 
 export type Client = InstanceType<typeof DispatcherClient>;
 type Call = (...args: unknown[]) => unknown;
@@ -125,3 +126,25 @@ export const keepAlive = (client: Client, nodeId: string, sessionId: string): ((
   };
 };
 
+
+/**
+ * Another dispatcher of `cluster`, on a log of its own on the same topic: it stands by
+ * while the suite's is active. `closing` stops it (a standby's runner waits for the lease
+ * until its log closes, so its log closes before the stop is awaited).
+ */
+export const startStandby = async (
+  topic: KafkaTestTopic,
+  name: string,
+  cluster: string,
+  closing: (() => Promise<void> | void)[],
+): Promise<{ standby: DispatcherServer; log: EventLog; port: number }> => {
+  const log = await topic.open(name);
+  const standby = new DispatcherServer(log, { cluster });
+  closing.push(async () => {
+    const stopping = standby.stop();
+    await log.close();
+    await stopping;
+  });
+  const { port } = await standby.start();
+  return { standby, log, port };
+};

@@ -8,7 +8,7 @@
  */
 import type { ShoalEvent } from '@shoal/contracts';
 import type { Verdict } from '@shoal/domain';
-import { addressOfInstance } from './instance-address';
+import { addressOfInstance } from '@shoal/protocol';
 
 export interface ActiveDispatcher {
   readonly instance: string;

@@ -2,7 +2,7 @@ import type { ShoalEvent } from '@shoal/contracts';
 import { applied, rejected } from '@shoal/domain';
 import { EventBuilder } from '@shoal/testing';
 import { DispatcherLocator } from './dispatcher-locator';
-import { addressOfInstance } from './instance-address';
+import { addressOfInstance } from '@shoal/protocol';
 
 const b = new EventBuilder('c1');
 const takeover = (component: 'dispatcher' | 'orchestrator', instance: string, term: number): ShoalEvent =>

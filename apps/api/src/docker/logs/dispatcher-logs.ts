@@ -5,9 +5,9 @@
  * and names the active one in the `shoal-dispatcher` trailer, and the subscription is
  * tried once more there.
  */
-import { Metadata, credentials, status as GrpcStatus } from '@grpc/grpc-js';
+import { credentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { CallOptions, Client, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { DISPATCHER_REDIRECT_KEY, LogsClient } from '@shoal/protocol';
+import { LogsClient, redirectOf } from '@shoal/protocol';
 import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
 import { LogsCall } from './logs-call';
 
@@ -35,13 +35,6 @@ export class DispatcherCallError extends Error {
   }
 }
 
-/** The active dispatcher's address in a refusal's trailer, if it names one. */
-export const redirectOf = (error: unknown): string | undefined => {
-  const { code, metadata } = error as Partial<ServiceError>;
-  if (code !== GrpcStatus.FAILED_PRECONDITION || !(metadata instanceof Metadata)) return undefined;
-  const value = metadata.get(DISPATCHER_REDIRECT_KEY)[0];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-};
 
 const callError = (address: string, error: unknown): DispatcherCallError => {
   if (error instanceof DispatcherCallError) return error;
@@ -67,7 +60,7 @@ export class DispatcherLogs {
     try {
       return await this.start(address, request, signal);
     } catch (error) {
-      const redirect = redirectOf(error);
+      const redirect = (error as Partial<ServiceError>).code === GrpcStatus.FAILED_PRECONDITION ? redirectOf(error) : undefined;
       if (redirect === undefined || redirect === address || signal?.aborted) throw callError(address, error);
       try {
         return await this.start(redirect, request, signal);

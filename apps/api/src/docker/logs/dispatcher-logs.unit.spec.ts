@@ -1,8 +1,7 @@
-import { createServer } from 'node:net';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
-import { logLine, redirectingTo, sending, startFakeLogsServer } from '../../testing/fake-logs-server';
+import { freedAddress, logLine, redirectingTo, sending, startFakeLogsServer } from '../../testing/fake-logs-server';
 import type { FakeLogsServer } from '../../testing/fake-logs-server';
 import { DispatcherCallError, DispatcherLogs } from './dispatcher-logs';
 import type { LogsCall } from './logs-call';
@@ -25,14 +24,6 @@ const drain = (call: LogsCall): Promise<{ messages: SubscribeLogsMessage[]; erro
     });
   });
 
-/** An address where nothing listens: a port just freed. */
-const freedAddress = async (): Promise<string> => {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `127.0.0.1:${port}`;
-};
 
 const until = async (check: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !check(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));

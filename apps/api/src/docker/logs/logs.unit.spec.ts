@@ -3,12 +3,11 @@
  * active dispatcher (a Logs server on 127.0.0.1) named by an OwnershipTaken on the log,
  * and the body read back frame by frame — and by the real docker CLI.
  */
-import { createServer } from 'node:net';
 import { request } from 'node:http';
 import { newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { startApi } from '../../testing/api-harness';
 import type { ApiHarness } from '../../testing/api-harness';
-import { logLine, readFrames, redirectingTo, sending, startFakeLogsServer } from '../../testing/fake-logs-server';
+import { freedAddress, logLine, readFrames, redirectingTo, sending, startFakeLogsServer } from '../../testing/fake-logs-server';
 import type { FakeLogsServer, LogsCallHandler } from '../../testing/fake-logs-server';
 
 
@@ -29,13 +28,6 @@ const get = (api: ApiHarness, path: string): Promise<Answer> =>
     req.end();
   });
 
-const freedAddress = async (): Promise<string> => {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `127.0.0.1:${port}`;
-};
 
 describe("Docker's service and task logs, from the active dispatcher", () => {
   let api: ApiHarness;
