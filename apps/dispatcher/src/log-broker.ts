@@ -198,7 +198,8 @@ export class LogBroker {
       }
       this.ask(subscription, link, {});
     }
-    if (warnings.length > 0) call.write({ messages: [], warnings });
+    // The first message says the subscription is taken: the caller can answer its own caller.
+    call.write({ messages: [], warnings });
     if (!options.follow && subscription.pending.size === 0) this.finish(subscription);
     else this.armTimer(subscription);
   }

@@ -17,10 +17,8 @@ interface LogsApi {
 }
 
 export interface DispatcherLogsOptions {
-  /** How long a dispatcher has to accept the connection (default 5 s). */
-  readonly connectTimeoutMs?: number;
-  /** How long a connected dispatcher has to refuse the call before it counts as started (default 500 ms). */
-  readonly graceMs?: number;
+  /** How long a dispatcher has to take a subscription: the connection, and its first message (default 5 s). */
+  readonly answerTimeoutMs?: number;
 }
 
 /** Why a subscription could not start: the address last tried and the gRPC status, if one came. */
@@ -44,12 +42,10 @@ const callError = (address: string, error: unknown): DispatcherCallError => {
 
 export class DispatcherLogs {
   private readonly clients = new Map<string, Client>();
-  private readonly connectTimeoutMs: number;
-  private readonly graceMs: number;
+  private readonly answerTimeoutMs: number;
 
   constructor(options: DispatcherLogsOptions = {}) {
-    this.connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
-    this.graceMs = options.graceMs ?? 500;
+    this.answerTimeoutMs = options.answerTimeoutMs ?? 5_000;
   }
 
   /**
@@ -78,7 +74,7 @@ export class DispatcherLogs {
   private async start(address: string, request: SubscribeLogsRequest, signal?: AbortSignal): Promise<LogsCall> {
     if (signal?.aborted) throw new DispatcherCallError(address, GrpcStatus.CANCELLED, 'the client went away');
     const client = this.client(address);
-    const call = new LogsCall((client as unknown as LogsApi).subscribeLogs(request), this.accepted(address, client));
+    const call = new LogsCall((client as unknown as LogsApi).subscribeLogs(request), this.unanswered(address, client));
     const cancel = (): void => call.cancel();
     signal?.addEventListener('abort', cancel, { once: true });
     try {
@@ -89,15 +85,16 @@ export class DispatcherLogs {
     }
   }
 
-  /** Resolves once the channel to `address` is up and the grace has passed. */
-  private accepted(address: string, client: Client): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      client.waitForReady(Date.now() + this.connectTimeoutMs, (error) => {
-        if (error) {
-          reject(new DispatcherCallError(address, undefined, `no connection within ${this.connectTimeoutMs} ms (${error.message})`));
-          return;
-        }
-        setTimeout(resolve, this.graceMs).unref();
+  /** Rejects when the dispatcher at `address` cannot be reached, or has not taken the call, within the answer timeout. */
+  private unanswered(address: string, client: Client): Promise<never> {
+    return new Promise<never>((_resolve, reject) => {
+      const deadline = Date.now() + this.answerTimeoutMs;
+      client.waitForReady(deadline, (error) => {
+        if (error) return reject(new DispatcherCallError(address, undefined, `no connection within ${this.answerTimeoutMs} ms (${error.message})`));
+        setTimeout(
+          () => reject(new DispatcherCallError(address, GrpcStatus.DEADLINE_EXCEEDED, `connected, but the subscription was not taken within ${this.answerTimeoutMs} ms`)),
+          Math.max(0, deadline - Date.now()),
+        ).unref();
       });
     });
   }

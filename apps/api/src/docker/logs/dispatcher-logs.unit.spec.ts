@@ -40,7 +40,7 @@ describe("the API's client of the dispatchers' Logs service", () => {
   };
 
   beforeEach(() => {
-    client = new DispatcherLogs({ connectTimeoutMs: 2_000, graceMs: 100 });
+    client = new DispatcherLogs({ answerTimeoutMs: 1_000 });
   });
   afterEach(async () => {
     client.close();
@@ -85,15 +85,21 @@ describe("the API's client of the dispatchers' Logs service", () => {
     await expect(client.subscribe(address, request)).rejects.toMatchObject({ address, code: GrpcStatus.UNAVAILABLE });
   });
 
-  it('starts a silent stream once the dispatcher has not refused it within the grace, and cancels it', async () => {
-    const silent = await serve(() => undefined);
-    const call = await client.subscribe(silent.address, { ...request, options: { ...request.options, follow: true } });
-    expect(silent.open).toBe(1);
+  it('starts once the dispatcher takes the subscription (its first message, empty), and cancels it', async () => {
+    const taking = await serve((call) => call.write({ messages: [], warnings: [] }));
+    const call = await client.subscribe(taking.address, { ...request, options: { ...request.options, follow: true } });
+    expect(taking.open).toBe(1);
     const ended = jest.fn();
     call.attach({ message: async () => undefined, end: ended });
     call.cancel();
-    await until(() => silent.open === 0);
+    await until(() => taking.open === 0);
     expect(ended).not.toHaveBeenCalled();
+  });
+
+  it('fails, and cancels the call, when a dispatcher that answers the connection does not take the subscription in time', async () => {
+    const silent = await serve(() => undefined);
+    await expect(client.subscribe(silent.address, request)).rejects.toMatchObject({ address: silent.address, code: GrpcStatus.DEADLINE_EXCEEDED });
+    await until(() => silent.open === 0);
   });
 
   it('cancels a call whose caller went away before it started', async () => {

@@ -1,10 +1,10 @@
 /**
  * One SubscribeLogs call to a dispatcher, as the API serves it over HTTP. An HTTP answer
  * cannot change its status once it has begun, so the call first has to *start*: it has
- * started when the dispatcher sends output, or ends the stream cleanly, or the channel is
- * connected and no refusal has come within a short grace. Until then a failure (refused,
- * not the active dispatcher, nobody listening) rejects `started`, and the API answers it
- * with an HTTP error. After that, `attach` hands the messages to a sink one at a time: the
+ * started when the dispatcher sends its first message (which says it took the
+ * subscription) or ends the stream cleanly. Until then a failure (refused, not the active
+ * dispatcher, nobody listening, no answer in time) rejects `started`, and the API answers
+ * it with an HTTP error. After that, `attach` hands the messages to a sink one at a time: the
  * call reads no more from the dispatcher until the sink has taken the last one, so a slow
  * client slows the stream down instead of filling the API's memory.
  */
@@ -33,13 +33,10 @@ export class LogsCall {
   private cancelled = false;
   private failure?: ServiceError;
 
-  /**
-   * `accepted` resolves when the dispatcher can be taken to have accepted the call (its
-   * channel is up and the grace has passed), or rejects when it cannot be reached.
-   */
+  /** `unanswered` rejects when the dispatcher cannot be reached, or does not take the call in time. */
   constructor(
     private readonly call: ClientReadableStream<SubscribeLogsMessage>,
-    accepted: Promise<void>,
+    unanswered: Promise<never>,
   ) {
     this.started = new Promise<void>((resolve, reject) => {
       this.resolveStart = resolve;
@@ -65,14 +62,11 @@ export class LogsCall {
       this.ended = true;
       void this.pump();
     });
-    accepted.then(
-      () => this.start(),
-      (error: unknown) => {
-        if (this.isStarted) return;
-        this.refuse(error);
-        this.cancel();
-      },
-    );
+    unanswered.catch((error: unknown) => {
+      if (this.isStarted) return;
+      this.refuse(error);
+      this.cancel();
+    });
   }
 
   /** Delivers the stream to `sink`, from its first message. */
