@@ -42,13 +42,19 @@ const NEWLINE = 0x0a;
 
 export type LogListener = (entry: LogEntry) => void;
 
+/**
+ * A fleet's agent holds a log for each of tens of thousands of tasks, most of them a line
+ * or two: what a log needs only once something uses it (an unfinished line, a follower)
+ * is made then, and a whole line written as text becomes its entry without a copy.
+ */
 export class TaskLog implements TaskOutput {
   private entries: LogEntry[] = [];
   /** Entries before this index are dropped (compacted away now and then). */
   private first = 0;
   private bytes = 0;
-  private readonly partial: Record<OutputStream, Buffer> = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
-  private readonly listeners = new Set<LogListener>();
+  /** Each stream's unfinished line, while it has one. */
+  private partial?: Partial<Record<OutputStream, Buffer>>;
+  private listeners?: Set<LogListener>;
   private ended = false;
   private readonly now: () => number;
   private readonly keptLines: number;
@@ -67,7 +73,14 @@ export class TaskLog implements TaskOutput {
 
   write(stream: OutputStream, chunk: Buffer | string): void {
     if (this.ended) return;
-    let pending = Buffer.concat([this.partial[stream], typeof chunk === 'string' ? Buffer.from(chunk) : chunk]);
+    const unfinished = this.partial?.[stream];
+    if (unfinished === undefined && typeof chunk === 'string' && chunk.indexOf('\n') === chunk.length - 1) {
+      // One whole line, as text: its bytes are made here, so the entry can keep them as they are.
+      const line = Buffer.from(chunk);
+      if (line.length - 1 <= MAX_LINE_BYTES) return this.add(stream, line, true);
+    }
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let pending = unfinished ? Buffer.concat([unfinished, bytes]) : bytes;
     for (let newline = pending.indexOf(NEWLINE); newline >= 0; newline = pending.indexOf(NEWLINE)) {
       this.line(stream, pending.subarray(0, newline + 1));
       pending = pending.subarray(newline + 1);
@@ -77,16 +90,18 @@ export class TaskLog implements TaskOutput {
       this.add(stream, pending.subarray(0, MAX_LINE_BYTES));
       pending = pending.subarray(MAX_LINE_BYTES);
     }
-    this.partial[stream] = Buffer.from(pending);
+    if (pending.length > 0) (this.partial ??= {})[stream] = Buffer.from(pending);
+    else if (unfinished !== undefined) delete this.partial![stream];
   }
 
   /** The task writes no more: the lines it left unfinished are kept, with a newline. */
   end(): void {
     if (this.ended) return;
     for (const stream of ['stdout', 'stderr'] as const) {
-      if (this.partial[stream].length > 0) this.line(stream, Buffer.concat([this.partial[stream], Buffer.from('\n')]));
-      this.partial[stream] = Buffer.alloc(0);
+      const unfinished = this.partial?.[stream];
+      if (unfinished !== undefined) this.line(stream, Buffer.concat([unfinished, Buffer.from('\n')]));
     }
+    this.partial = undefined;
     this.ended = true;
   }
 
@@ -102,8 +117,8 @@ export class TaskLog implements TaskOutput {
 
   /** Calls `listener` with each line written from now on; returns what stops it. */
   follow(listener: LogListener): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
+    (this.listeners ??= new Set()).add(listener);
+    return () => void this.listeners?.delete(listener);
   }
 
   /** A whole line, newline included: cut into pieces when it is too long. */
@@ -116,9 +131,9 @@ export class TaskLog implements TaskOutput {
     this.add(stream, rest);
   }
 
-  private add(stream: OutputStream, data: Buffer): void {
-    // A copy: the entry must not hold on to the whole chunk it came in.
-    const entry: LogEntry = { at: this.now(), stream, data: Buffer.from(data) };
+  /** Keeps a line; `own`: its bytes were made for it, else they are copied (the entry must not hold on to the whole chunk they came in). */
+  private add(stream: OutputStream, data: Buffer, own = false): void {
+    const entry: LogEntry = { at: this.now(), stream, data: own ? data : Buffer.from(data) };
     this.entries.push(entry);
     this.bytes += entry.data.length;
     while (this.size > 0 && (this.size > this.keptLines || this.bytes > this.keptBytes)) {
@@ -129,7 +144,7 @@ export class TaskLog implements TaskOutput {
       this.entries = this.entries.slice(this.first);
       this.first = 0;
     }
-    for (const listener of this.listeners) listener(entry);
+    if (this.listeners) for (const listener of this.listeners) listener(entry);
   }
 }
 
