@@ -40,6 +40,8 @@ export interface TaskLogOptions {
 
 const NEWLINE = 0x0a;
 
+const DEFAULTS: Required<TaskLogOptions> = { now: () => Date.now(), keptLines: KEPT_LINES, keptBytes: KEPT_BYTES };
+
 export type LogListener = (entry: LogEntry) => void;
 
 /**
@@ -56,14 +58,11 @@ export class TaskLog implements TaskOutput {
   private partial?: Partial<Record<OutputStream, Buffer>>;
   private listeners?: Set<LogListener>;
   private ended = false;
-  private readonly now: () => number;
-  private readonly keptLines: number;
-  private readonly keptBytes: number;
+  /** The clock and bounds: the defaults are one object that every log shares. */
+  private readonly options: Required<TaskLogOptions>;
 
-  constructor(options: TaskLogOptions = {}) {
-    this.now = options.now ?? Date.now;
-    this.keptLines = options.keptLines ?? KEPT_LINES;
-    this.keptBytes = options.keptBytes ?? KEPT_BYTES;
+  constructor(options?: TaskLogOptions) {
+    this.options = options ? { ...DEFAULTS, ...options } : DEFAULTS;
   }
 
   /** Lines kept now. */
@@ -133,10 +132,13 @@ export class TaskLog implements TaskOutput {
 
   /** Keeps a line; `own`: its bytes were made for it, else they are copied (the entry must not hold on to the whole chunk they came in). */
   private add(stream: OutputStream, data: Buffer, own = false): void {
-    const entry: LogEntry = { at: this.now(), stream, data: own ? data : Buffer.from(data) };
-    this.entries.push(entry);
+    const entry: LogEntry = { at: this.options.now(), stream, data: own ? data : Buffer.from(data) };
+    // Most logs hold a line or two: the first takes an array of its own size, not a grown one.
+    if (this.entries.length === 0) this.entries = [entry];
+    else this.entries.push(entry);
     this.bytes += entry.data.length;
-    while (this.size > 0 && (this.size > this.keptLines || this.bytes > this.keptBytes)) {
+    const { keptLines, keptBytes } = this.options;
+    while (this.size > 0 && (this.size > keptLines || this.bytes > keptBytes)) {
       this.bytes -= this.entries[this.first]!.data.length;
       this.first += 1;
     }
