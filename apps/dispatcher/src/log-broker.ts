@@ -64,6 +64,8 @@ interface Subscription {
   /** Nodes asked that have not sent everything yet (not following). */
   readonly pending: Set<string>;
   timer?: NodeJS.Timeout;
+  /** Nodes' streams held back until the caller takes more (resumed on 'drain', or when the subscription ends). */
+  readonly paused: Set<PublishCall>;
   done: boolean;
 }
 
@@ -182,6 +184,7 @@ export class LogBroker {
       call,
       asked: new Map(),
       pending: new Set(),
+      paused: new Set(),
       done: false,
     };
     this.subscriptions.set(subscription.id, subscription);
@@ -247,7 +250,8 @@ export class LogBroker {
     // A slow caller holds the node back rather than the dispatcher buffering its output.
     if (!subscription.call.write({ messages: forwarded, warnings: [] })) {
       from.pause();
-      subscription.call.once('drain', () => from.resume());
+      if (subscription.paused.size === 0) subscription.call.once('drain', () => this.resumeNodes(subscription));
+      subscription.paused.add(from);
     }
   }
 
@@ -279,6 +283,8 @@ export class LogBroker {
     if (subscription.done) return;
     subscription.done = true;
     if (subscription.timer) clearTimeout(subscription.timer);
+    // A node held back reads on, so that it hears its publication is over.
+    this.resumeNodes(subscription);
     this.subscriptions.delete(subscription.id);
     this.following.delete(subscription);
     for (const [nodeId, sessionId] of subscription.asked) {
@@ -292,6 +298,12 @@ export class LogBroker {
     if (call.cancelled || call.writableEnded) return;
     if (error) call.emit('error', error);
     else call.end();
+  }
+
+  private resumeNodes(subscription: Subscription): void {
+    const paused = [...subscription.paused];
+    subscription.paused.clear();
+    for (const call of paused) call.resume();
   }
 
   /** "hostname (id)", or the id when the view has no other name for it. */
