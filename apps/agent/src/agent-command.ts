@@ -18,6 +18,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { isDispatcherAddress } from '@shoal/protocol';
 import { AgentSession } from './agent-session';
 import { parseByteSize } from './byte-size';
 import { keepDispatchers, keptDispatchers } from './kept-dispatchers';
@@ -81,11 +82,13 @@ const cpuCount = (value: string): number => {
   return cpus;
 };
 
-/** One host:port, or several separated by commas (the dispatchers to try in turn). */
+/** One host:port, or several separated by commas (the dispatchers to try in turn); an IPv6 host in brackets. */
 const hostPorts = (value: string): string[] => {
   const list = value.split(',').map((part) => part.trim());
   for (const part of list) {
-    if (!/^[^\s:,]+:\d{1,5}$/.test(part)) throw new Error(`expected host:port, or several separated by commas, e.g. 127.0.0.1:2377,10.0.0.2:2377; got "${part}"`);
+    if (!isDispatcherAddress(part)) {
+      throw new Error(`expected host:port, or several separated by commas, e.g. 127.0.0.1:2377,10.0.0.2:2377 (an IPv6 host in brackets: [::1]:2377); got "${part}"`);
+    }
   }
   return list;
 };

@@ -54,6 +54,9 @@ describe('shoal agent', () => {
       await expect(run(['--join-token', 'x'])).rejects.toThrow('--dispatcher is required (or set SHOAL_DISPATCHER)');
       await expect(run(['--join-token', 'x', '--dispatcher', 'nowhere'])).rejects.toThrow(/expected host:port/);
       await expect(run(['--join-token', 'x', '--dispatcher', `${dispatcher.address},nowhere`])).rejects.toThrow(/expected host:port, or several separated by commas.*got "nowhere"/);
+      // An IPv6 host goes in brackets, as a dispatcher on an IPv6 host lists itself (the next complaint is --cpus: the address passed).
+      await expect(run(['--join-token', 'x', '--dispatcher', '::1:2377'])).rejects.toThrow(/an IPv6 host in brackets: \[::1\]:2377\); got "::1:2377"/);
+      await expect(run(['--join-token', 'x', '--dispatcher', '[::1]:2377', '--cpus', '2'])).rejects.toThrow('--cpus is for simulated nodes: add --simulate N');
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--cpus', '2'])).rejects.toThrow('--cpus is for simulated nodes: add --simulate N');
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--simulate', 'many'])).rejects.toThrow(/expected a number of nodes/);
     } finally {

@@ -5,9 +5,9 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDispatcherAddress } from '@shoal/protocol';
 
 const FILE = 'dispatchers';
-const HOST_PORT = /^(\[[^\]]+\]|[^\s:,[\]]+):\d{1,5}$/;
 
 /** What an earlier run kept; none when there is no state directory, no file, or nothing in it that reads as host:port. */
 export const keptDispatchers = (stateDir: string | undefined): string[] => {
@@ -16,7 +16,7 @@ export const keptDispatchers = (stateDir: string | undefined): string[] => {
     return readFileSync(join(stateDir, FILE), 'utf8')
       .split('\n')
       .map((line) => line.trim())
-      .filter((line) => HOST_PORT.test(line));
+      .filter(isDispatcherAddress);
   } catch {
     return [];
   }

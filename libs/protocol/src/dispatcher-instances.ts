@@ -11,6 +11,9 @@ import type { ServiceError } from '@grpc/grpc-js';
 /** The gRPC metadata key (trailer) naming the dispatcher that owns the cluster's partition. */
 export const DISPATCHER_REDIRECT_KEY = 'shoal-dispatcher';
 
+/** A dispatcher's address as agents dial it and dispatchers list it: host:port, an IPv6 host in brackets ("[::1]:2377"). */
+export const isDispatcherAddress = (text: string): boolean => /^(\[[^\]\s]+\]|[^\s:,[\]]+):\d{1,5}$/.test(text);
+
 export const instanceWithAddress = (instance: string, address: string): string => `${instance}@${address}`;
 
 /** The address in an instance name made by instanceWithAddress: after its last '@'; undefined when it names none. */
