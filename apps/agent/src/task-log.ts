@@ -42,6 +42,15 @@ const NEWLINE = 0x0a;
 
 const DEFAULTS: Required<TaskLogOptions> = { now: () => Date.now(), keptLines: KEPT_LINES, keptBytes: KEPT_BYTES };
 
+/** Options with the defaults filled in, once per options object (a worker makes every task's log with the same one). */
+const filledIn = new WeakMap<TaskLogOptions, Required<TaskLogOptions>>();
+const resolved = (options: TaskLogOptions | undefined): Required<TaskLogOptions> => {
+  if (!options) return DEFAULTS;
+  let full = filledIn.get(options);
+  if (!full) filledIn.set(options, (full = { ...DEFAULTS, ...options }));
+  return full;
+};
+
 export type LogListener = (entry: LogEntry) => void;
 
 /**
@@ -58,11 +67,11 @@ export class TaskLog implements TaskOutput {
   private partial?: Partial<Record<OutputStream, Buffer>>;
   private listeners?: Set<LogListener>;
   private ended = false;
-  /** The clock and bounds: the defaults are one object that every log shares. */
+  /** The clock and bounds: one object shared by every log made with the same options. */
   private readonly options: Required<TaskLogOptions>;
 
   constructor(options?: TaskLogOptions) {
-    this.options = options ? { ...DEFAULTS, ...options } : DEFAULTS;
+    this.options = resolved(options);
   }
 
   /** Lines kept now. */

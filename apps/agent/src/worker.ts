@@ -11,6 +11,7 @@ import type { TaskSpec } from '@shoal/contracts';
 import type { AssignmentMessage, AssignmentsMessage, LogSelectorMessage } from '@shoal/protocol';
 import type { AssignedTask, Executor } from './executor';
 import { TaskLog } from './task-log';
+import type { TaskLogOptions } from './task-log';
 import { TaskRunner, wantsStop } from './task-runner';
 import type { StatusSink, TaskStatusReport } from './task-runner';
 
@@ -60,6 +61,8 @@ export const decodeAssignment = (assignment: AssignmentMessage): AssignedTask =>
 export class Worker {
   private readonly tasks = new Map<string, Entry>();
   private readonly added = new Set<(task: LoggedTask) => void>();
+  /** Every task's log reads the worker's clock: one options object for all of them. */
+  private readonly logOptions: TaskLogOptions = { now: () => this.now().getTime() };
 
   constructor(
     private readonly executor: Executor,
@@ -112,7 +115,7 @@ export class Worker {
       if (held.status.state > assignment.observedState && held.status.state >= TaskState.ACCEPTED) this.report(held.status);
       return;
     }
-    const log = new TaskLog({ now: () => this.now().getTime() });
+    const log = new TaskLog(this.logOptions);
     const entry: Entry = { taskId: assignment.taskId, serviceId: assignment.serviceId, log, held: this.begin(assignment, log) };
     this.tasks.set(assignment.taskId, entry);
     for (const listener of this.added) listener(entry);
