@@ -29,8 +29,12 @@ export const dockerTimestamp = (at: string): string => {
   return `${seconds}.${(match[2] ?? '').slice(0, 9).padEnd(9, '0')}Z`;
 };
 
+const UNRESERVED = /^[A-Za-z0-9\-_.~]*$/;
+
 /** Go's url.QueryEscape: unreserved bytes as they are, a space as '+', every other byte %XX. */
 export const queryEscape = (text: string): string => {
+  // Ids are made of unreserved bytes: every line carries three, so they pass through whole.
+  if (UNRESERVED.test(text)) return text;
   let out = '';
   for (const byte of Buffer.from(text, 'utf8')) {
     const char = String.fromCharCode(byte);
