@@ -7,7 +7,7 @@
  */
 import { credentials } from '@grpc/grpc-js';
 import type { CallOptions, Client, ClientReadableStream, ClientUnaryCall, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
-import { DispatcherClient } from '@shoal/protocol';
+import { DISPATCHER_CHANNEL_OPTIONS, DispatcherClient } from '@shoal/protocol';
 import type {
   AssignmentsMessage,
   AssignmentsRequest,
@@ -55,10 +55,7 @@ export class DispatcherChannels {
       // Its own subchannel pool: each client is its own connection, not one shared by all.
       client = new DispatcherClient(address, credentials.createInsecure(), {
         'grpc.use_local_subchannel_pool': 1,
-        'grpc.keepalive_time_ms': 30_000,
-        'grpc.keepalive_timeout_ms': 10_000,
-        'grpc.initial_reconnect_backoff_ms': 200,
-        'grpc.max_reconnect_backoff_ms': 5_000,
+        ...DISPATCHER_CHANNEL_OPTIONS,
       });
       pool[slot] = client;
     }

@@ -7,7 +7,7 @@
  */
 import { credentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { CallOptions, Client, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { LogsClient, redirectOf } from '@shoal/protocol';
+import { DISPATCHER_CHANNEL_OPTIONS, LogsClient, redirectOf } from '@shoal/protocol';
 import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
 import { LogsCall } from './logs-call';
 
@@ -102,12 +102,7 @@ export class DispatcherLogs {
   private client(address: string): Client {
     let client = this.clients.get(address);
     if (!client) {
-      client = new LogsClient(address, credentials.createInsecure(), {
-        'grpc.keepalive_time_ms': 30_000,
-        'grpc.keepalive_timeout_ms': 10_000,
-        'grpc.initial_reconnect_backoff_ms': 200,
-        'grpc.max_reconnect_backoff_ms': 5_000,
-      });
+      client = new LogsClient(address, credentials.createInsecure(), { ...DISPATCHER_CHANNEL_OPTIONS });
       this.clients.set(address, client);
     }
     return client;
