@@ -21,7 +21,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isDispatcherAddress } from '@shoal/protocol';
 import { AgentSession } from './agent-session';
 import { parseByteSize } from './byte-size';
-import { keepDispatchers, keptDispatchers } from './kept-dispatchers';
+import { dispatcherKeeper, keptDispatchers } from './kept-dispatchers';
 import { DispatcherChannels } from './dispatcher-channels';
 import { ExecExecutor } from './exec-executor';
 import { parseLabel } from './node-description';
@@ -142,14 +142,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   const session = new AgentSession({
     dispatchers,
     knownDispatchers: keptDispatchers(options.stateDir),
-    onDispatchers: (listed) => {
-      if (!options.stateDir) return;
-      try {
-        keepDispatchers(options.stateDir, listed);
-      } catch (error) {
-        say(`could not keep the dispatchers' addresses in ${options.stateDir}: ${(error as Error).message}`);
-      }
-    },
+    onDispatchers: dispatcherKeeper(options.stateDir, say),
     joinToken,
     executor,
     channels,

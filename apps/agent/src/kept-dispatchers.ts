@@ -22,10 +22,21 @@ export const keptDispatchers = (stateDir: string | undefined): string[] => {
   }
 };
 
-/** Keeps the list, whole or not at all (written aside, then renamed into place). */
-export const keepDispatchers = (stateDir: string, dispatchers: readonly string[]): void => {
-  mkdirSync(stateDir, { recursive: true });
-  const file = join(stateDir, FILE);
-  writeFileSync(`${file}.tmp`, dispatchers.map((address) => `${address}\n`).join(''));
-  renameSync(`${file}.tmp`, file);
-};
+/**
+ * Keeps each list it is given in `stateDir`, whole or not at all (written aside, then
+ * renamed into place); a list it cannot keep is told to `say`, and the agent goes on.
+ * Without a state directory it keeps nothing.
+ */
+export const dispatcherKeeper =
+  (stateDir: string | undefined, say: (line: string) => void) =>
+  (dispatchers: readonly string[]): void => {
+    if (!stateDir) return;
+    try {
+      mkdirSync(stateDir, { recursive: true });
+      const file = join(stateDir, FILE);
+      writeFileSync(`${file}.tmp`, dispatchers.map((address) => `${address}\n`).join(''));
+      renameSync(`${file}.tmp`, file);
+    } catch (error) {
+      say(`could not keep the dispatchers' addresses in ${stateDir}: ${(error as Error).message}`);
+    }
+  };

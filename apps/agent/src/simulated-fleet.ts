@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { AgentSession, JoinRefusedError } from './agent-session';
 import { DispatcherChannels } from './dispatcher-channels';
-import { keepDispatchers, keptDispatchers } from './kept-dispatchers';
+import { dispatcherKeeper, keptDispatchers } from './kept-dispatchers';
 import { NANO_CPUS_PER_CPU, nodeDescription } from './node-description';
 import { SimulatedExecutor } from './simulated-executor';
 import { TimerWheel } from './timers';
@@ -146,15 +146,6 @@ export class SimulatedFleet {
     renameSync(`${file}.tmp`, file);
   }
 
-  private keepDispatchers(listed: readonly string[]): void {
-    if (!this.options.stateDir) return;
-    try {
-      keepDispatchers(this.options.stateDir, listed);
-    } catch (error) {
-      this.options.log?.(`could not keep the dispatchers' addresses in ${this.options.stateDir}: ${(error as Error).message}`);
-    }
-  }
-
   private async startNode(index: number): Promise<void> {
     const keptId = this.keptIds[index];
     try {
@@ -180,7 +171,7 @@ export class SimulatedFleet {
       dispatchers: this.options.dispatchers,
       knownDispatchers: this.knownDispatchers,
       // Every node hears the same list: the first keeps it for the fleet.
-      ...(index === 0 ? { onDispatchers: (listed: readonly string[]) => this.keepDispatchers(listed) } : {}),
+      ...(index === 0 ? { onDispatchers: dispatcherKeeper(this.options.stateDir, (line) => this.options.log?.(line)) } : {}),
       joinToken: this.options.joinToken,
       executor: new SimulatedExecutor(description, this.timers),
       channels: this.channels,
