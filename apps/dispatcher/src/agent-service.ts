@@ -31,6 +31,8 @@ import type { SessionSource } from './agent-session';
 import { peerHost } from './dispatcher-address';
 import type { AgentCounters } from './dispatcher-metrics';
 import type { LogBroker } from './log-broker';
+import { SESSION_NOT_FOUND, refusal } from './refusal';
+import type { Refusal } from './refusal';
 import { toNodeDescription, toStatusReport } from './protocol-mapping';
 
 export interface AgentServiceDeps {
@@ -54,16 +56,6 @@ export interface AgentServiceDeps {
 
 /** A node id an agent may keep: letters, digits, '.', '_', '-'; at most 128. */
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
-interface Refusal {
-  readonly code: status;
-  readonly details: string;
-  readonly metadata?: Metadata;
-}
-
-const refusal = (code: status, details: string, metadata?: Metadata): Refusal => ({ code, details, ...(metadata ? { metadata } : {}) });
-
-const SESSION_NOT_FOUND = 'session not found: it expired or was replaced; open a new session';
 
 export class AgentService {
   /** How to answer each Heartbeats stream still open. */

@@ -8,7 +8,7 @@
  * or comes back with a new session, is asked too. Output never touches the event log.
  */
 import { status } from '@grpc/grpc-js';
-import type { Metadata, ServerReadableStream, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
+import type { ServerReadableStream, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
 import type { ClusterState, SessionTable } from '@shoal/domain';
 import type {
   LogMessage,
@@ -19,14 +19,9 @@ import type {
   SubscribeLogsMessage,
   SubscribeLogsRequest,
 } from '@shoal/protocol';
+import { SESSION_NOT_FOUND } from './refusal';
+import type { Refusal } from './refusal';
 
-/** The RPC's answer when the broker will not serve: not active, wrong token, bad request. */
-export interface LogRefusal {
-  readonly code: status;
-  readonly details: string;
-  /** The `shoal-dispatcher` trailer, from a standby that knows the active instance. */
-  readonly metadata?: Metadata;
-}
 
 /** One node's session as the broker uses it: where subscriptions go. */
 export interface LogSessionLink {
@@ -39,7 +34,7 @@ export interface LogSessionLink {
 
 export interface LogBrokerDeps {
   /** The view while this instance is the active dispatcher, else how to refuse. */
-  readonly active: () => { readonly state: ClusterState } | LogRefusal;
+  readonly active: () => { readonly state: ClusterState } | Refusal;
   readonly sessions: SessionTable;
   readonly newId: () => string;
   readonly log: (line: string) => void;
@@ -69,7 +64,6 @@ interface Subscription {
   done: boolean;
 }
 
-const SESSION_NOT_FOUND = 'session not found: it expired or was replaced; open a new session';
 
 const isLink = (link: unknown): link is LogSessionLink => typeof (link as Partial<LogSessionLink> | undefined)?.subscribeLogs === 'function';
 
@@ -93,7 +87,7 @@ export class LogBroker {
   /** PublishLogs, the agents' side: served with the Dispatcher service. */
   publish(call: PublishCall, done: sendUnaryData<object>): void {
     let answered = false;
-    const answer = (refusal?: LogRefusal): void => {
+    const answer = (refusal?: Refusal): void => {
       if (answered) return;
       answered = true;
       if (refusal) done(refusal);
@@ -164,7 +158,7 @@ export class LogBroker {
   }
 
   private subscribe(call: SubscribeCall): void {
-    const refuse = (refusal: LogRefusal): void => void call.emit('error', refusal);
+    const refuse = (refusal: Refusal): void => void call.emit('error', refusal);
     const view = this.deps.active();
     if (!('state' in view)) return refuse(view);
     const request = call.request;
@@ -279,7 +273,7 @@ export class LogBroker {
   }
 
   /** Ends the subscription: the caller's stream (unless it went away) and every node's publication. */
-  private finish(subscription: Subscription, error?: LogRefusal): void {
+  private finish(subscription: Subscription, error?: Refusal): void {
     if (subscription.done) return;
     subscription.done = true;
     if (subscription.timer) clearTimeout(subscription.timer);
