@@ -29,6 +29,7 @@ const envelopeShape = object({
       serviceVersions: optional(recordOf(int)),
       nodeVersions: optional(recordOf(int)),
       clusterVersion: optional(int),
+      configVersions: optional(recordOf(int)),
     }),
   ),
 });

@@ -45,6 +45,8 @@ export interface Expectations {
   readonly nodeVersions?: Readonly<Record<string, number>>;
   /** the cluster spec version the writer decided from */
   readonly clusterVersion?: number;
+  /** config id → the config version the writer decided from */
+  readonly configVersions?: Readonly<Record<string, number>>;
 }
 
 export interface Envelope<TType extends string = string, TData = unknown> {

@@ -1,5 +1,6 @@
 /** The structural shape of every event's data at its current version. */
 import type { EventType } from './events';
+import { CONFIG_NAME_PATTERN, MAX_CONFIG_BYTES, MAX_CONFIG_NAME_LENGTH } from './config';
 import { COMPONENTS } from './envelope';
 import { NODE_AVAILABILITIES, NODE_ROLES, NODE_STATES } from './node';
 import {
@@ -66,6 +67,31 @@ const portConfig = object({
   publishMode: oneOf(['ingress', 'host']),
 });
 
+const configName: Shape = (v, p) =>
+  nonEmptyStr(v, p) ??
+  ((v as string).length <= MAX_CONFIG_NAME_LENGTH && CONFIG_NAME_PATTERN.test(v as string)
+    ? undefined
+    : `${p}: expected a name of at most ${MAX_CONFIG_NAME_LENGTH} letters, digits, '-', '_' or '.', starting and ending with a letter or digit`);
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const configData: Shape = (v, p) =>
+  str(v, p) ??
+  (!BASE64.test(v as string)
+    ? `${p}: expected base64`
+    : ((v as string).length / 4) * 3 > MAX_CONFIG_BYTES + 2
+      ? `${p}: more than ${MAX_CONFIG_BYTES} bytes`
+      : undefined);
+
+const configSpec = object({ name: configName, labels, data: configData });
+
+const fileMode: Shape = (v, p) => int(v, p) ?? ((v as number) >= 0 && (v as number) <= 0o7777 ? undefined : `${p}: expected permission bits (0 to 0o7777)`);
+
+const configReference = object({
+  configId: id,
+  configName: nonEmptyStr,
+  file: object({ name: nonEmptyStr, uid: str, gid: str, mode: fileMode }),
+});
+
 const taskSpec = object({
   container: object({
     image: nonEmptyStr,
@@ -73,6 +99,7 @@ const taskSpec = object({
     args: optional(arrayOf(str)),
     env: optional(arrayOf(str)),
     labels,
+    configs: optional(arrayOf(configReference)),
   }),
   resources: optional(object({ limits: optional(resources), reservations: optional(resources) })),
   restartPolicy: optional(
@@ -174,6 +201,9 @@ export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
   }),
   NetworkAllocated: object({ id, subnet: nonEmptyStr, gateway: nonEmptyStr }),
   NetworkRemoved: object({ id }),
+  ConfigCreated: object({ id, spec: configSpec }),
+  ConfigUpdated: object({ id, spec: configSpec }),
+  ConfigRemoved: object({ id }),
   NodeRegistered: object({
     id,
     role: oneOf(NODE_ROLES),

@@ -4,6 +4,7 @@
  */
 import type { Component, Envelope } from './envelope';
 import type { ClusterSpec, JoinTokens } from './cluster';
+import type { ConfigSpec } from './config';
 import type { NetworkSpec, NetworkAttachment } from './network';
 import type { NodeDescription, NodeRole, NodeSpec, NodeState } from './node';
 import type { Endpoint, PortConfig, ServiceSpec, UpdateStatus } from './service';
@@ -71,6 +72,20 @@ export interface NetworkAllocated {
   readonly gateway: string;
 }
 export interface NetworkRemoved {
+  readonly id: string;
+}
+
+// ── configs ────────────────────────────────────────────────────────────────
+export interface ConfigCreated {
+  readonly id: string;
+  readonly spec: ConfigSpec;
+}
+/** Only the labels may change (as Docker): the name and data are the config's for good. */
+export interface ConfigUpdated {
+  readonly id: string;
+  readonly spec: ConfigSpec;
+}
+export interface ConfigRemoved {
   readonly id: string;
 }
 
@@ -158,6 +173,9 @@ export interface EventDataMap {
   NetworkCreated: NetworkCreated;
   NetworkAllocated: NetworkAllocated;
   NetworkRemoved: NetworkRemoved;
+  ConfigCreated: ConfigCreated;
+  ConfigUpdated: ConfigUpdated;
+  ConfigRemoved: ConfigRemoved;
   NodeRegistered: NodeRegistered;
   NodeStatusChanged: NodeStatusChanged;
   NodeSpecUpdated: NodeSpecUpdated;
@@ -197,6 +215,9 @@ export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; rea
   NetworkCreated: { v: 1, writers: ['api', 'allocator'] },
   NetworkAllocated: { v: 1, writers: ['allocator'] },
   NetworkRemoved: { v: 1, writers: ['api'] },
+  ConfigCreated: { v: 1, writers: ['api'] },
+  ConfigUpdated: { v: 1, writers: ['api'] },
+  ConfigRemoved: { v: 1, writers: ['api'] },
   NodeRegistered: { v: 1, writers: ['dispatcher'] },
   NodeStatusChanged: { v: 1, writers: ['dispatcher'] },
   NodeSpecUpdated: { v: 1, writers: ['api'] },

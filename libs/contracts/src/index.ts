@@ -2,6 +2,7 @@ export * from './envelope';
 export * from './task-state';
 export * from './resources';
 export * from './network';
+export * from './config';
 export * from './node';
 export * from './cluster';
 export * from './service';

@@ -1,6 +1,7 @@
 /** Services: the user's intent, in the shape of Docker's ServiceSpec. */
 import type { ResourceRequirements } from './resources';
 import type { Platform } from './node';
+import type { ConfigReference } from './config';
 
 export type ServiceMode =
   | { readonly kind: 'replicated'; readonly replicas: number }
@@ -94,6 +95,8 @@ export interface ContainerSpec {
   readonly user?: string;
   readonly hostname?: string;
   readonly stopGracePeriodMs?: number;
+  /** Configs given to the task as files. */
+  readonly configs?: readonly ConfigReference[];
 }
 
 export interface NetworkAttachmentConfig {

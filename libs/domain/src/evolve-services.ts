@@ -2,7 +2,7 @@
 import { isJob } from '@shoal/contracts';
 import type { EventOf, ServiceSpec } from '@shoal/contracts';
 import { canonicalJson } from './hash/canonical';
-import { missingNetwork } from './state';
+import { missingConfig, missingNetwork } from './state';
 import type { ClusterState, Service } from './state';
 import { applied, batchVerdict, rejected } from './verdict';
 import type { Verdict } from './verdict';
@@ -34,6 +34,8 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
       if (clash) return rejected(event.type, `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
       const missing = missingNetwork(state, spec);
       if (missing !== undefined) return rejected(event.type, `network ${missing} not found`);
+      const missingConfigId = missingConfig(state, spec);
+      if (missingConfigId !== undefined) return rejected(event.type, `config ${missingConfigId} not found`);
       state.services.set(id, {
         id,
         spec,
@@ -55,8 +57,11 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
       if (rollback && !service.previousSpec) return rejected(event.type, `service ${id} has no previous spec to roll back to`);
       // A rollback restores a spec that was once accepted: as SwarmKit, a network it names
       // that has gone since is the allocator's to report, not a reason to refuse the rollback.
+      // So is a config: its tasks fail on their nodes, as they do in SwarmKit.
       const missing = rollback ? undefined : missingNetwork(state, spec);
       if (missing !== undefined) return rejected(event.type, `network ${missing} not found`);
+      const missingConfigId = rollback ? undefined : missingConfig(state, spec);
+      if (missingConfigId !== undefined) return rejected(event.type, `config ${missingConfigId} not found`);
       if (event.by.component === 'orchestrator') {
         const refusal = automaticRollbackRefusal(service, spec, rollback);
         if (refusal) return rejected(event.type, refusal);

@@ -16,6 +16,7 @@ import { evolveCluster } from './evolve-cluster';
 import { evolveServices } from './evolve-services';
 import { evolveNodes } from './evolve-nodes';
 import { evolveNetworks } from './evolve-networks';
+import { evolveConfigs } from './evolve-configs';
 import { evolveTasks } from './evolve-tasks';
 
 export const evolve = (state: ClusterState, event: ShoalEvent): Verdict => {
@@ -67,6 +68,11 @@ const unmetExpectation = (state: ClusterState, event: ShoalEvent): string | unde
     if (!node) return `expected node ${id} at version ${version}, but it does not exist`;
     if (node.version !== version) return `update out of sequence: node ${id} is at version ${node.version}, not ${version}`;
   }
+  for (const [id, version] of Object.entries(expect.configVersions ?? {})) {
+    const config = state.configs.get(id);
+    if (!config) return `expected config ${id} at version ${version}, but it does not exist`;
+    if (config.version !== version) return `update out of sequence: config ${id} is at version ${config.version}, not ${version}`;
+  }
   if (expect.clusterVersion !== undefined) {
     const at = state.cluster?.version;
     if (at !== expect.clusterVersion) {
@@ -93,6 +99,10 @@ const route = (state: ClusterState, event: ShoalEvent): Verdict => {
     case 'NetworkAllocated':
     case 'NetworkRemoved':
       return evolveNetworks(state, event);
+    case 'ConfigCreated':
+    case 'ConfigUpdated':
+    case 'ConfigRemoved':
+      return evolveConfigs(state, event);
     case 'NodeRegistered':
     case 'NodeStatusChanged':
     case 'NodeSpecUpdated':

@@ -10,7 +10,7 @@
  * either format restore; the hash is the state's, whichever the format.
  */
 import type { Component, Task, TaskSpec } from '@shoal/contracts';
-import type { Cluster, ClusterState, Network, Node, Service } from './state';
+import type { Cluster, ClusterState, Config, Network, Node, Service } from './state';
 import { emptyState } from './state';
 import { rebuildReservations } from './reservations';
 import { storedStatus, storedTask } from './stored-task';
@@ -28,6 +28,8 @@ export interface StateData {
   readonly tasks: readonly Task[];
   readonly nodes: readonly Node[];
   readonly networks: readonly Network[];
+  /** Absent when there are none (and in what was written before configs existed). */
+  readonly configs?: readonly Config[];
   readonly terms: readonly (readonly [Component, number])[];
   readonly writers: readonly (readonly [string, number])[];
 }
@@ -56,6 +58,7 @@ const withoutTasks = (state: ClusterState) => ({
   services: [...state.services.values()],
   nodes: [...state.nodes.values()],
   networks: [...state.networks.values()],
+  ...(state.configs.size > 0 ? { configs: [...state.configs.values()] } : {}),
   terms: [...state.terms.entries()],
   writers: [...state.writers.entries()],
 });
@@ -100,6 +103,7 @@ export const fromStateData = (data: SnapshotStateData | StateData): ClusterState
   }
   for (const node of data.nodes) state.nodes.set(node.id, node);
   for (const network of data.networks) state.networks.set(network.id, network);
+  for (const config of data.configs ?? []) state.configs.set(config.id, config);
   for (const [component, term] of data.terms) state.terms.set(component, term);
   for (const [writer, seq] of data.writers) state.writers.set(writer, seq);
   rebuildReservations(state);

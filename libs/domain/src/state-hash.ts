@@ -25,6 +25,8 @@ const capture = (state: ClusterState): { readonly cluster: unknown; readonly sec
     ['services', byKey(state.services)],
     ['nodes', byKey(state.nodes)],
     ['networks', byKey(state.networks)],
+    // Only when there are any: a state without configs hashes as it did before they existed.
+    ...(state.configs.size > 0 ? [['configs', byKey(state.configs)] as const] : []),
     ['tasks', byKey(state.tasks)],
     ['terms', byKey(state.terms)],
     ['writers', byKey(state.writers)],

@@ -15,6 +15,8 @@ const definition = (state: ClusterState): string => {
     ['services', sorted(state.services)],
     ['nodes', sorted(state.nodes)],
     ['networks', sorted(state.networks)],
+    // Configs only when there are any, so states from before configs keep their hashes.
+    ...(state.configs.size > 0 ? [['configs', sorted(state.configs)] as [string, [string, unknown][]]] : []),
     ['tasks', sorted(state.tasks)],
     ['terms', sorted(state.terms)],
     ['writers', sorted(state.writers)],

@@ -6,6 +6,7 @@
 import type {
   ClusterSpec,
   Component,
+  ConfigSpec,
   Endpoint,
   JoinTokens,
   NetworkSpec,
@@ -62,6 +63,15 @@ export interface Network {
   readonly createdAt: string;
 }
 
+export interface Config {
+  readonly id: string;
+  readonly spec: ConfigSpec;
+  /** 1 at creation, +1 per update (labels). */
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
 /** Nano CPUs and memory reserved on a node by tasks assigned to it and not yet ended. */
 export interface Reserved {
   nanoCpus: number;
@@ -78,6 +88,7 @@ export interface ClusterState {
   readonly tasks: Map<string, Task>;
   readonly nodes: Map<string, Node>;
   readonly networks: Map<string, Network>;
+  readonly configs: Map<string, Config>;
   /** The current ownership term of each component (OwnershipTaken). */
   readonly terms: Map<Component, number>;
   /** writer key ("scheduler/host-1-4242-ab12") → the highest seq applied from it. */
@@ -91,6 +102,7 @@ export const emptyState = (): ClusterState => ({
   tasks: new Map(),
   nodes: new Map(),
   networks: new Map(),
+  configs: new Map(),
   terms: new Map(),
   writers: new Map(),
   reserved: new Map(),
@@ -113,3 +125,10 @@ export const networkOf = (state: ClusterState, target: string): Network | undefi
  */
 export const missingNetwork = (state: ClusterState, spec: ServiceSpec): string | undefined =>
   spec.task.networks?.find(({ target }) => networkOf(state, target) === undefined)?.target;
+
+/**
+ * A config the spec uses that is not there (its id). The API checks its view with it first,
+ * as Docker does; evolve checks again where it cannot race a ConfigRemoved.
+ */
+export const missingConfig = (state: ClusterState, spec: ServiceSpec): string | undefined =>
+  spec.task.container.configs?.find(({ configId }) => !state.configs.has(configId))?.configId;

@@ -16,7 +16,7 @@ const COMPONENTS: Component[] = ['orchestrator', 'scheduler', 'allocator', 'disp
 type Step = readonly [kind: number, a: number, b: number, c: number];
 
 // Lifecycle steps (create, allocate, assign, report) weigh more, so tasks get far.
-const KINDS = [0, 1, 2, 3, 4, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 9, 10, 11, 11, 12, 13, 14, 15, 16, 17];
+const KINDS = [0, 1, 2, 3, 4, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 9, 10, 11, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
 const step: fc.Arbitrary<Step> = fc.tuple(fc.constantFrom(...KINDS), fc.nat(30), fc.nat(30), fc.nat(30));
 
 const POISON = [
@@ -47,9 +47,20 @@ export const historyFromSteps = (steps: readonly Step[]): string[] => {
   const node = (i: number) => `n${i % 4}`;
   const task = (i: number) => `t${i % 8}`;
   const termOf = (c: Component, stale: boolean) => Math.max(0, (terms.get(c) ?? 0) - (stale ? 1 : 0));
+  const config = (i: number) => `cfg${i % 2}`;
+  const configSpec = (i: number, labelled: number) => ({
+    name: `config-${i % 2}`,
+    data: Buffer.from(`setting=${i % 2}\n`).toString('base64'),
+    ...(labelled % 2 ? { labels: { v: String(labelled) } } : {}),
+  });
+  // Some specs use a config, so that removing one in use is refused and creating a service with a missing one is too.
+  const configs = (i: number) => [{ configId: config(i), configName: `config-${i % 2}`, file: { name: '/etc/app.conf', uid: '0', gid: '0', mode: 0o444 } }];
   const spec = (i: number, replicas: number) =>
     serviceSpec(`svc-${i % 3}`, { kind: 'replicated', replicas: replicas % 5 }, {
-      task: { container: { image: 'nginx' }, resources: { reservations: { nanoCpus: (replicas % 3) * 1e9 } } },
+      task: {
+        container: { image: 'nginx', ...(replicas % 4 === 3 ? { configs: configs(replicas) } : {}) },
+        resources: { reservations: { nanoCpus: (replicas % 3) * 1e9 } },
+      },
     });
 
   // Every history starts from a small cluster: three services, three ready nodes.
@@ -142,6 +153,19 @@ export const historyFromSteps = (steps: readonly Step[]): string[] => {
         break;
       case 16:
         push(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }));
+        break;
+      case 18:
+        push(b.event('ConfigCreated', { id: config(a), spec: configSpec(bb, c) }));
+        break;
+      case 19: {
+        const current = state.configs.get(config(a));
+        // Mostly a relabel of what is there; sometimes a change of data, which is refused.
+        const spec = current && c % 3 !== 0 ? { ...current.spec, labels: { v: String(bb) } } : configSpec(bb, c);
+        push(b.event('ConfigUpdated', { id: config(a), spec }, c % 2 ? { expect: { configVersions: { [config(a)]: 1 + (bb % 2) } } } : {}));
+        break;
+      }
+      case 20:
+        push(b.event('ConfigRemoved', { id: config(a) }));
         break;
       default:
         push(b.event('TasksAllocated', { tasks: [{ id: task(a), attachments: [] }] }, { term: termOf('allocator', stale) }));

@@ -20,7 +20,7 @@ export class AuditVerdictDoc implements AuditVerdict {
 }
 
 export class EntityRefDoc implements EntityRef {
-  @ApiProperty({ enum: ['cluster', 'service', 'task', 'node', 'network'] })
+  @ApiProperty({ enum: ['cluster', 'service', 'task', 'node', 'network', 'config'] })
   kind!: EntityKind;
 
   @ApiProperty()

@@ -1,11 +1,11 @@
 /**
- * Which entities a record touches (service, task, node and network ids, the cluster's id),
+ * Which entities a record touches (service, task, node, network and config ids, the cluster's id),
  * and, for batch records, the item that concerns one of them. Pure: the audit's index
  * and its task history are built from these.
  */
 import type { ShoalEvent } from '@shoal/contracts';
 
-export type EntityKind = 'cluster' | 'service' | 'task' | 'node' | 'network';
+export type EntityKind = 'cluster' | 'service' | 'task' | 'node' | 'network' | 'config';
 
 export interface EntityRef {
   readonly kind: EntityKind;
@@ -33,6 +33,10 @@ export const entitiesOf = (event: ShoalEvent): EntityRef[] => {
     case 'NetworkAllocated':
     case 'NetworkRemoved':
       return [{ kind: 'network', id: event.data.id }];
+    case 'ConfigCreated':
+    case 'ConfigUpdated':
+    case 'ConfigRemoved':
+      return [{ kind: 'config', id: event.data.id }];
     case 'NodeRegistered':
     case 'NodeSpecUpdated':
     case 'NodeRemoved':

@@ -8,9 +8,9 @@
  */
 import { taskStateName } from '@shoal/contracts';
 import type { ShoalEvent, Task } from '@shoal/contracts';
-import type { ClusterState, Network, Node, Service, Verdict } from '@shoal/domain';
+import type { ClusterState, Config, Network, Node, Service, Verdict } from '@shoal/domain';
 
-export type DockerEventType = 'service' | 'node' | 'network' | 'task';
+export type DockerEventType = 'service' | 'node' | 'network' | 'config' | 'task';
 export type DockerEventAction = 'create' | 'update' | 'remove';
 
 export interface DockerEventMessage {
@@ -29,6 +29,7 @@ export interface Before {
   readonly services: ReadonlyMap<string, Service>;
   readonly nodes: ReadonlyMap<string, Node>;
   readonly networks: ReadonlyMap<string, Network>;
+  readonly configs: ReadonlyMap<string, Config>;
   readonly tasks: ReadonlyMap<string, Task>;
 }
 
@@ -44,29 +45,32 @@ const pick = <T>(from: ReadonlyMap<string, T>, ids: readonly string[]): Map<stri
 /** Takes, before evolve applies `event`, the entities it may change. */
 export const captureBefore = (state: ClusterState, event: ShoalEvent): Before => {
   const empty = new Map();
+  const only = (taken: Partial<Before>): Before => ({ services: empty, nodes: empty, networks: empty, configs: empty, tasks: empty, ...taken });
   switch (event.type) {
     case 'ServiceUpdated':
     case 'ServiceRemoved':
     case 'ServiceUpdateStatusChanged':
-      return { services: pick(state.services, [event.data.id]), nodes: empty, networks: empty, tasks: empty };
+      return only({ services: pick(state.services, [event.data.id]) });
     case 'NetworkRemoved':
-      return { services: empty, nodes: empty, networks: pick(state.networks, [event.data.id]), tasks: empty };
+      return only({ networks: pick(state.networks, [event.data.id]) });
+    case 'ConfigRemoved':
+      return only({ configs: pick(state.configs, [event.data.id]) });
     case 'NodeStatusChanged':
-      return { services: empty, nodes: pick(state.nodes, event.data.nodes.map((n) => n.id)), networks: empty, tasks: empty };
+      return only({ nodes: pick(state.nodes, event.data.nodes.map((n) => n.id)) });
     case 'NodeSpecUpdated':
     case 'NodeRemoved':
-      return { services: empty, nodes: pick(state.nodes, [event.data.id]), networks: empty, tasks: empty };
+      return only({ nodes: pick(state.nodes, [event.data.id]) });
     case 'TaskStatusesReported':
-      return { services: empty, nodes: empty, networks: empty, tasks: pick(state.tasks, event.data.statuses.map((s) => s.id)) };
+      return only({ tasks: pick(state.tasks, event.data.statuses.map((s) => s.id)) });
     case 'TasksAllocated':
     case 'TasksAllocationFailed':
     case 'TasksAssigned':
     case 'TasksUnschedulable':
     case 'TaskDesiredStatesChanged':
     case 'TasksRemoved':
-      return { services: empty, nodes: empty, networks: empty, tasks: pick(state.tasks, event.data.tasks.map((t) => t.id)) };
+      return only({ tasks: pick(state.tasks, event.data.tasks.map((t) => t.id)) });
     default:
-      return { services: empty, nodes: empty, networks: empty, tasks: empty };
+      return only({});
   }
 };
 
@@ -153,6 +157,12 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
       const old = before.networks.get(event.data.id);
       return [message('network', 'remove', event.data.id, { name: old?.spec.name ?? event.data.id, type: old?.spec.driver ?? 'overlay' })];
     }
+    case 'ConfigCreated':
+      return [message('config', 'create', event.data.id, { name: event.data.spec.name })];
+    case 'ConfigUpdated':
+      return [message('config', 'update', event.data.id, { name: event.data.spec.name })];
+    case 'ConfigRemoved':
+      return [message('config', 'remove', event.data.id, { name: before.configs.get(event.data.id)?.spec.name ?? event.data.id })];
     case 'NodeRegistered':
       return [message('node', 'create', event.data.id, { name: event.data.description.hostname, role: event.data.role })];
     case 'NodeStatusChanged':

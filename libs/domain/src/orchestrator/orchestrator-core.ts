@@ -153,6 +153,9 @@ export class OrchestratorCore implements ComponentCore {
       case 'NetworkCreated':
       case 'NetworkAllocated':
       case 'NetworkRemoved':
+      case 'ConfigCreated':
+      case 'ConfigUpdated':
+      case 'ConfigRemoved':
       case 'TasksAllocated':
       case 'TasksAllocationFailed':
       case 'TasksUnschedulable':

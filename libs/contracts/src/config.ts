@@ -1,0 +1,39 @@
+/**
+ * Configs: small files a service's tasks are given (Docker's `docker config`). The data is
+ * on the log, in every view, and sent to the nodes whose tasks use it; it is not secret.
+ */
+
+export interface ConfigSpec {
+  /** Unique in the cluster. */
+  readonly name: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  /** The file's bytes, base64 (as Docker's API carries them). Fixed once created. */
+  readonly data: string;
+}
+
+/** Where a task finds a config: a file, at `name`, owned by uid:gid with `mode`. */
+export interface ConfigFileTarget {
+  /** The file's path; a relative one is taken from the root ("/"). */
+  readonly name: string;
+  readonly uid: string;
+  readonly gid: string;
+  /** Permission bits, e.g. 0o444. */
+  readonly mode: number;
+}
+
+/** A config a task spec uses, by id; the name is what the user called it (Docker keeps both). */
+export interface ConfigReference {
+  readonly configId: string;
+  readonly configName: string;
+  readonly file: ConfigFileTarget;
+}
+
+/** The most a config's data may hold, decoded. A record must fit Kafka's default message size (1 MiB) in base64. */
+export const MAX_CONFIG_BYTES = 500 * 1024;
+
+/** Docker's rule for config (and secret) names. */
+export const CONFIG_NAME_PATTERN = /^[a-zA-Z0-9]+(?:[a-zA-Z0-9-_.]*[a-zA-Z0-9])?$/;
+export const MAX_CONFIG_NAME_LENGTH = 64;
+
+/** Docker's default file mode for a config: read-only for all. */
+export const DEFAULT_CONFIG_MODE = 0o444;
