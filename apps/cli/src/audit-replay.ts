@@ -36,6 +36,7 @@ export const auditReplay = (options: { to?: number; json?: boolean }): Promise<n
       `services  ${state.services.size}`,
       `nodes     ${state.nodes.size}`,
       `networks  ${state.networks.size}`,
+      `configs   ${state.configs.size}`,
       `tasks     ${state.tasks.size}${tasks ? ` (${tasks})` : ''}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -2,6 +2,7 @@ import { TaskState } from './task-state';
 import { decode, encode } from './codec';
 import { upcast } from './upcasters';
 import { EVENT_TYPES } from './events';
+import { MAX_CONFIG_BYTES } from './config';
 
 const envelope = (overrides: Record<string, unknown> = {}) => ({
   id: 'e1',
@@ -31,6 +32,35 @@ describe('decode', () => {
       ok: false,
       reason: 'invalid TasksCreated: data.tasks[0].spec.container.image: expected a non-empty string',
     });
+  });
+
+  it('reads a config record only when its name, data and the specs using it are well formed', () => {
+    const config = (spec: Record<string, unknown>) => JSON.stringify(envelope({ type: 'ConfigCreated', data: { id: 'c1', spec } }));
+    const data = Buffer.from('port=8080\n').toString('base64');
+    expect(decode(config({ name: 'app.conf-1', data })).ok).toBe(true);
+    expect(decode(config({ name: '-app', data }))).toMatchObject({ ok: false, reason: expect.stringContaining('data.spec.name: expected a name of at most 64') });
+    expect(decode(config({ name: 'a'.repeat(65), data })).ok).toBe(false);
+    expect(decode(config({ name: 'app', data: 'not base64!' }))).toMatchObject({ ok: false, reason: 'invalid ConfigCreated: data.spec.data: expected base64' });
+    const tooBig = Buffer.alloc(MAX_CONFIG_BYTES + 1).toString('base64');
+    expect(decode(config({ name: 'app', data: tooBig }))).toMatchObject({ ok: false, reason: `invalid ConfigCreated: data.spec.data: more than ${MAX_CONFIG_BYTES} bytes` });
+    expect(decode(config({ name: 'app', data: Buffer.alloc(MAX_CONFIG_BYTES).toString('base64') })).ok).toBe(true);
+
+    const service = (configs: unknown) =>
+      JSON.stringify(envelope({ type: 'ServiceCreated', data: { id: 's1', spec: { name: 'web', mode: { kind: 'replicated', replicas: 1 }, task: { container: { image: 'nginx', configs } } } } }));
+    const file = { name: '/etc/app.conf', uid: '0', gid: '0', mode: 0o444 };
+    expect(decode(service([{ configId: 'c1', configName: 'app', file }])).ok).toBe(true);
+    expect(decode(service([{ configId: 'c1', configName: 'app', file: { ...file, mode: 0o10000 } }]))).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('data.spec.task.container.configs[0].file.mode: expected permission bits'),
+    });
+    expect(decode(service([{ configName: 'app', file }])).ok).toBe(false);
+  });
+
+  it('reads the version a config update expects', () => {
+    const update = (expect: unknown) =>
+      JSON.stringify(envelope({ type: 'ConfigUpdated', expect, data: { id: 'c1', spec: { name: 'app', data: '' } } }));
+    expect(decode(update({ configVersions: { c1: 2 } }))).toMatchObject({ ok: true, event: { expect: { configVersions: { c1: 2 } } } });
+    expect(decode(update({ configVersions: { c1: 'two' } })).ok).toBe(false);
   });
 
   it('round-trips through encode', () => {

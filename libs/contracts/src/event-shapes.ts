@@ -74,11 +74,13 @@ const configName: Shape = (v, p) =>
     : `${p}: expected a name of at most ${MAX_CONFIG_NAME_LENGTH} letters, digits, '-', '_' or '.', starting and ending with a letter or digit`);
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The bytes a well-formed base64 text decodes to. */
+const base64Length = (text: string): number => (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
 const configData: Shape = (v, p) =>
   str(v, p) ??
   (!BASE64.test(v as string)
     ? `${p}: expected base64`
-    : ((v as string).length / 4) * 3 > MAX_CONFIG_BYTES + 2
+    : base64Length(v as string) > MAX_CONFIG_BYTES
       ? `${p}: more than ${MAX_CONFIG_BYTES} bytes`
       : undefined);
 
