@@ -111,7 +111,7 @@ describe('the API over HTTP', () => {
       ['an unknown restart condition', { body: service({ TaskTemplate: { ContainerSpec: { Image: 'x' }, RestartPolicy: { Condition: 'always' } } }) }, /RestartPolicy\.Condition/],
       ['a port out of range', { body: service({ EndpointSpec: { Ports: [{ TargetPort: 0 }] } }) }, /EndpointSpec\.Ports\.0\.TargetPort/],
       ['a label that is not a string', { body: service({ Labels: { tier: 3 } }) }, /Labels\.tier: a label value must be a string/],
-      ['an oversized body', { body: service({ Labels: { big: 'x'.repeat(2 * 1024 * 1024) } }) }, /larger than/],
+      ['an oversized body', { body: service({ Labels: { big: 'x'.repeat(3 * 1024 * 1024) } }) }, /larger than/],
       ['no body', {}, /Name/],
     ])('%s', async (_case, input, message) => {
       const before = await api.log.highWaterMark();

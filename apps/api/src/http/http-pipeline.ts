@@ -22,7 +22,8 @@ export const markSocketConnection = (socket: Socket): void => {
 const requestedVersions = new WeakMap<IncomingMessage, string>();
 export const requestedApiVersion = (req: IncomingMessage): string | undefined => requestedVersions.get(req);
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** Room for the largest config Docker allows (1000 KiB, 1.33 MiB in base64) and its spec. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 type Next = () => void;
 type Request = IncomingMessage & { body?: unknown };
