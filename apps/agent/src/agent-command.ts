@@ -6,7 +6,8 @@
  *     --state-dir it keeps its node id there and joins as the same node next time, keeps
  *     the dispatchers' addresses its sessions listed (tried next time after --dispatcher's),
  *     and records its task processes there so that, restarted after a crash, it first stops
- *     those the crashed agent left running
+ *     those the crashed agent left running; each task's root (its configs) is there too,
+ *     in tasks/<task id>, else under the system's temp dir
  *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
  *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-] [--state-dir DIR]
  *     N simulated nodes in this one process, each its own session
@@ -28,6 +29,7 @@ import { parseLabel } from './node-description';
 import { SimulatedFleet } from './simulated-fleet';
 import type { FleetLabels } from './simulated-fleet';
 import { TaskProcessRecord } from './task-processes';
+import { TaskRoots } from './task-root';
 import { TimerWheel } from './timers';
 
 export interface AgentCommandOptions {
@@ -126,7 +128,8 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   const timers = new TimerWheel(25);
   const channels = new DispatcherChannels();
   const labels = Object.fromEntries(options.label.map(parseLabel));
-  const processes = options.stateDir ? new TaskProcessRecord(join(options.stateDir, 'tasks')) : undefined;
+  const tasksDir = options.stateDir ? join(options.stateDir, 'tasks') : undefined;
+  const processes = tasksDir ? new TaskProcessRecord(tasksDir) : undefined;
   for (const leftover of (await processes?.stopLeftovers()) ?? []) {
     if (leftover.outcome === 'gone') continue;
     say(
@@ -135,7 +138,10 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
         : `task ${leftover.taskId}: ${leftover.outcome} process ${leftover.pid}, which the previous agent left running`,
     );
   }
-  const executor = new ExecExecutor({ hostname: options.hostname, labels, output: 'inherit', timers, processes });
+  // Their tasks ended with the agent that made them (and its processes are stopped now).
+  const roots = new TaskRoots(tasksDir);
+  await roots.removeLeftovers();
+  const executor = new ExecExecutor({ hostname: options.hostname, labels, output: 'inherit', timers, processes, roots });
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
   const nodeId = keptNodeId(options.stateDir);
@@ -161,6 +167,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     say(`${joined} before the node joined: stopping`);
     await session.stop();
     channels.close();
+    await executor.close();
     return;
   }
   keepNodeId(options.stateDir, session.nodeId);
@@ -170,11 +177,13 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   if (ended instanceof Error) {
     await session.stop({ stopTasks: true });
     channels.close();
+    await executor.close();
     throw ended;
   }
   say(`${ended}: stopping this node's tasks`);
   await session.stop({ stopTasks: true });
   channels.close();
+  await executor.close();
 };
 
 const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: string, dispatchers: readonly string[]): Promise<void> => {

@@ -4,9 +4,13 @@
  * reach the log; a wrong token is refused with the dispatcher's reason; a node follows a
  * dispatcher failover, whether told of a standby only, of both, or of the active one only
  * (it learns of the standby from its session); an exec task's output reaches a Logs
- * subscriber through the dispatcher.
+ * subscriber through the dispatcher; an exec task reads the config it was sent, as a file
+ * under its root.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import type { ClientReadableStream } from '@grpc/grpc-js';
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
@@ -23,6 +27,7 @@ import { ExecExecutor } from './exec-executor';
 import { nodeDescription } from './node-description';
 import { SimulatedExecutor } from './simulated-executor';
 import { SimulatedFleet } from './simulated-fleet';
+import { TaskRoots } from './task-root';
 import { TimerWheel } from './timers';
 
 /** How long an agent, the dispatcher and the log get to do each thing. */
@@ -43,7 +48,7 @@ describe('the agent with the real dispatcher', () => {
   let server: DispatcherServer;
   let address: string;
   const writers: Record<string, EventWriter> = {};
-  const as = (component: 'api' | 'orchestrator' | 'allocator' | 'scheduler'): EventWriter =>
+  const as = (component: 'api' | 'orchestrator' | 'allocator' | 'scheduler' | 'reaper'): EventWriter =>
     (writers[component] ??= new EventWriter(log, cluster, component, `${component}-agent-test`));
 
   /** Puts a task on a node as the managers would: created, allocated, assigned. */
@@ -59,6 +64,28 @@ describe('the agent with the real dispatcher', () => {
   const talker = serviceSpec('talker', { kind: 'replicated', replicas: 1 }, {
     task: { container: { image: 'busybox', command: ['sh', '-c', 'echo ready; echo warned >&2; i=0; while true; do sleep 0.2; i=$((i+1)); echo tick $i; done'] } },
   });
+  const greeting = { configId: 'cfg-greeting', configName: 'greeting', file: { name: '/etc/greeting.conf', uid: '0', gid: '0', mode: 0o440 } };
+  const reader = serviceSpec('reader', { kind: 'replicated', replicas: 1 }, {
+    task: { container: { image: 'busybox', command: ['sh', '-c', 'cat "$SHOAL_TASK_ROOT/etc/greeting.conf"; stat -c "mode %a" "$SHOAL_TASK_ROOT/etc/greeting.conf"'], configs: [greeting] } },
+  });
+
+  /** What the service's tasks wrote, as a Logs subscriber that does not follow gets it ("STDOUT line"). */
+  const outputOf = async (serviceId: string): Promise<string[]> => {
+    const logs = new LogsClient(address, credentials.createInsecure());
+    try {
+      const stream = (logs as unknown as { subscribeLogs(request: SubscribeLogsRequest): ClientReadableStream<SubscribeLogsMessage> }).subscribeLogs({
+        selector: { serviceIds: [serviceId], taskIds: [] },
+        options: { stdout: true, stderr: true, follow: false, tail: -1, sinceMs: 0 },
+        managerToken: tokens.manager,
+      });
+      const lines: string[] = [];
+      stream.on('data', (message: SubscribeLogsMessage) => lines.push(...message.messages.map((line) => `${line.stream} ${line.data.toString().trimEnd()}`)));
+      await new Promise<void>((resolve, reject) => stream.on('end', resolve).on('error', reject));
+      return lines;
+    } finally {
+      logs.close();
+    }
+  };
 
   beforeAll(async () => {
     log = await topic.open();
@@ -69,6 +96,8 @@ describe('the agent with the real dispatcher', () => {
       api.propose('ServiceCreated', { id: 's-crashing', spec: crashing }),
       api.propose('ServiceCreated', { id: 's-shell', spec: shell }),
       api.propose('ServiceCreated', { id: 's-talker', spec: talker }),
+      api.propose('ConfigCreated', { id: 'cfg-greeting', spec: { name: 'greeting', data: Buffer.from('hello from a config\n').toString('base64') } }),
+      api.propose('ServiceCreated', { id: 's-reader', spec: reader }),
     ]);
     server = new DispatcherServer(log, { cluster });
     const { port } = await server.start();
@@ -112,7 +141,8 @@ describe('the agent with the real dispatcher', () => {
   it('an exec node runs its task as a real process and the exit code reaches the log', async () => {
     const timers = new TimerWheel(25);
     const channels = new DispatcherChannels();
-    const session = new AgentSession({ dispatchers: [address], joinToken: tokens.worker, executor: new ExecExecutor({ timers, hostname: 'exec-host' }), channels, timers });
+    const executor = new ExecExecutor({ timers, hostname: 'exec-host' });
+    const session = new AgentSession({ dispatchers: [address], joinToken: tokens.worker, executor, channels, timers });
     try {
       await session.start();
       await assign('t-shell', 's-shell', shell, session.nodeId!);
@@ -121,13 +151,50 @@ describe('the agent with the real dispatcher', () => {
     } finally {
       await session.stop();
       channels.close();
+      await executor.close();
+    }
+  });
+
+  it("an exec node's task reads the config it was sent, as a file under its root; the file goes with the task, the config with its last task", async () => {
+    const timers = new TimerWheel(25);
+    const channels = new DispatcherChannels();
+    const stateDir = mkdtempSync(join(tmpdir(), 'shoal-agent-configs-'));
+    const executor = new ExecExecutor({ timers, hostname: 'exec-configs', roots: new TaskRoots(join(stateDir, 'tasks')) });
+    const session = new AgentSession({ dispatchers: [address], joinToken: tokens.worker, executor, channels, timers });
+    try {
+      await session.start();
+      await assign('t-reader', 's-reader', reader, session.nodeId!);
+      const last = await eventually('the reader to end on the log', async () => (await reportedStates(log, 't-reader')).find((status) => status.state >= TaskState.COMPLETE), WITHIN);
+      expect(last).toMatchObject({ state: TaskState.COMPLETE, exitCode: 0 });
+      // What it printed, through the dispatcher: the config's bytes, from a file with the reference's mode.
+      const output = await eventually('its output whole', async () => {
+        const lines = await outputOf('s-reader');
+        return lines.length === 2 ? lines : undefined;
+      }, WITHIN);
+      expect(output).toEqual(['STDOUT hello from a config', 'STDOUT mode 440']);
+      expect(session.worker.heldConfigs().get('cfg-greeting')).toMatchObject({ name: 'greeting' });
+      const root = join(stateDir, 'tasks', 't-reader');
+      expect(existsSync(join(root, 'etc', 'greeting.conf'))).toBe(true);
+
+      // The reaper removes the ended task: the node forgets it, its root and the config it alone used.
+      const reaper = as('reaper');
+      await reaper.append([reaper.propose('TasksRemoved', { tasks: [{ id: 't-reader', reason: 'history' }] })]);
+      await eventually('the task forgotten', () => (session.worker.size === 0 ? true : undefined), WITHIN);
+      await eventually('its root removed', () => (existsSync(root) ? undefined : true), WITHIN);
+      expect(session.worker.heldConfigs().size).toBe(0);
+    } finally {
+      await session.stop();
+      channels.close();
+      await executor.close();
+      rmSync(stateDir, { recursive: true, force: true });
     }
   });
 
   it("an exec node's task output reaches a Logs subscriber through the dispatcher: what it wrote so far, then, following, what it writes next", async () => {
     const timers = new TimerWheel(25);
     const channels = new DispatcherChannels();
-    const session = new AgentSession({ dispatchers: [address], joinToken: tokens.worker, executor: new ExecExecutor({ timers, hostname: 'exec-logs' }), channels, timers });
+    const executor = new ExecExecutor({ timers, hostname: 'exec-logs' });
+    const session = new AgentSession({ dispatchers: [address], joinToken: tokens.worker, executor, channels, timers });
     const logs = new LogsClient(address, credentials.createInsecure());
     const subscribe = (options: Partial<LogOptionsMessage>): ClientReadableStream<SubscribeLogsMessage> =>
       (logs as unknown as { subscribeLogs(request: SubscribeLogsRequest): ClientReadableStream<SubscribeLogsMessage> }).subscribeLogs({
@@ -168,6 +235,7 @@ describe('the agent with the real dispatcher', () => {
       logs.close();
       await session.stop({ stopTasks: true });
       channels.close();
+      await executor.close();
     }
   });
 

@@ -7,6 +7,17 @@
  * recorded there, for an agent restarted after a crash to stop what this one left.
  * The child's stdout and stderr are pipes: what it writes goes to the task's log (and to
  * this process's own stdout and stderr too, with `output: 'inherit'`).
+ *
+ * There is no container filesystem: each task gets a root directory of its own instead
+ * (task-root.ts) — `<state-dir>/tasks/<task id>` when the agent has a state dir, else one
+ * under a directory of the agent's own in the system's temp dir — and finds its path in
+ * `SHOAL_TASK_ROOT`. Prepare writes the task's configs there, each at its target under the
+ * root (/etc/app.conf → `$SHOAL_TASK_ROOT/etc/app.conf`; a relative target counts from "/";
+ * one that climbs out with `..` rejects the task) with the reference's mode. An agent
+ * running as root gives each file the reference's uid and gid (names resolved as the
+ * task's user is, task-user.ts), whoever the task runs as; any other agent cannot give files
+ * away, and they are its own. Directories in the root are the agent's, 0755: the task reads,
+ * and does not change, what it was given. The root goes when the node forgets the task.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -14,11 +25,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { constants } from 'node:os';
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { DEFAULT_STOP_GRACE_PERIOD_MS, taskEnv } from './executor';
-import type { AssignedTask, Executor, OutputStream, TaskController, TaskExit, TaskOutput } from './executor';
+import type { AssignedTask, Executor, OutputStream, TaskConfig, TaskController, TaskExit, TaskOutput } from './executor';
 import { hostDescription } from './node-description';
 import { signalGroup } from './process-group';
 import type { TaskProcessRecord } from './task-processes';
-import { resolveTaskUser } from './task-user';
+import { TaskRoots, writeConfigs } from './task-root';
+import type { FileOwner } from './task-root';
+import { resolveFileOwner, resolveTaskUser } from './task-user';
 import type { TaskIdentity } from './task-user';
 import type { Timers } from './timers';
 
@@ -31,17 +44,37 @@ export interface ExecExecutorOptions {
   readonly timers: Timers;
   /** Where running task processes are recorded (the agent's state dir), if anywhere. */
   readonly processes?: TaskProcessRecord;
+  /** Where tasks' roots go (`<state-dir>/tasks` for an agent with a state dir); default: a directory of its own under the system's temp dir. */
+  readonly roots?: TaskRoots;
 }
 
+/** The agent runs as root: it may run tasks as other users and give files away. */
+const runsAsRoot = (): boolean => process.getuid?.() === 0;
+
+/** This host's passwd and group files (empty where there are none). */
+const readAccounts = async (): Promise<{ passwd: string; group: string }> => {
+  const [passwd, group] = await Promise.all([readFile('/etc/passwd', 'utf8').catch(() => ''), readFile('/etc/group', 'utf8').catch(() => '')]);
+  return { passwd, group };
+};
+
 export class ExecExecutor implements Executor {
-  constructor(private readonly options: ExecExecutorOptions) {}
+  private readonly roots: TaskRoots;
+
+  constructor(private readonly options: ExecExecutorOptions) {
+    this.roots = options.roots ?? new TaskRoots();
+  }
 
   describe(): NodeDescriptionMessage {
     return hostDescription({ hostname: this.options.hostname, labels: this.options.labels, engineVersion: 'shoal-agent exec' });
   }
 
   controller(task: AssignedTask, output: TaskOutput): TaskController {
-    return new ExecController(task, output, this.options.timers, this.options.output ?? 'ignore', this.options.processes);
+    return new ExecController(task, output, this.options.timers, this.options.output ?? 'ignore', this.options.processes, this.roots);
+  }
+
+  /** Removes the roots of the tasks it ran (the agent stops, its tasks stopped). */
+  close(): Promise<void> {
+    return this.roots.close();
   }
 }
 
@@ -53,6 +86,10 @@ class ExecController implements TaskController {
   private exit: TaskExit | undefined;
   /** Who the task runs as when its spec names a user; the agent's own user otherwise. */
   private identity: TaskIdentity | undefined;
+  /** The task's root, once prepare made it. */
+  private root: string | undefined;
+  /** Prepare, while it runs or once it ran: remove waits for it, so nothing is written after. */
+  private preparing: Promise<void> | undefined;
 
   constructor(
     private readonly task: AssignedTask,
@@ -60,6 +97,7 @@ class ExecController implements TaskController {
     private readonly timers: Timers,
     private readonly output: 'inherit' | 'ignore',
     private readonly processes: TaskProcessRecord | undefined,
+    private readonly roots: TaskRoots,
   ) {}
 
   private argv(): string[] {
@@ -67,7 +105,12 @@ class ExecController implements TaskController {
     return [...command, ...args];
   }
 
-  async prepare(): Promise<void> {
+  prepare(): Promise<void> {
+    this.preparing = this.prepareTask();
+    return this.preparing;
+  }
+
+  private async prepareTask(): Promise<void> {
     if (this.argv().length === 0) throw new Error('the task has no command to run: its container command and args are empty');
     const dir = this.task.spec.container.dir;
     if (dir) {
@@ -75,10 +118,13 @@ class ExecController implements TaskController {
       if (!info?.isDirectory()) throw new Error(`the task's working directory ${dir} does not exist`);
     }
     const user = this.task.spec.container.user?.trim();
-    if (user) {
-      const [passwd, group] = await Promise.all([readFile('/etc/passwd', 'utf8').catch(() => ''), readFile('/etc/group', 'utf8').catch(() => '')]);
-      this.identity = resolveTaskUser(user, { passwd, group });
-    }
+    const asRoot = runsAsRoot();
+    // Read only when a name may need resolving: a task's user, or the owner of a file root gives away.
+    const accounts = user || (asRoot && this.task.configs.length > 0) ? await readAccounts() : { passwd: '', group: '' };
+    if (user) this.identity = resolveTaskUser(user, accounts);
+    this.root = await this.roots.make(this.task.id);
+    const ownerOf = (config: TaskConfig): FileOwner | undefined => (asRoot ? resolveFileOwner(config.reference.file, accounts) : undefined);
+    await writeConfigs(this.root, this.task.configs, ownerOf);
   }
 
   start(): Promise<void> {
@@ -91,6 +137,7 @@ class ExecController implements TaskController {
     const identity = this.identity;
     if (identity?.home !== undefined) env.HOME = identity.home;
     Object.assign(env, taskEnv(this.task.spec));
+    if (this.root !== undefined) env.SHOAL_TASK_ROOT = this.root;
     const child = spawn(file ?? '', rest, {
       cwd: this.task.spec.container.dir,
       env,
@@ -158,4 +205,9 @@ class ExecController implements TaskController {
     }
   }
 
+  async remove(): Promise<void> {
+    await this.preparing?.catch(() => undefined);
+    if (this.root === undefined) return;
+    await this.roots.remove(this.root).catch(() => undefined);
+  }
 }

@@ -1,14 +1,17 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
 import { eventually, pidAlive } from '@shoal/testing';
 import { ExecExecutor } from './exec-executor';
 import type { AssignedTask } from './executor';
 import { TaskLog } from './task-log';
 import { TaskRunner } from './task-runner';
+import { addConfig, assignmentOf, complete, configReference, incremental, remove, update, withConfigs } from './testing/assignments';
 import { StatusRecorder, assignedTask } from './testing/task-fixtures';
+import { TaskRoots } from './task-root';
 import { TimerWheel } from './timers';
+import { Worker } from './worker';
 
 /** The pid the task's shell writes to `pidFile`, once it is there. */
 const pidIn = async (pidFile: string): Promise<number> => {
@@ -19,6 +22,7 @@ const pidIn = async (pidFile: string): Promise<number> => {
 describe('the exec executor', () => {
   const timers = new TimerWheel(10);
   const executor = new ExecExecutor({ timers });
+  afterAll(() => executor.close());
   const run = (task: AssignedTask, recorder: StatusRecorder, desired: TaskState = TaskState.RUNNING): TaskRunner =>
     new TaskRunner(task, desired, executor.controller(task, new TaskLog()), recorder.sink);
   let dir: string;
@@ -139,5 +143,120 @@ describe('the exec executor', () => {
     const description = new ExecExecutor({ timers, labels: { zone: 'a' } }).describe();
     expect(description).toMatchObject({ hostname: hostname(), nanoCpus: cpus().length * 1e9, memoryBytes: totalmem(), engineLabels: { zone: 'a' } });
     expect(description.platform.os).toBe('linux');
+  });
+});
+
+describe("the exec executor: a task's root and its configs", () => {
+  const timers = new TimerWheel(10);
+  const asRoot = process.getuid?.() === 0;
+  let dir: string;
+  let executor: ExecExecutor;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'shoal-roots-'));
+    executor = new ExecExecutor({ timers, roots: new TaskRoots(join(dir, 'tasks')) });
+  });
+  afterEach(async () => {
+    await executor.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the task to its end: its statuses, what it wrote, and the runner (to remove it). */
+  const runToEnd = async (task: AssignedTask) => {
+    const recorder = new StatusRecorder();
+    const log = new TaskLog();
+    const runner = new TaskRunner(task, TaskState.RUNNING, executor.controller(task, log), recorder.sink);
+    await runner.done;
+    const stdout = (): string =>
+      log
+        .read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 })
+        .map((entry) => `${entry.stream === 'stderr' ? 'stderr: ' : ''}${entry.data.toString()}`)
+        .join('');
+    return { recorder, stdout, runner };
+  };
+
+  it('writes each config under the task root at its target, with its mode, and the task reads it from $SHOAL_TASK_ROOT', async () => {
+    const task = assignedTask(
+      {
+        command: ['sh', '-c', 'cat "$SHOAL_TASK_ROOT/etc/app.conf"; cat "$SHOAL_TASK_ROOT/relative/b.conf"; echo "root=$SHOAL_TASK_ROOT"'],
+        configs: [configReference('app', '/etc/app.conf', 0o440), configReference('b', 'relative/b.conf', 0o600)],
+      },
+      'reader-1',
+      { app: 'port=8080\n', b: 'level=debug\n' },
+    );
+    const { recorder, stdout, runner } = await runToEnd(task);
+    const root = join(dir, 'tasks', 'reader-1');
+    await eventually('the output in the log', () => stdout().includes('root='), { everyMs: 10 });
+    expect(recorder.states().at(-1)).toBe('COMPLETE');
+    expect(stdout()).toBe(`port=8080\nlevel=debug\nroot=${root}\n`);
+    expect(statSync(join(root, 'etc', 'app.conf')).mode & 0o7777).toBe(0o440);
+    expect(statSync(join(root, 'relative', 'b.conf')).mode & 0o7777).toBe(0o600);
+    // Only an agent running as root gives files away: to the reference's uid and gid ("0" here).
+    expect(statSync(join(root, 'etc', 'app.conf')).uid).toBe(asRoot ? 0 : process.getuid?.());
+    // Others pass through the roots' directory, and do not list it.
+    expect(statSync(join(dir, 'tasks')).mode & 0o777).toBe(0o711);
+
+    // The node forgets the task: its root goes.
+    await runner.remove();
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it("refuses a config whose target climbs out of the task's root, and writes nothing outside it", async () => {
+    const task = assignedTask({ command: ['true'], configs: [configReference('evil', '/etc/../../escaped.conf')] }, 'escaper-1', { evil: 'x' });
+    const { recorder } = await runToEnd(task);
+    expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'REJECTED']);
+    expect(recorder.statuses.at(-1)?.err).toMatch(/config file \/etc\/\.\.\/\.\.\/escaped\.conf is outside the task's root/);
+    expect(existsSync(join(dir, 'tasks', 'escaped.conf'))).toBe(false);
+    expect(existsSync(join(dir, 'escaped.conf'))).toBe(false);
+  });
+
+  it('gives the file to the uid and gid the reference names when the agent runs as root; a task running as another user reads it', async () => {
+    const owned = { ...configReference('owned', '/etc/owned.conf', 0o400), file: { name: '/etc/owned.conf', uid: '65534', gid: '65534', mode: 0o400 } };
+    const task = assignedTask(
+      { command: ['sh', '-c', 'cat "$SHOAL_TASK_ROOT/etc/owned.conf"; cat "$SHOAL_TASK_ROOT/etc/shared.conf"'], configs: [owned, configReference('shared', '/etc/shared.conf')], ...(asRoot ? { user: 'nobody' } : {}) },
+      'owned-1',
+      { owned: 'mine\n', shared: 'everyone\n' },
+    );
+    // The state dir as the agent makes it (mkdtemp's is 0700: no one else could pass).
+    chmodSync(dir, 0o755);
+    const { recorder, stdout } = await runToEnd(task);
+    const file = statSync(join(dir, 'tasks', 'owned-1', 'etc', 'owned.conf'));
+    if (asRoot) {
+      expect([file.uid, file.gid]).toEqual([65534, 65534]);
+      // As nobody, through the roots' directory: its own 0400 file and the 0444 one owned by root.
+      expect(recorder.states().at(-1)).toBe('COMPLETE');
+      await eventually('the output in the log', () => stdout() === 'mine\neveryone\n', { everyMs: 10 });
+    } else {
+      expect(file.uid).toBe(process.getuid?.());
+    }
+  });
+
+  it("a task the node's assignments remove is stopped, then its root goes", async () => {
+    const recorder = new StatusRecorder();
+    const worker = new Worker(executor, recorder.sink);
+    const reader = assignmentOf('long-1', { command: ['sh', '-c', 'exec sleep 60'], configs: [configReference('c', '/etc/app.conf')], stopGracePeriodMs: 5_000 });
+    worker.apply(withConfigs(complete(update(reader)), addConfig('c', 'x')));
+    await recorder.waitForState('long-1', TaskState.RUNNING);
+    const root = join(dir, 'tasks', 'long-1');
+    expect(readFileSync(join(root, 'etc', 'app.conf'), 'utf8')).toBe('x');
+    worker.apply(incremental(remove('long-1')));
+    await recorder.waitForState('long-1', TaskState.SHUTDOWN);
+    await eventually('the root removed', () => !existsSync(root), { everyMs: 10 });
+  });
+
+  it('without a state dir, roots are under a directory of its own in the temp dir, which goes when it closes', async () => {
+    const own = new ExecExecutor({ timers });
+    const task = assignedTask({ command: ['sh', '-c', 'echo "$SHOAL_TASK_ROOT"; cat "$SHOAL_TASK_ROOT/app.conf"'], configs: [configReference('c', 'app.conf')] }, 'tmp-1', { c: 'hi\n' });
+    const recorder = new StatusRecorder();
+    const log = new TaskLog();
+    await new TaskRunner(task, TaskState.RUNNING, own.controller(task, log), recorder.sink).done;
+    const lines = (): string[] => log.read({ stdout: true, stderr: false, tail: -1, sinceMs: 0 }).map((entry) => entry.data.toString().trimEnd());
+    await eventually('the output in the log', () => lines().length === 2, { everyMs: 10 });
+    const [root, content] = lines() as [string, string];
+    expect(content).toBe('hi');
+    expect(dirname(dirname(root))).toBe(tmpdir());
+    expect(dirname(root)).toMatch(/shoal-task-roots-/);
+    expect(readdirSync(dirname(root))).toEqual(['tmp-1']);
+    await own.close();
+    expect(existsSync(dirname(root))).toBe(false);
   });
 });

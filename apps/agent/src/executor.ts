@@ -1,18 +1,26 @@
 /**
  * What runs a node's tasks. An executor describes the node and makes one controller per
  * task; the task runner walks each controller through the task states (SwarmKit's
- * agent/exec: Prepare, Start, Wait, Shutdown).
+ * agent/exec: Prepare, Start, Wait, Shutdown, Remove).
  */
-import type { TaskSpec } from '@shoal/contracts';
+import type { ConfigReference, TaskSpec } from '@shoal/contracts';
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 
-/** A task as the dispatcher assigned it, its spec decoded. */
+/** A config a task uses: where the task finds it (`reference.file`) and the bytes the node was sent. */
+export interface TaskConfig {
+  readonly reference: ConfigReference;
+  readonly data: Buffer;
+}
+
+/** A task as the dispatcher assigned it, its spec decoded and the configs it names resolved. */
 export interface AssignedTask {
   readonly id: string;
   readonly serviceId: string;
   readonly serviceName: string;
   readonly slot: number;
   readonly spec: TaskSpec;
+  /** One per reference in `spec.container.configs`, in its order. */
+  readonly configs: readonly TaskConfig[];
 }
 
 /** How a task's work ended on its own. */
@@ -32,6 +40,8 @@ export interface TaskController {
   wait(): Promise<TaskExit>;
   /** Stops the work, whatever step it is in: asks politely, waits the grace period, then forces. */
   stop(gracePeriodMs: number): Promise<void>;
+  /** Cleans up what prepare made, once the task is stopped and the node forgot it. Never rejects: what it cannot remove stays. */
+  remove(): Promise<void>;
 }
 
 /** Which of a task's output streams. */

@@ -6,7 +6,9 @@
  *   SIM_START_ERROR  it fails to start with this message (→ REJECTED)
  *   SIM_START_DELAY  time spent getting going: half in PREPARING, half in STARTING
  * Every wait rides on the shared timers, so thousands of simulated tasks cost no threads
- * and one interval. A task's log holds one line, written as it starts, that says so.
+ * and one interval. A task's log holds one line, written as it starts, that says so. Its
+ * configs are written nowhere; a task whose configs the node was not sent is rejected all
+ * the same (the worker's check).
  */
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { parseDuration } from './duration';
@@ -105,4 +107,7 @@ class SimulatedController implements TaskController {
     this.cancelWait?.();
     this.wake?.();
   }
+
+  /** Nothing was made: a simulated task's configs are checked (the worker's part) and go nowhere. */
+  async remove(): Promise<void> {}
 }

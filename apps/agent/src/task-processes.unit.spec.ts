@@ -7,6 +7,7 @@ import { eventually } from '@shoal/testing';
 import { ExecExecutor } from './exec-executor';
 import { TaskProcessRecord, processStartTime } from './task-processes';
 import { TaskLog } from './task-log';
+import { TaskRoots } from './task-root';
 import { TaskRunner } from './task-runner';
 import { StatusRecorder, assignedTask } from './testing/task-fixtures';
 import { TimerWheel } from './timers';
@@ -29,7 +30,7 @@ describe('task processes left by a crashed agent', () => {
 
   /** An exec agent's task, started with its process recorded; the agent then "crashes": nothing stops the task. */
   const startAndAbandon = async (script: string, stopGracePeriodMs: number): Promise<{ taskId: string; pids: number[] }> => {
-    const executor = new ExecExecutor({ timers, processes: new TaskProcessRecord(join(stateDir, 'tasks')) });
+    const executor = new ExecExecutor({ timers, processes: new TaskProcessRecord(join(stateDir, 'tasks')), roots: new TaskRoots(join(stateDir, 'roots')) });
     const recorder = new StatusRecorder();
     const pidFile = join(stateDir, 'child.pid');
     const task = assignedTask({ command: ['sh', '-c', script.replace('$PIDFILE', pidFile)], stopGracePeriodMs });
@@ -58,7 +59,7 @@ describe('task processes left by a crashed agent', () => {
   });
 
   it('a task that ended by itself leaves no record behind', async () => {
-    const executor = new ExecExecutor({ timers, processes: new TaskProcessRecord(join(stateDir, 'tasks')) });
+    const executor = new ExecExecutor({ timers, processes: new TaskProcessRecord(join(stateDir, 'tasks')), roots: new TaskRoots(join(stateDir, 'roots')) });
     const recorder = new StatusRecorder();
     const task = assignedTask({ command: ['sh', '-c', 'sleep 0.2'] });
     await new TaskRunner(task, TaskState.RUNNING, executor.controller(task, new TaskLog()), recorder.sink).done;

@@ -73,6 +73,12 @@ export class TaskRunner {
     return this.done;
   }
 
+  /** Stops the task, then has its controller clean up after it: the node forgot the task. */
+  async remove(): Promise<void> {
+    await this.stop();
+    await this.controller.remove();
+  }
+
   private requestStop(): void {
     if (this.stopRequested) return;
     this.stopRequested = true;

@@ -15,6 +15,11 @@ class ScriptedController implements TaskController {
   stop = async (): Promise<void> => {
     this.stops += 1;
   };
+  /** The stops there had been when remove came: it must come after the task is stopped. */
+  removedAfterStops: number[] = [];
+  remove = async (): Promise<void> => {
+    this.removedAfterStops.push(this.stops);
+  };
 }
 
 type Action = { kind: 'succeed'; exitCode: number } | { kind: 'fail' } | { kind: 'desire'; state: TaskState };
@@ -61,6 +66,18 @@ describe('the task runner', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('removing a task stops it first, then has its controller clean up, once', async () => {
+    const recorder = new StatusRecorder();
+    const controller = new ScriptedController();
+    const runner = new TaskRunner(assignedTask({}), TaskState.RUNNING, controller, recorder.sink);
+    await settle();
+    controller.pending.shift()?.resolve();
+    await settle();
+    await runner.remove();
+    expect(recorder.states().at(-1)).toBe('SHUTDOWN');
+    expect(controller.removedAfterStops).toEqual([1]);
   });
 
   it('a failing prepare or start rejects the task with the error; a failing wait fails it', async () => {

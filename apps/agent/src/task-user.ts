@@ -2,6 +2,7 @@
  * The user a task runs as (its container's `user`, as `docker service create --user`
  * takes it): "name", "uid", "name:group" or "uid:gid", resolved against this host's
  * passwd and group files. A user that does not resolve is an error, never a silent root.
+ * The owner of a config's file (its uid and gid) resolves the same way.
  */
 export interface TaskIdentity {
   readonly uid: number;
@@ -51,4 +52,24 @@ export const resolveTaskUser = (user: string, files: { readonly passwd: string; 
     gid = found.id;
   }
   return { uid, gid, ...(entry?.home ? { home: entry.home } : {}) };
+};
+
+/**
+ * Who owns a file a task is given (a config's `uid` and `gid`, "0" unless the service said
+ * otherwise, as Docker): ids as they are, names resolved against this host's passwd and
+ * group files; empty is root, as Docker takes it. A name that does not resolve is an error.
+ */
+export const resolveFileOwner = (
+  owner: { readonly uid: string; readonly gid: string },
+  files: { readonly passwd: string; readonly group: string },
+): { readonly uid: number; readonly gid: number } => {
+  const idOf = (value: string, kind: 'passwd' | 'group'): number => {
+    const text = value.trim();
+    if (text === '') return 0;
+    if (NUMBER.test(text)) return Number(text);
+    const found = parse(kind === 'passwd' ? files.passwd : files.group, kind).find((entry) => entry.name === text);
+    if (!found) throw new Error(`the config file's ${kind === 'passwd' ? 'user' : 'group'} "${text}" does not exist on this node`);
+    return found.id;
+  };
+  return { uid: idOf(owner.uid, 'passwd'), gid: idOf(owner.gid, 'group') };
 };

@@ -1,4 +1,4 @@
-import { resolveTaskUser } from './task-user';
+import { resolveFileOwner, resolveTaskUser } from './task-user';
 
 const files = {
   passwd: ['root:x:0:0:root:/root:/bin/bash', 'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin', 'app:x:1000:1000::/home/app:/bin/sh'].join('\n'),
@@ -26,5 +26,15 @@ describe('the user a task runs as', () => {
     expect(() => resolveTaskUser('app:ghosts', files)).toThrow(/group "ghosts" does not exist/);
     expect(() => resolveTaskUser('4242', files)).toThrow(/has no group on this node: give one, e\.g\. 4242:4242/);
     expect(() => resolveTaskUser(':1', files)).toThrow(/is empty/);
+  });
+});
+
+describe('the owner of a config file', () => {
+  it('takes ids as they are, names from the host, and empty as root; refuses a name the host does not have', () => {
+    expect(resolveFileOwner({ uid: '0', gid: '0' }, files)).toEqual({ uid: 0, gid: 0 });
+    expect(resolveFileOwner({ uid: '4242', gid: '' }, files)).toEqual({ uid: 4242, gid: 0 });
+    expect(resolveFileOwner({ uid: 'app', gid: 'staff' }, files)).toEqual({ uid: 1000, gid: 50 });
+    expect(() => resolveFileOwner({ uid: 'ghost', gid: '0' }, files)).toThrow(/config file's user "ghost" does not exist on this node/);
+    expect(() => resolveFileOwner({ uid: '0', gid: 'ghosts' }, files)).toThrow(/config file's group "ghosts" does not exist/);
   });
 });

@@ -2,14 +2,20 @@
  * A node's tasks, kept in step with its assignments (SwarmKit's agent/worker.go). A
  * COMPLETE message is the whole set: tasks not in it are stopped and forgotten. An
  * INCREMENTAL message carries only changes: UPDATE starts a task or changes its desired
- * state, REMOVE stops and forgets it. Each task's states go to the status sink. Each task's
- * output is kept in its log, which goes with the task when it is forgotten; the worker
- * finds the tasks a log subscription selects, and tells listeners of each task it takes on.
+ * state, REMOVE stops and forgets it (and has its controller clean up after it). Each
+ * task's states go to the status sink. Each task's output is kept in its log, which goes
+ * with the task when it is forgotten; the worker finds the tasks a log subscription
+ * selects, and tells listeners of each task it takes on.
+ *
+ * The configs the node's tasks use come in the same messages, before the tasks that need
+ * them, and are kept the same way (COMPLETE: the whole set; INCREMENTAL: UPDATE keeps one,
+ * REMOVE forgets it). A task is given its configs as it is taken on; one whose spec names
+ * a config the node has not got is REJECTED ("config … not found"), as SwarmKit fails it.
  */
 import { TaskState, isTerminal } from '@shoal/contracts';
 import type { TaskSpec } from '@shoal/contracts';
-import type { AssignmentMessage, AssignmentsMessage, LogSelectorMessage } from '@shoal/protocol';
-import type { AssignedTask, Executor } from './executor';
+import type { AssignmentMessage, AssignmentsMessage, ConfigChangeMessage, LogSelectorMessage } from '@shoal/protocol';
+import type { AssignedTask, Executor, TaskConfig } from './executor';
 import { TaskLog } from './task-log';
 import type { TaskLogOptions } from './task-log';
 import { TaskRunner, wantsStop } from './task-runner';
@@ -20,6 +26,14 @@ interface HeldTask {
   readonly status: TaskStatusReport;
   setDesired(desired: TaskState): void;
   stop(): Promise<void>;
+  /** Stops it and cleans up after it: the node forgot it. */
+  remove(): Promise<void>;
+}
+
+/** A config the node was sent: its name and its bytes. */
+export interface HeldConfig {
+  readonly name: string;
+  readonly data: Buffer;
 }
 
 /** A task the worker holds, with its output. */
@@ -44,9 +58,23 @@ class SettledTask implements HeldTask {
   stop(): Promise<void> {
     return Promise.resolve();
   }
+  remove(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
-export const decodeAssignment = (assignment: AssignmentMessage): AssignedTask => {
+/** The configs a task's spec names, each with the bytes the node was sent; an error naming the first the node has not got. */
+const resolveConfigs = (spec: TaskSpec, configOf: (id: string) => HeldConfig | undefined): TaskConfig[] => {
+  const references = spec.container.configs ?? [];
+  if (!Array.isArray(references)) throw new Error("the task's spec has a configs field that is not a list");
+  return references.map((reference) => {
+    const config = configOf(reference.configId);
+    if (!config) throw new Error(`config ${reference.configName} (${reference.configId}) not found: the node was not sent it`);
+    return { reference, data: config.data };
+  });
+};
+
+export const decodeAssignment = (assignment: AssignmentMessage, configOf: (id: string) => HeldConfig | undefined = () => undefined): AssignedTask => {
   let spec: unknown;
   try {
     spec = JSON.parse(assignment.specJson);
@@ -55,11 +83,15 @@ export const decodeAssignment = (assignment: AssignmentMessage): AssignedTask =>
   }
   const container = (spec as { container?: unknown } | null)?.container;
   if (typeof container !== 'object' || container === null) throw new Error("the task's spec has no container");
-  return { id: assignment.taskId, serviceId: assignment.serviceId, serviceName: assignment.serviceName, slot: assignment.slot, spec: spec as TaskSpec };
+  const taskSpec = spec as TaskSpec;
+  const configs = resolveConfigs(taskSpec, configOf);
+  return { id: assignment.taskId, serviceId: assignment.serviceId, serviceName: assignment.serviceName, slot: assignment.slot, spec: taskSpec, configs };
 };
 
 export class Worker {
   private readonly tasks = new Map<string, Entry>();
+  /** The configs the node was sent, by id. */
+  private readonly configs = new Map<string, HeldConfig>();
   private readonly added = new Set<(task: LoggedTask) => void>();
   /** Every task's log reads the worker's clock: one options object for all of them. */
   private readonly logOptions: TaskLogOptions = { now: () => this.now().getTime() };
@@ -70,8 +102,9 @@ export class Worker {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Applies one message of the assignments stream. */
+  /** Applies one message of the assignments stream: its configs first, then its tasks. */
   apply(message: AssignmentsMessage): void {
+    this.applyConfigs(message.type, message.configs ?? []);
     if (message.type === 'COMPLETE') {
       const wanted = new Set(message.changes.filter((change) => change.action === 'UPDATE').map((change) => change.assignment.taskId));
       for (const taskId of [...this.tasks.keys()]) if (!wanted.has(taskId)) this.remove(taskId);
@@ -89,6 +122,11 @@ export class Worker {
 
   get size(): number {
     return this.tasks.size;
+  }
+
+  /** The configs the node holds, by id. */
+  heldConfigs(): ReadonlyMap<string, HeldConfig> {
+    return this.configs;
   }
 
   /** Stops every task the worker holds (the agent is going away). */
@@ -135,7 +173,7 @@ export class Worker {
     }
     let task: AssignedTask;
     try {
-      task = decodeAssignment(assignment);
+      task = decodeAssignment(assignment, (id) => this.configs.get(id));
     } catch (error) {
       return this.settle({ taskId: assignment.taskId, state: TaskState.REJECTED, at: this.now().toISOString(), message: 'rejected', err: (error as Error).message });
     }
@@ -158,6 +196,15 @@ export class Worker {
     if (!held) return;
     this.tasks.delete(taskId);
     held.setDesired(TaskState.SHUTDOWN);
-    void held.stop();
+    void held.remove();
+  }
+
+  /** A COMPLETE message's configs are all the node keeps; an INCREMENTAL one's are kept or forgotten one by one. */
+  private applyConfigs(type: AssignmentsMessage['type'], changes: readonly ConfigChangeMessage[]): void {
+    if (type === 'COMPLETE') this.configs.clear();
+    for (const { action, config } of changes) {
+      if (action === 'REMOVE') this.configs.delete(config.id);
+      else this.configs.set(config.id, { name: config.name, data: config.data });
+    }
   }
 }

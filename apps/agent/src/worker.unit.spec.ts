@@ -2,7 +2,8 @@ import { TaskState } from '@shoal/contracts';
 import { nodeDescription } from './node-description';
 import { SimulatedExecutor } from './simulated-executor';
 import { StatusRecorder } from './testing/task-fixtures';
-import { assignment, complete, incremental, remove, update } from './testing/assignments';
+import { addConfig, assignment, assignmentOf, complete, configReference, incremental, remove, removeConfig, update, withConfigs } from './testing/assignments';
+import type { AssignedTask, Executor, TaskController, TaskOutput } from './executor';
 import { TimerWheel } from './timers';
 import { Worker } from './worker';
 import type { LoggedTask } from './worker';
@@ -81,5 +82,62 @@ describe('the worker', () => {
     await recorder.waitForState('a', TaskState.SHUTDOWN);
     await recorder.waitForState('b', TaskState.SHUTDOWN);
     expect(worker.size).toBe(0);
+  });
+
+  describe('configs', () => {
+    /** The simulated executor, writing down each task it is given. */
+    const recording = () => {
+      const given: AssignedTask[] = [];
+      const recorder: Executor = {
+        describe: () => executor.describe(),
+        controller: (task: AssignedTask, output: TaskOutput): TaskController => {
+          given.push(task);
+          return executor.controller(task, output);
+        },
+      };
+      return { given, executor: recorder };
+    };
+    const reader = (taskId: string, ...configIds: string[]) => update(assignmentOf(taskId, { configs: configIds.map((id) => configReference(id)) }));
+    const rejection = (recorder: StatusRecorder, taskId: string) => recorder.statuses.find((s) => s.taskId === taskId && s.state === TaskState.REJECTED)?.err;
+
+    it('keeps the configs it is sent and gives a task those its spec names, sent in the same message', async () => {
+      const recorder = new StatusRecorder();
+      const { given, executor: recordingExecutor } = recording();
+      const worker = new Worker(recordingExecutor, recorder.sink);
+      worker.apply(withConfigs(complete(reader('a', 'cfg1')), addConfig('cfg1', 'port=80\n'), addConfig('cfg2', 'unused')));
+      expect([...worker.heldConfigs().keys()]).toEqual(['cfg1', 'cfg2']);
+      worker.apply(withConfigs(incremental(reader('b', 'cfg2', 'cfg3')), addConfig('cfg3', 'level=debug\n')));
+      expect(given.map((task) => [task.id, task.configs.map((config) => `${config.reference.file.name}=${config.data.toString()}`)])).toEqual([
+        ['a', ['/etc/cfg1.conf=port=80\n']],
+        ['b', ['/etc/cfg2.conf=unused', '/etc/cfg3.conf=level=debug\n']],
+      ]);
+      expect(given[0]!.configs[0]!.reference).toEqual(configReference('cfg1'));
+      await recorder.waitForState('b', TaskState.RUNNING);
+      await worker.stopAll();
+    });
+
+    it('rejects a task whose spec names a config it was not sent, naming the config', () => {
+      const recorder = new StatusRecorder();
+      const worker = new Worker(executor, recorder.sink);
+      worker.apply(withConfigs(complete(reader('lacking', 'cfg1', 'missing')), addConfig('cfg1', 'x')));
+      expect(recorder.statuses).toEqual([expect.objectContaining({ taskId: 'lacking', state: TaskState.REJECTED })]);
+      expect(rejection(recorder, 'lacking')).toBe('config missing-name (missing) not found: the node was not sent it');
+    });
+
+    it('forgets a config on REMOVE, and those a COMPLETE set leaves out; a task already given one keeps running', async () => {
+      const recorder = new StatusRecorder();
+      const worker = new Worker(executor, recorder.sink);
+      worker.apply(withConfigs(complete(reader('a', 'cfg1')), addConfig('cfg1', 'x'), addConfig('cfg2', 'y')));
+      await recorder.waitForState('a', TaskState.RUNNING);
+      worker.apply(withConfigs(incremental(reader('b', 'cfg2')), removeConfig('cfg2')));
+      expect(rejection(recorder, 'b')).toMatch(/^config cfg2-name \(cfg2\) not found/);
+      // Reconnected: a set that still has task a but no configs (cfg1 was removed from the cluster since).
+      worker.apply(complete(update(assignment('a'))));
+      expect(worker.heldConfigs().size).toBe(0);
+      worker.apply(incremental(reader('c', 'cfg1')));
+      expect(rejection(recorder, 'c')).toMatch(/^config cfg1-name \(cfg1\) not found/);
+      expect(worker.statuses().find((status) => status.taskId === 'a')?.state).toBe(TaskState.RUNNING);
+      await worker.stopAll();
+    });
   });
 });

@@ -6,11 +6,11 @@
  */
 import { status } from '@grpc/grpc-js';
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import { AssignmentTracker } from '@shoal/domain';
+import { AssignmentTracker, noChanges } from '@shoal/domain';
 import type { ClusterState, SessionLink } from '@shoal/domain';
 import type { AssignmentsMessage, AssignmentsRequest, LogSubscriptionMessage, SessionMessage, SessionRequest } from '@shoal/protocol';
 import type { LogSessionLink } from './log-broker';
-import { toAssignmentMessage, toChangeMessage } from './protocol-mapping';
+import { toCompleteMessage, toIncrementalMessage } from './protocol-mapping';
 
 export interface SessionSource {
   /** The dispatcher's view now. */
@@ -42,7 +42,8 @@ export const ASSIGNMENT_BATCH_LIMIT = 100;
 
 /**
  * One Assignments stream: the complete set first, then the changes, gathered for at
- * most ASSIGNMENT_BATCH_MS; each batch looks only at the tasks said to have changed.
+ * most ASSIGNMENT_BATCH_MS; each batch looks only at the tasks said to have changed. The
+ * configs those tasks use go in the same message as the tasks.
  */
 export class AssignmentStream {
   private readonly tracker = new AssignmentTracker();
@@ -61,8 +62,7 @@ export class AssignmentStream {
   }
 
   start(): void {
-    const set = this.tracker.complete(this.source.state(), this.source.tasksOf(this.nodeId));
-    this.call.write({ type: 'COMPLETE', changes: set.map((assignment) => ({ action: 'UPDATE', assignment: toAssignmentMessage(assignment) })) });
+    this.call.write(toCompleteMessage(this.tracker.complete(this.source.state(), this.source.tasksOf(this.nodeId))));
   }
 
   changed(taskIds: readonly string[]): void {
@@ -80,7 +80,7 @@ export class AssignmentStream {
     this.touched = new Set();
     if (this.done || touched.size === 0) return;
     const changes = this.tracker.changesOf(this.source.state(), this.source.tasksOf(this.nodeId), touched);
-    if (changes.length > 0) this.call.write({ type: 'INCREMENTAL', changes: changes.map(toChangeMessage) });
+    if (!noChanges(changes)) this.call.write(toIncrementalMessage(changes));
   }
 
   private cancel(): void {

@@ -1,7 +1,7 @@
 /**
  * The dispatcher on a real broker, dialled by a real gRPC client of the agent protocol:
- * registration, assignments, statuses on the log, heartbeats (on the stream agents keep, and
- * one a call) and their expiry, orphans, refusals.
+ * registration, assignments (and the configs that go with them), statuses on the log,
+ * heartbeats (on the stream agents keep, and one a call) and their expiry, orphans, refusals.
  */
 import { randomUUID } from 'node:crypto';
 import { credentials, status } from '@grpc/grpc-js';
@@ -26,7 +26,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
   let client: Client;
   const lines: string[] = [];
   const writers: EventWriter[] = [];
-  const as = (component: 'api' | 'orchestrator' | 'allocator' | 'scheduler'): EventWriter => {
+  const as = (component: 'api' | 'orchestrator' | 'allocator' | 'scheduler' | 'reaper'): EventWriter => {
     const writer = new EventWriter(log, cluster, component, `${component}-test-${writers.length}`);
     writers.push(writer);
     return writer;
@@ -87,7 +87,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     });
 
     const assignments = openAssignments(client, nodeId, sessionId);
-    expect(await assignments.next(0)).toEqual({ type: 'COMPLETE', changes: [] });
+    expect(await assignments.next(0)).toEqual({ type: 'COMPLETE', changes: [], configs: [] });
 
     const [orchestrator, allocator, scheduler] = [as('orchestrator'), as('allocator'), as('scheduler')];
     await orchestrator.append([orchestrator.propose('TasksCreated', { tasks: [newTask('t1', 's1', spec), newTask('t2', 's1', spec, { slot: 2 })] })]);
@@ -125,6 +125,41 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     await eventually('the node READY again', () => server.runner!.view.state.nodes.get(nodeId)?.status.state === 'ready', WITHIN_MS);
     expect(server.runner!.view.state.nodes.size).toBe(1);
     again.stream.cancel();
+  });
+
+  it('sends a node the bytes of a config with the task that uses it, and removes the config with the task', async () => {
+    const data = Buffer.from('listen 8080;\n\u0000binary-safe\n');
+    const reference = { configId: 'cfg-nginx', configName: 'nginx.conf', file: { name: '/etc/nginx/nginx.conf', uid: '0', gid: '0', mode: 0o444 } };
+    const withConfig = serviceSpec('configured', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'nginx', configs: [reference] } } });
+    const api = as('api');
+    await api.append([
+      api.propose('ConfigCreated', { id: 'cfg-nginx', spec: { name: 'nginx.conf', data: data.toString('base64') } }),
+      api.propose('ServiceCreated', { id: 's-cfg', spec: withConfig }),
+    ]);
+    const session = openSession(client, tokens.worker);
+    const { nodeId, sessionId } = await session.next(0);
+    closing.push(keepAlive(client, nodeId, sessionId));
+    await findEvent(log, 'NodeRegistered', (e) => e.data.id === nodeId);
+    const assignments = openAssignments(client, nodeId, sessionId);
+    closing.push(() => assignments.stream.cancel());
+    expect(await assignments.next(0)).toEqual({ type: 'COMPLETE', changes: [], configs: [] });
+
+    const [orchestrator, allocator, scheduler, reaper] = [as('orchestrator'), as('allocator'), as('scheduler'), as('reaper')];
+    await orchestrator.append([orchestrator.propose('TasksCreated', { tasks: [newTask('c1', 's-cfg', withConfig)] })]);
+    await allocator.append([allocator.propose('TasksAllocated', { tasks: [{ id: 'c1', attachments: [] }] })]);
+    await scheduler.append([scheduler.propose('TasksAssigned', { tasks: [{ id: 'c1', nodeId, why: 'test' }] })]);
+    const added = await assignments.next(1);
+    expect(added.changes.map((change) => `${change.action} ${change.assignment.taskId}`)).toEqual(['UPDATE c1']);
+    expect(added.configs).toEqual([{ action: 'UPDATE', config: { id: 'cfg-nginx', name: 'nginx.conf', data } }]);
+
+    // The task ends and the reaper removes it: the node loses the config with it.
+    await unary(client, 'updateTaskStatus', { nodeId, sessionId, updates: [statusOf('c1', TaskState.RUNNING), statusOf('c1', TaskState.COMPLETE)] });
+    await eventually('c1 COMPLETE in the view', () => server.runner!.view.state.tasks.get('c1')?.status.state === TaskState.COMPLETE, WITHIN_MS);
+    await reaper.append([reaper.propose('TasksRemoved', { tasks: [{ id: 'c1', reason: 'history' }] })]);
+    const removed = await assignments.next(2);
+    expect(removed.changes.map((change) => `${change.action} ${change.assignment.taskId}`)).toEqual(['REMOVE c1']);
+    expect(removed.configs.map((change) => `${change.action} ${change.config.id}`)).toEqual(['REMOVE cfg-nginx']);
+    expect(assignments.messages).toHaveLength(3);
   });
 
   it('ends the session of a node removed from the cluster, and refuses its id afterwards', async () => {

@@ -1,12 +1,21 @@
 /**
  * The agent protocol's messages ↔ Shoal's contracts: a node's description into
- * NodeRegistered's, an agent's task statuses into reports, assignments into messages.
+ * NodeRegistered's, an agent's task statuses into reports, assignments (and the configs
+ * that go with them, their base64 as bytes) into messages.
  * What does not fit the event's shape is refused here, before it could reach the log.
  */
 import { EVENT_SHAPES, isTaskState } from '@shoal/contracts';
 import type { GenericResource, NodeDescription, NodeRole, TaskStatusReport } from '@shoal/contracts';
-import type { Assignment, AssignmentChange } from '@shoal/domain';
-import type { AssignmentChangeMessage, AssignmentMessage, NodeDescriptionMessage, TaskStatusMessage } from '@shoal/protocol';
+import type { AssignedConfig, Assignment, AssignmentChange, AssignmentChanges, AssignmentSet, ConfigChange } from '@shoal/domain';
+import type {
+  AssignedConfigMessage,
+  AssignmentChangeMessage,
+  AssignmentMessage,
+  AssignmentsMessage,
+  ConfigChangeMessage,
+  NodeDescriptionMessage,
+  TaskStatusMessage,
+} from '@shoal/protocol';
 
 /** The node's description as NodeRegistered carries it, or why it cannot be. */
 export const toNodeDescription = (message: NodeDescriptionMessage | null | undefined, role: NodeRole): NodeDescription | string => {
@@ -73,3 +82,24 @@ export const toChangeMessage = (change: AssignmentChange): AssignmentChangeMessa
   change.action === 'update'
     ? { action: 'UPDATE', assignment: toAssignmentMessage(change.assignment) }
     : { action: 'REMOVE', assignment: REMOVED(change.taskId) };
+
+export const toConfigMessage = (config: AssignedConfig): AssignedConfigMessage => ({ id: config.id, name: config.name, data: Buffer.from(config.data, 'base64') });
+
+export const toConfigChangeMessage = (change: ConfigChange): ConfigChangeMessage =>
+  change.action === 'update'
+    ? { action: 'UPDATE', config: toConfigMessage(change.config) }
+    : { action: 'REMOVE', config: { id: change.configId, name: '', data: Buffer.alloc(0) } };
+
+/** The COMPLETE message of a set. */
+export const toCompleteMessage = (set: AssignmentSet): AssignmentsMessage => ({
+  type: 'COMPLETE',
+  changes: set.tasks.map((assignment) => ({ action: 'UPDATE', assignment: toAssignmentMessage(assignment) })),
+  configs: set.configs.map((config) => ({ action: 'UPDATE', config: toConfigMessage(config) })),
+});
+
+/** The INCREMENTAL message of some changes. */
+export const toIncrementalMessage = (changes: AssignmentChanges): AssignmentsMessage => ({
+  type: 'INCREMENTAL',
+  changes: changes.tasks.map(toChangeMessage),
+  configs: changes.configs.map(toConfigChangeMessage),
+});

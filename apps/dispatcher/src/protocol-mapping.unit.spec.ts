@@ -1,6 +1,6 @@
 import { TaskState } from '@shoal/contracts';
 import type { NodeDescriptionMessage, TaskStatusMessage } from '@shoal/protocol';
-import { toChangeMessage, toNodeDescription, toStatusReport } from './protocol-mapping';
+import { toChangeMessage, toCompleteMessage, toIncrementalMessage, toNodeDescription, toStatusReport } from './protocol-mapping';
 
 const message: NodeDescriptionMessage = {
   hostname: 'h1',
@@ -62,5 +62,15 @@ describe('agent protocol → contracts', () => {
 
   it('sends a removal as the task id alone', () => {
     expect(toChangeMessage({ action: 'remove', taskId: 't9' })).toMatchObject({ action: 'REMOVE', assignment: { taskId: 't9', specJson: '' } });
+  });
+
+  it("sends a config's base64 as its bytes, and its removal as its id alone", () => {
+    const config = { id: 'c1', name: 'app.conf', data: Buffer.from('port=80\n\u0000bin').toString('base64') };
+    const complete = toCompleteMessage({ tasks: [], configs: [config] });
+    expect(complete).toEqual({ type: 'COMPLETE', changes: [], configs: [{ action: 'UPDATE', config: { id: 'c1', name: 'app.conf', data: Buffer.from('port=80\n\u0000bin') } }] });
+    const incremental = toIncrementalMessage({ tasks: [{ action: 'remove', taskId: 't9' }], configs: [{ action: 'remove', configId: 'c1' }] });
+    expect(incremental.type).toBe('INCREMENTAL');
+    expect(incremental.changes).toEqual([expect.objectContaining({ action: 'REMOVE' })]);
+    expect(incremental.configs).toEqual([{ action: 'REMOVE', config: { id: 'c1', name: '', data: Buffer.alloc(0) } }]);
   });
 });

@@ -93,9 +93,24 @@ export interface AssignmentChangeMessage {
   assignment: AssignmentMessage;
 }
 
+/** A config a task on the node uses, with its bytes. */
+export interface AssignedConfigMessage {
+  id: string;
+  name: string;
+  data: Buffer;
+}
+
+export interface ConfigChangeMessage {
+  action: AssignmentAction;
+  /** On REMOVE, only the id counts. */
+  config: AssignedConfigMessage;
+}
+
 export interface AssignmentsMessage {
   type: 'COMPLETE' | 'INCREMENTAL';
   changes: AssignmentChangeMessage[];
+  /** The configs the node's tasks use (COMPLETE: all of them; INCREMENTAL: added and removed); before the tasks that need them. */
+  configs: ConfigChangeMessage[];
 }
 
 export interface LogSelectorMessage {

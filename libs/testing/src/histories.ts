@@ -55,16 +55,17 @@ export const historyFromSteps = (steps: readonly Step[]): string[] => {
   });
   // Some specs use a config, so that removing one in use is refused and creating a service with a missing one is too.
   const configs = (i: number) => [{ configId: config(i), configName: `config-${i % 2}`, file: { name: '/etc/app.conf', uid: '0', gid: '0', mode: 0o444 } }];
-  const spec = (i: number, replicas: number) =>
+  const spec = (i: number, replicas: number, withConfig = replicas % 4 === 3) =>
     serviceSpec(`svc-${i % 3}`, { kind: 'replicated', replicas: replicas % 5 }, {
       task: {
-        container: { image: 'nginx', ...(replicas % 4 === 3 ? { configs: configs(replicas) } : {}) },
+        container: { image: 'nginx', ...(withConfig ? { configs: configs(i) } : {}) },
         resources: { reservations: { nanoCpus: (replicas % 3) * 1e9 } },
       },
     });
 
-  // Every history starts from a small cluster: three services, three ready nodes.
-  for (const i of [0, 1, 2]) push(b.event('ServiceCreated', { id: service(i), spec: spec(i, 2) }));
+  // Every history starts from a small cluster: a config, three services (the third uses the config), three ready nodes.
+  push(b.event('ConfigCreated', { id: config(0), spec: configSpec(0, 0) }));
+  for (const i of [0, 1, 2]) push(b.event('ServiceCreated', { id: service(i), spec: spec(i, 2, i === 2) }));
   for (const i of [0, 1, 2]) push(b.event('NodeRegistered', { id: node(i), role: 'worker', description: nodeDescription(node(i)) }));
 
   for (const [kind, a, bb, c] of steps) {

@@ -287,6 +287,6 @@ export class FakeDispatcher {
     call.on('cancelled', () => {
       if (this.assignmentStreams.get(nodeId) === call) this.assignmentStreams.delete(nodeId);
     });
-    call.write(this.initialAssignments.get(nodeId) ?? { type: 'COMPLETE', changes: [] });
+    call.write(this.initialAssignments.get(nodeId) ?? { type: 'COMPLETE', changes: [], configs: [] });
   }
 }

@@ -6,12 +6,14 @@ import type { TaskStatusReport } from '../task-runner';
 
 let counter = 0;
 
-export const assignedTask = (container: Partial<ContainerSpec> = {}, id = `task-${++counter}`): AssignedTask => ({
+/** A task of `container`; its configs, when it names any, are given these bytes (by config id). */
+export const assignedTask = (container: Partial<ContainerSpec> = {}, id = `task-${++counter}`, data: Readonly<Record<string, string>> = {}): AssignedTask => ({
   id,
   serviceId: 'svc-1',
   serviceName: 'web',
   slot: 1,
   spec: { container: { image: 'busybox', ...container } },
+  configs: (container.configs ?? []).map((reference) => ({ reference, data: Buffer.from(data[reference.configId] ?? '') })),
 });
 
 /** Records reported statuses and lets a spec wait for one. */

@@ -2,11 +2,19 @@
  * Assignments: what a node's agent is told to run. A stream starts with the COMPLETE set
  * (every task assigned to the node, ASSIGNED or later) and goes on with INCREMENTAL
  * changes: a task newly assigned, a changed desired state, a task gone from the store.
- * As in SwarmKit, a change of observed state alone is not sent: the agent made it.
+ * As in SwarmKit, a change of observed state alone is not sent: the agent made it. The
+ * configs the tasks use travel with them (`NodeConfigs`): in the set, every config a task
+ * in it uses; in the changes, a config added with the first task sent that uses it and
+ * removed with the last.
  */
 import type { TaskSpec, TaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
+import { NodeConfigs } from './node-configs';
+import type { AssignedConfig, ConfigChange } from './node-configs';
+
+// The package exports this file: the configs' shapes are part of what it answers.
+export type { AssignedConfig, ConfigChange } from './node-configs';
 
 export interface Assignment {
   readonly taskId: string;
@@ -32,61 +40,99 @@ export const assignmentOf = (state: ClusterState, task: Task): Assignment => ({
   spec: task.spec,
 });
 
-/** What one stream has told its agent: task id → the desired state it was sent with. */
+/** The COMPLETE set: the node's tasks and every config they use. */
+export interface AssignmentSet {
+  readonly tasks: readonly Assignment[];
+  readonly configs: readonly AssignedConfig[];
+}
+
+/** What changed since the last set or changes: the tasks' changes, and the configs added or removed with them. */
+export interface AssignmentChanges {
+  readonly tasks: readonly AssignmentChange[];
+  readonly configs: readonly ConfigChange[];
+}
+
+export const noChanges = (changes: AssignmentChanges): boolean => changes.tasks.length === 0 && changes.configs.length === 0;
+
+/** What one stream has told its agent: task id → the desired state it was sent with, and the configs sent. */
 export class AssignmentTracker {
   private readonly sent = new Map<string, TaskState>();
+  private readonly configs = new NodeConfigs();
 
   /** The whole set, remembered as sent. */
-  complete(state: ClusterState, taskIds: Iterable<string>): Assignment[] {
+  complete(state: ClusterState, taskIds: Iterable<string>): AssignmentSet {
     this.sent.clear();
-    const set: Assignment[] = [];
+    this.configs.clear();
+    const tasks: Assignment[] = [];
+    const configs: ConfigChange[] = [];
     for (const id of taskIds) {
       const task = state.tasks.get(id);
       if (!task) continue;
-      set.push(assignmentOf(state, task));
+      tasks.push(assignmentOf(state, task));
       this.sent.set(id, task.desiredState);
+      this.configs.taskSent(state, task, configs);
     }
-    return set;
+    // A set starts from nothing: it only adds.
+    return { tasks, configs: configs.flatMap((change) => (change.action === 'update' ? [change.config] : [])) };
   }
 
   /** What changed since the last set or changes, remembered as sent. */
-  changes(state: ClusterState, taskIds: ReadonlySet<string>): AssignmentChange[] {
-    const changes: AssignmentChange[] = [];
+  changes(state: ClusterState, taskIds: ReadonlySet<string>): AssignmentChanges {
+    const tasks: AssignmentChange[] = [];
+    const configs: ConfigChange[] = [];
     for (const id of taskIds) {
       const task = state.tasks.get(id);
-      if (!task || this.sent.get(id) === task.desiredState) continue;
-      changes.push({ action: 'update', assignment: assignmentOf(state, task) });
-      this.sent.set(id, task.desiredState);
+      if (!task) continue;
+      this.update(state, task, tasks, configs);
     }
     for (const id of [...this.sent.keys()]) {
       if (taskIds.has(id) && state.tasks.has(id)) continue;
-      changes.push({ action: 'remove', taskId: id });
-      this.sent.delete(id);
+      this.remove(id, tasks, configs);
     }
-    return changes;
+    return { tasks, configs };
   }
 
   /**
    * What changed among `touched` — the tasks that may have changed since the last set or
    * changes — given the tasks the node holds now; remembered as sent. The same answer as
    * `changes` when `touched` names every task that changed, at the cost of those alone.
+   * Removals come after updates, as there: a config a replaced task and its replacement
+   * both use stays on the node rather than going and coming back.
    */
-  changesOf(state: ClusterState, held: ReadonlySet<string>, touched: Iterable<string>): AssignmentChange[] {
-    const changes: AssignmentChange[] = [];
+  changesOf(state: ClusterState, held: ReadonlySet<string>, touched: Iterable<string>): AssignmentChanges {
+    const tasks: AssignmentChange[] = [];
+    const configs: ConfigChange[] = [];
+    const gone: string[] = [];
     for (const id of touched) {
       const task = held.has(id) ? state.tasks.get(id) : undefined;
-      if (task) {
-        if (this.sent.get(id) === task.desiredState) continue;
-        changes.push({ action: 'update', assignment: assignmentOf(state, task) });
-        this.sent.set(id, task.desiredState);
-      } else if (this.sent.delete(id)) {
-        changes.push({ action: 'remove', taskId: id });
-      }
+      if (task) this.update(state, task, tasks, configs);
+      else if (this.sent.has(id)) gone.push(id);
     }
-    return changes;
+    for (const id of gone) if (this.sent.has(id)) this.remove(id, tasks, configs);
+    return { tasks, configs };
   }
 
   get size(): number {
     return this.sent.size;
+  }
+
+  /** The configs the node has been sent and keeps, by id. */
+  configsSent(): ReadonlySet<string> {
+    return this.configs.sent();
+  }
+
+  private update(state: ClusterState, task: Task, tasks: AssignmentChange[], configs: ConfigChange[]): void {
+    const before = this.sent.get(task.id);
+    if (before === task.desiredState) return;
+    tasks.push({ action: 'update', assignment: assignmentOf(state, task) });
+    this.sent.set(task.id, task.desiredState);
+    // A task's spec never changes: its configs go with it the first time it is sent.
+    if (before === undefined) this.configs.taskSent(state, task, configs);
+  }
+
+  private remove(taskId: string, tasks: AssignmentChange[], configs: ConfigChange[]): void {
+    this.sent.delete(taskId);
+    tasks.push({ action: 'remove', taskId });
+    this.configs.taskRemoved(taskId, configs);
   }
 }

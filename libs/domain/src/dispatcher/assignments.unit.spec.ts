@@ -2,6 +2,7 @@
 import { TaskState } from '@shoal/contracts';
 import { newTask, serviceSpec } from '@shoal/testing';
 import { AssignmentTracker } from './assignments';
+import type { AssignmentChanges } from './assignments';
 import { DispatcherHarness } from './dispatcher.test-harness';
 
 const { ASSIGNED, RUNNING, SHUTDOWN, REMOVE, FAILED } = TaskState;
@@ -32,11 +33,12 @@ describe('dispatcher: assignments', () => {
     h.assign('other', 'n2-missing', 3);
     const tracker = new AssignmentTracker();
     const set = tracker.complete(h.state, h.core.tasksOf('n1'));
-    expect(set.map((a) => [a.taskId, a.serviceName, a.slot, a.desiredState, a.observedState])).toEqual([
+    expect(set.configs).toEqual([]);
+    expect(set.tasks.map((a) => [a.taskId, a.serviceName, a.slot, a.desiredState, a.observedState])).toEqual([
       ['t1', 'web', 1, RUNNING, ASSIGNED],
       ['t2', 'web', 2, RUNNING, ASSIGNED],
     ]);
-    expect(tracker.changes(h.state, h.core.tasksOf('n1'))).toEqual([]);
+    expect(tracker.changes(h.state, h.core.tasksOf('n1'))).toEqual({ tasks: [], configs: [] });
 
     h.assign('t3', 'n1', 3);
     h.apply('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: REMOVE }] });
@@ -44,12 +46,13 @@ describe('dispatcher: assignments', () => {
     h.tick();
     h.apply('TasksRemoved', { tasks: [{ id: 't2', reason: 'history' }] });
     const changes = tracker.changes(h.state, h.core.tasksOf('n1'));
-    expect(changes).toEqual([
+    expect(changes.tasks).toEqual([
       { action: 'update', assignment: expect.objectContaining({ taskId: 't1', desiredState: REMOVE }) },
       { action: 'update', assignment: expect.objectContaining({ taskId: 't3', desiredState: RUNNING }) },
       { action: 'remove', taskId: 't2' },
     ]);
-    expect(tracker.changes(h.state, h.core.tasksOf('n1'))).toEqual([]);
+    expect(changes.configs).toEqual([]);
+    expect(tracker.changes(h.state, h.core.tasksOf('n1'))).toEqual({ tasks: [], configs: [] });
   });
 
   it('does not hand out tasks before they are assigned', () => {
@@ -59,7 +62,123 @@ describe('dispatcher: assignments', () => {
     const spec = serviceSpec('web', { kind: 'global' });
     h.apply('ServiceCreated', { id: 'g', spec });
     h.apply('TasksCreated', { tasks: [newTask('g1', 'g', spec, { slot: undefined, nodeId: 'n1' })] });
-    expect(new AssignmentTracker().complete(h.state, h.core.tasksOf('n1'))).toEqual([]);
+    expect(new AssignmentTracker().complete(h.state, h.core.tasksOf('n1'))).toEqual({ tasks: [], configs: [] });
+  });
+});
+
+describe('dispatcher: the configs a node is sent', () => {
+  const base64 = (text: string): string => Buffer.from(text).toString('base64');
+  /** The config changes, in short: "+id name data" or "-id". */
+  const configsOf = (changes: AssignmentChanges): string[] =>
+    changes.configs.map((c) => (c.action === 'update' ? `+${c.config.id} ${c.config.name} ${c.config.data}` : `-${c.configId}`));
+  const tasksOf = (changes: AssignmentChanges): string[] => changes.tasks.map((c) => (c.action === 'update' ? `update ${c.assignment.taskId}` : `remove ${c.taskId}`));
+
+  /** Two connected nodes, each with a stream that has had its COMPLETE set, and two configs. */
+  const twoNodes = () => {
+    const h = new DispatcherHarness();
+    h.takeOver();
+    const links = { n1: h.connect('n1'), n2: h.connect('n2') };
+    h.createConfig('cfg1', 'a=1\n');
+    h.createConfig('cfg2', 'b=2\n');
+    const trackers = { n1: new AssignmentTracker(), n2: new AssignmentTracker() };
+    for (const node of ['n1', 'n2'] as const) trackers[node].complete(h.state, h.core.tasksOf(node));
+    /** What the node's stream sends next: the changes of the tasks its link was told of since. */
+    const seen = { n1: 0, n2: 0 };
+    const next = (node: 'n1' | 'n2'): AssignmentChanges => {
+      const touched = links[node].touched.slice(seen[node]);
+      seen[node] = links[node].touched.length;
+      return trackers[node].changesOf(h.state, h.core.tasksOf(node), touched);
+    };
+    return { h, trackers, next };
+  };
+
+  it('sends a config with the first task that uses it, once, and removes it after the last task that uses it', () => {
+    const { h, trackers, next } = twoNodes();
+    h.assign('t1', 'n1', 1, ['cfg1']);
+    const first = next('n1');
+    expect(tasksOf(first)).toEqual(['update t1']);
+    expect(configsOf(first)).toEqual([`+cfg1 cfg1-name ${base64('a=1\n')}`]);
+
+    h.assign('t2', 'n1', 2, ['cfg1', 'cfg2']);
+    expect(configsOf(next('n1'))).toEqual([`+cfg2 cfg2-name ${base64('b=2\n')}`]);
+    // A change of desired state sends the task again, not its configs.
+    h.apply('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: SHUTDOWN }] });
+    expect(next('n1')).toEqual({ tasks: [expect.objectContaining({ action: 'update' })], configs: [] });
+
+    h.removeTask('n1', 't1');
+    expect(next('n1')).toEqual({ tasks: [{ action: 'remove', taskId: 't1' }], configs: [] });
+    expect([...trackers.n1.configsSent()].sort()).toEqual(['cfg1', 'cfg2']);
+    h.removeTask('n1', 't2');
+    const last = next('n1');
+    expect(tasksOf(last)).toEqual(['remove t2']);
+    expect(configsOf(last).sort()).toEqual(['-cfg1', '-cfg2']);
+    expect(trackers.n1.configsSent().size).toBe(0);
+  });
+
+  it('a task replaced by one that uses the same config, in one batch, leaves the config on the node', () => {
+    const { h, next } = twoNodes();
+    h.assign('old', 'n1', 1, ['cfg1']);
+    next('n1');
+    h.report('n1', 'old', FAILED);
+    h.tick();
+    h.apply('TasksRemoved', { tasks: [{ id: 'old', reason: 'history' }] });
+    h.assign('new', 'n1', 1, ['cfg1']);
+    const changes = next('n1');
+    expect(tasksOf(changes).sort()).toEqual(['remove old', 'update new']);
+    expect(changes.configs).toEqual([]);
+  });
+
+  it('does not send a config to the nodes whose tasks do not use it', () => {
+    const { h, trackers, next } = twoNodes();
+    h.assign('t1', 'n1', 1, ['cfg1']);
+    h.assign('t2', 'n2', 2, ['cfg2']);
+    h.assign('plain', 'n2', 3);
+    expect(configsOf(next('n1'))).toEqual([`+cfg1 cfg1-name ${base64('a=1\n')}`]);
+    expect(configsOf(next('n2'))).toEqual([`+cfg2 cfg2-name ${base64('b=2\n')}`]);
+    expect([...trackers.n1.configsSent()]).toEqual(['cfg1']);
+    expect([...trackers.n2.configsSent()]).toEqual(['cfg2']);
+  });
+
+  it('does not send a config the view does not have; one removed after its task was sent stays until the task goes, and a new set leaves it out', () => {
+    const { h, trackers, next } = twoNodes();
+    // Removed before the task is sent (a rollback to a spec that used it): the task goes, the config cannot.
+    h.createConfig('gone', 'g\n');
+    expect(h.apply('ConfigRemoved', { id: 'gone' })).toMatchObject({ status: 'applied' });
+    h.assign('t1', 'n1', 1, ['gone', 'cfg1']);
+    const changes = next('n1');
+    expect(tasksOf(changes)).toEqual(['update t1']);
+    expect(configsOf(changes)).toEqual([`+cfg1 cfg1-name ${base64('a=1\n')}`]);
+
+    // Removed while a task that uses it runs (no service's current spec uses it): the node keeps what it has.
+    h.assign('t2', 'n1', 2, ['cfg2']);
+    next('n1');
+    expect(h.apply('ConfigRemoved', { id: 'cfg2' })).toMatchObject({ status: 'applied' });
+    expect(next('n1')).toEqual({ tasks: [], configs: [] });
+    expect([...trackers.n1.configsSent()].sort()).toEqual(['cfg1', 'cfg2']);
+    // A new stream's set has only what the view has.
+    expect(new AssignmentTracker().complete(h.state, h.core.tasksOf('n1')).configs.map((c) => c.id)).toEqual(['cfg1']);
+    h.removeTask('n1', 't2');
+    expect(configsOf(next('n1'))).toEqual(['-cfg2']);
+  });
+
+  it('a COMPLETE set lists every config the node’s tasks use, each once, and starts the count again', () => {
+    const { h } = twoNodes();
+    h.assign('t1', 'n1', 1, ['cfg1']);
+    h.assign('t2', 'n1', 2, ['cfg1', 'cfg2']);
+    h.assign('t3', 'n1', 3);
+    h.assign('elsewhere', 'n2', 4, ['cfg2']);
+    const tracker = new AssignmentTracker();
+    const set = tracker.complete(h.state, h.core.tasksOf('n1'));
+    expect(set.tasks.map((a) => a.taskId)).toEqual(['t1', 't2', 't3']);
+    expect(set.configs).toEqual([
+      { id: 'cfg1', name: 'cfg1-name', data: base64('a=1\n') },
+      { id: 'cfg2', name: 'cfg2-name', data: base64('b=2\n') },
+    ]);
+    // A second set forgets the first: its configs are sent again, and still go with their last task.
+    expect(tracker.complete(h.state, h.core.tasksOf('n1')).configs).toHaveLength(2);
+    h.removeTask('n1', 't1');
+    h.removeTask('n1', 't2');
+    expect(configsOf(tracker.changes(h.state, h.core.tasksOf('n1'))).sort()).toEqual(['-cfg1', '-cfg2']);
   });
 });
 

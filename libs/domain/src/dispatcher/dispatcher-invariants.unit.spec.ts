@@ -6,7 +6,7 @@ import { EventBuilder, histories, nodeDescription } from '@shoal/testing';
 import { evolve } from '../evolve';
 import { Projection } from '../projection';
 import { AssignmentTracker } from './assignments';
-import type { AssignmentChange } from './assignments';
+import type { AssignmentChanges } from './assignments';
 import { DispatcherCore } from './dispatcher-core';
 import { RecordingLink } from './dispatcher.test-harness';
 import { SessionTable } from './session-table';
@@ -68,10 +68,13 @@ describe('dispatcher invariants', () => {
     expect([...proposed.keys()].sort()).toEqual(['NodeRegistered', 'NodeStatusChanged', 'TaskStatusesReported']);
   });
 
-  it('names every task whose assignment changed: changes of the named tasks alone are what a scan of all the node’s tasks finds', () => {
-    const summary = (changes: readonly AssignmentChange[]): string[] =>
-      changes.map((c) => (c.action === 'remove' ? `remove ${c.taskId}` : `update ${c.assignment.taskId} → ${c.assignment.desiredState}`)).sort();
+  it('names every task whose assignment changed: changes of the named tasks alone are what a scan of all the node’s tasks finds, configs too', () => {
+    const summary = (changes: AssignmentChanges): string[] => [
+      ...changes.tasks.map((c) => (c.action === 'remove' ? `remove ${c.taskId}` : `update ${c.assignment.taskId} → ${c.assignment.desiredState}`)).sort(),
+      ...changes.configs.map((c) => (c.action === 'remove' ? `remove config ${c.configId}` : `update config ${c.config.id}`)).sort(),
+    ];
     let changed = 0;
+    let configsSent = 0;
     fc.assert(
       fc.property(histories(), (log) => {
         const table = new SessionTable();
@@ -89,7 +92,13 @@ describe('dispatcher invariants', () => {
               node.seen = node.link.touched.length;
               const byScan = node.scanned.changes(state, core.tasksOf(node.nodeId));
               expect(summary(node.named.changesOf(state, core.tasksOf(node.nodeId), touched))).toEqual(summary(byScan));
-              changed += byScan.length;
+              changed += byScan.tasks.length;
+              // A node keeps a config only while a task it holds uses it; a new set sends those the view has.
+              const used = new Set([...core.tasksOf(node.nodeId)].flatMap((id) => state.tasks.get(id)?.spec.container.configs?.map((ref) => ref.configId) ?? []));
+              for (const id of node.named.configsSent()) expect(used.has(id)).toBe(true);
+              const set = new AssignmentTracker().complete(state, core.tasksOf(node.nodeId));
+              expect(set.configs.map((config) => config.id).sort()).toEqual([...used].filter((id) => state.configs.has(id)).sort());
+              configsSent += node.named.configsSent().size;
             }
           },
         });
@@ -98,6 +107,8 @@ describe('dispatcher invariants', () => {
       { numRuns: 150 },
     );
     expect(changed).toBeGreaterThan(0);
+    // The histories give tasks configs, so the property is about them too.
+    expect(configsSent).toBeGreaterThan(0);
   });
 });
 

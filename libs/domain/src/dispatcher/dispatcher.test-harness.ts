@@ -3,8 +3,8 @@
  * a state built by evolve, with a clock the test moves. `tick` is what the runner does:
  * decide, stamp, apply.
  */
-import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
-import type { ClusterSpec, EventDataMap, EventType, ShoalEvent, TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import type { ClusterSpec, EventDataMap, EventType, ShoalEvent } from '@shoal/contracts';
 import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { evolve } from '../evolve';
 import { emptyState } from '../state';
@@ -93,12 +93,25 @@ export class DispatcherHarness {
     return this.core.heartbeat(this.state, nodeId, sessionId, this.now);
   }
 
-  /** A task of s1 through creation, allocation and assignment to `nodeId`. */
-  assign(id: string, nodeId: string, slot = 1): void {
-    const spec = serviceSpec('web', { kind: 'replicated', replicas: 3 });
+  /** A task of s1 through creation, allocation and assignment to `nodeId`; its spec uses the configs named (at /etc/<id>.conf). */
+  assign(id: string, nodeId: string, slot = 1, configIds: readonly string[] = []): void {
+    const configs = configIds.map((configId) => ({ configId, configName: configId, file: { name: `/etc/${configId}.conf`, uid: '0', gid: '0', mode: 0o444 } }));
+    const spec = serviceSpec('web', { kind: 'replicated', replicas: 3 }, configs.length === 0 ? {} : { task: { container: { image: 'nginx:1.27', configs } } });
     this.apply('TasksCreated', { tasks: [newTask(id, 's1', spec, { slot })] });
     this.apply('TasksAllocated', { tasks: [{ id, attachments: [] }] });
     this.apply('TasksAssigned', { tasks: [{ id, nodeId, why: 'test' }] });
+  }
+
+  /** A config of the cluster (`docker config create`), its data the base64 of `text`. */
+  createConfig(id: string, text: string): void {
+    this.apply('ConfigCreated', { id, spec: { name: `${id}-name`, data: Buffer.from(text).toString('base64') } });
+  }
+
+  /** The task ends on its node (FAILED) and is removed from the store. */
+  removeTask(nodeId: string, id: string): void {
+    this.report(nodeId, id, TaskState.FAILED);
+    this.tick();
+    this.apply('TasksRemoved', { tasks: [{ id, reason: 'history' }] });
   }
 
   report(nodeId: string, id: string, state: TaskState): void {

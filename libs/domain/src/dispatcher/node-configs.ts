@@ -1,0 +1,87 @@
+/**
+ * The configs one assignments stream has sent its node, as SwarmKit's assignment set
+ * keeps a node's secrets and configs: a config goes to the node in the same message as the
+ * first task sent that uses it, and is removed with the last such task. A config the view
+ * does not have (removed while tasks of an older spec still use it) is not sent: the agent
+ * rejects a task it has not got the configs of. A config's data never changes (only its
+ * labels may), so one that was sent is never sent again while the node keeps it.
+ *
+ * Only tasks whose spec names configs cost anything: for the others it is one look at
+ * `container.configs` as the task is sent, and one lookup in an empty map as it goes.
+ */
+import type { Task } from '@shoal/contracts';
+import type { ClusterState } from '../state';
+
+/** A config as a node is sent it: its name and its bytes (base64, as the view holds them). */
+export interface AssignedConfig {
+  readonly id: string;
+  readonly name: string;
+  readonly data: string;
+}
+
+export type ConfigChange = { readonly action: 'update'; readonly config: AssignedConfig } | { readonly action: 'remove'; readonly configId: string };
+
+const NONE: readonly string[] = [];
+
+/** The config ids a task's spec uses, each once. */
+export const configIdsOf = (task: Task): readonly string[] => {
+  const refs = task.spec.container.configs;
+  if (refs === undefined || refs.length === 0) return NONE;
+  if (refs.length === 1) return [refs[0]!.configId];
+  return [...new Set(refs.map((ref) => ref.configId))];
+};
+
+export class NodeConfigs {
+  /** Config id → how many of the tasks sent hold it, for each config sent. */
+  private readonly holders = new Map<string, number>();
+  /** Task id → the configs it holds, for the tasks sent that hold any. */
+  private readonly heldBy = new Map<string, readonly string[]>();
+
+  /** Forgets everything sent (a COMPLETE set follows). */
+  clear(): void {
+    this.holders.clear();
+    this.heldBy.clear();
+  }
+
+  /** `task` is being sent: the configs it uses that the node has not got, and the view has, go with it. */
+  taskSent(state: ClusterState, task: Task, out: ConfigChange[]): void {
+    const ids = configIdsOf(task);
+    if (ids.length === 0) return;
+    const held: string[] = [];
+    for (const id of ids) {
+      const holders = this.holders.get(id);
+      if (holders !== undefined) {
+        this.holders.set(id, holders + 1);
+        held.push(id);
+        continue;
+      }
+      const config = state.configs.get(id);
+      if (!config) continue;
+      this.holders.set(id, 1);
+      held.push(id);
+      out.push({ action: 'update', config: { id, name: config.spec.name, data: config.spec.data } });
+    }
+    if (held.length > 0) this.heldBy.set(task.id, held);
+  }
+
+  /** The task `taskId` is removed from the node: the configs no task sent holds any more go too. */
+  taskRemoved(taskId: string, out: ConfigChange[]): void {
+    const held = this.heldBy.get(taskId);
+    if (held === undefined) return;
+    this.heldBy.delete(taskId);
+    for (const id of held) {
+      const holders = (this.holders.get(id) ?? 1) - 1;
+      if (holders > 0) {
+        this.holders.set(id, holders);
+      } else {
+        this.holders.delete(id);
+        out.push({ action: 'remove', configId: id });
+      }
+    }
+  }
+
+  /** The configs the node has been sent, by id. */
+  sent(): ReadonlySet<string> {
+    return new Set(this.holders.keys());
+  }
+}
