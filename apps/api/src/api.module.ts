@@ -15,6 +15,7 @@ import { DockerModule } from './docker/docker.module';
 import { AuditModule } from './audit/audit.module';
 import { EventsModule } from './events/events.module';
 import { NetworksModule } from './networks/networks.module';
+import { ConfigsModule } from './configs/configs.module';
 import { HealthModule } from './health/health.module';
 
 export interface ApiModuleOptions {
@@ -42,7 +43,7 @@ class BorrowedLogModule {
 }
 
 @Module({
-  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, HealthModule],
+  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, ConfigsModule, HealthModule],
 })
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {

@@ -36,7 +36,7 @@ export class AuditEventsQuery {
   @IsIn(VERDICT_STATUSES, { message: 'must be one of $constraint1' })
   verdict?: VerdictStatus;
 
-  @ApiPropertyOptional({ description: 'Only records that touch this entity: a service, task, node or network id (or a service, node or network name, or a task id prefix), or the cluster id.' })
+  @ApiPropertyOptional({ description: 'Only records that touch this entity: a service, task, node, network or config id (or a service, node, network or config name, or a task id prefix), or the cluster id.' })
   @IsOptional()
   @IsString()
   @IsNotEmpty({ message: 'must not be empty' })

@@ -109,7 +109,7 @@ export class AuditStateDoc implements AuditState {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'The whole state: {format, cluster, services, tasks, nodes, networks, terms, writers}.',
+    description: 'The whole state: {format, cluster, services, tasks, nodes, networks, configs (when there are any), terms, writers}.',
   })
   state!: StateData;
 }

@@ -10,6 +10,7 @@ describe('entityIdOf', () => {
     b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('node-1') }),
     b.event('ServiceCreated', { id: 's1', spec: web }),
     b.event('TasksCreated', { tasks: [newTask('t1abcdef', 's1', web)] }),
+    b.event('ConfigCreated', { id: 'cfg1', spec: { name: 'app-conf', data: 'QQ==' } }),
   ])
     evolve(state, event);
 
@@ -17,6 +18,10 @@ describe('entityIdOf', () => {
     expect(entityIdOf(state, 'web')).toBe('s1');
     expect(entityIdOf(state, 'node-1')).toBe('n1');
     expect(entityIdOf(state, 't1abc')).toBe('t1abcdef');
+  });
+
+  it("reads a config's name as its id", () => {
+    expect(entityIdOf(state, 'app-conf')).toBe('cfg1');
   });
 
   it('gives back what names nothing it knows', () => {

@@ -100,6 +100,14 @@ export interface DockerPortConfig {
   PublishMode?: string;
 }
 
+/** A config a container is given: a file (`File`), or a runtime target (credential specs, which Shoal refuses). */
+export interface DockerConfigReference {
+  File?: { Name?: string; UID?: string; GID?: string; Mode?: number } | null;
+  Runtime?: Record<string, unknown> | null;
+  ConfigID?: string;
+  ConfigName?: string;
+}
+
 export interface DockerTaskSpec {
   ContainerSpec?: {
     Image?: string;
@@ -111,6 +119,7 @@ export interface DockerTaskSpec {
     Dir?: string;
     User?: string;
     StopGracePeriod?: number;
+    Configs?: DockerConfigReference[] | null;
     [field: string]: unknown;
   };
   Resources?: { Limits?: DockerResources; Reservations?: DockerResources };

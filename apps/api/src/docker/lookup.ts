@@ -4,7 +4,7 @@
  */
 import { HttpException } from '@nestjs/common';
 import type { Task } from '@shoal/contracts';
-import type { ClusterState, Network, Node, Service } from '@shoal/domain';
+import type { ClusterState, Config, Network, Node, Service } from '@shoal/domain';
 
 const find = <T extends { readonly id: string }>(
   kind: string,
@@ -34,3 +34,6 @@ export const findTask = (state: ClusterState, ref: string): Task => find('task',
 
 export const findNetwork = (state: ClusterState, ref: string): Network =>
   find('network', state.networks, ref, (network) => network.spec.name === ref);
+
+export const findConfig = (state: ClusterState, ref: string): Config =>
+  find('config', state.configs, ref, (config) => config.spec.name === ref);

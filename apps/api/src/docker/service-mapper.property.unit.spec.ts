@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { DEFAULT_RESTART_POLICY, DEFAULT_UPDATE_CONFIG, FAILURE_ACTIONS, PORT_PROTOCOLS, RESTART_CONDITIONS, UPDATE_ORDERS } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
-import type { ServiceSpec, UpdateConfig } from '@shoal/contracts';
+import type { ConfigReference, ServiceSpec, UpdateConfig } from '@shoal/contracts';
 import { DEFAULT_STOP_GRACE_MS, fromDockerServiceSpec, toDockerServiceSpec } from './service-mapper';
 
 const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/);
@@ -18,6 +18,16 @@ const updateConfig: fc.Arbitrary<UpdateConfig> = fc.record({
   maxFailureRatio: fc.double({ min: 0, max: 1, noNaN: true }),
   order: fc.constantFrom(...UPDATE_ORDERS),
 });
+
+/** Configs as files, each at a target of its own (Docker refuses two at one target). */
+const configs: fc.Arbitrary<ConfigReference[]> = fc.uniqueArray(
+  fc.record({
+    configId: fc.stringMatching(/^[0-9a-z]{25}$/),
+    configName: word,
+    file: fc.record({ name: word.map((w) => `/etc/${w}`), uid: fc.constantFrom('0', '33', '1000'), gid: fc.constantFrom('0', '33'), mode: fc.integer({ min: 0, max: 0o7777 }) }),
+  }),
+  { selector: (ref) => ref.file.name, minLength: 1, maxLength: 3 },
+);
 
 const spec: fc.Arbitrary<ServiceSpec> = fc.record(
   {
@@ -36,6 +46,7 @@ const spec: fc.Arbitrary<ServiceSpec> = fc.record(
             user: fc.constant('nobody'),
             hostname: word,
             stopGracePeriodMs: ms,
+            configs,
           },
           { requiredKeys: ['image'] },
         ),

@@ -36,6 +36,7 @@ import type {
 } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
 import type { ClusterState, Service } from '@shoal/domain';
+import { fromDockerConfigReferences, toDockerConfigReferences } from './config-references';
 import { constraintProblem } from './constraints';
 import type {
   DockerEndpointSpec,
@@ -163,7 +164,7 @@ const fromDockerNetworks = (networks: DockerServiceSpec['Networks'], field: stri
   });
 
 /** Container features Shoal's agents do not provide: refused rather than silently dropped. */
-const UNSUPPORTED_CONTAINER_FIELDS = ['Mounts', 'Secrets', 'Configs'] as const;
+const UNSUPPORTED_CONTAINER_FIELDS = ['Mounts', 'Secrets'] as const;
 
 export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNetworks?: DockerServiceSpec['Networks']): TaskSpec => {
   const container = task?.ContainerSpec;
@@ -181,6 +182,7 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
   const networks = [...fromDockerNetworks(task?.Networks, 'TaskTemplate.Networks'), ...fromDockerNetworks(topLevelNetworks, 'Networks')];
   const forceUpdate = nonNegative(task?.ForceUpdate, 'TaskTemplate.ForceUpdate');
   const stopGrace = nonNegative(container?.StopGracePeriod, 'TaskTemplate.ContainerSpec.StopGracePeriod');
+  const configs = fromDockerConfigReferences(container?.Configs);
   return {
     container: {
       image,
@@ -192,6 +194,7 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
       ...(container?.User ? { user: container.User } : {}),
       ...(container?.Hostname ? { hostname: container.Hostname } : {}),
       ...(stopGrace !== undefined && nsToMs(stopGrace) !== DEFAULT_STOP_GRACE_MS ? { stopGracePeriodMs: nsToMs(stopGrace) } : {}),
+      ...(configs ? { configs } : {}),
     },
     ...(limits || reservations ? { resources: { ...(limits ? { limits } : {}), ...(reservations ? { reservations } : {}) } } : {}),
     ...(restartPolicy ? { restartPolicy } : {}),
@@ -329,6 +332,7 @@ export const toDockerTaskSpec = (task: TaskSpec, options: { readonly insertDefau
         : options.insertDefaults
           ? { StopGracePeriod: msToNs(DEFAULT_STOP_GRACE_MS) }
           : {}),
+      ...(container.configs ? { Configs: toDockerConfigReferences(container.configs) } : {}),
     },
     Resources: { Limits: toDockerResources(task.resources?.limits), Reservations: toDockerResources(task.resources?.reservations) },
     ...(restart

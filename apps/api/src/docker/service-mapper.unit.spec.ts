@@ -3,8 +3,8 @@ import type { ServiceSpec } from '@shoal/contracts';
 import { emptyState } from '@shoal/domain';
 import type { Service } from '@shoal/domain';
 import { newTask, serviceSpec } from '@shoal/testing';
-import type { DockerServiceSpec } from './docker-types';
-import { fromDockerServiceSpec, serviceStatuses, toDockerService, toDockerServiceSpec } from './service-mapper';
+import type { DockerConfigReference, DockerServiceSpec } from './docker-types';
+import { fromDockerServiceSpec, serviceStatuses, toDockerService, toDockerServiceSpec, toDockerTaskSpec } from './service-mapper';
 import { SpecError } from './spec-error';
 
 /** What `docker service create` sends for a service with most flags set. */
@@ -28,6 +28,8 @@ const dockerSpec: DockerServiceSpec = {
   RollbackConfig: { Parallelism: 2, FailureAction: 'pause', Order: 'stop-first' },
   EndpointSpec: { Mode: 'vip', Ports: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: 8080, PublishMode: 'ingress' }, { TargetPort: 443 }] },
 };
+
+const withConfigs = (Configs: DockerConfigReference[]): DockerServiceSpec => ({ ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Configs } } });
 
 describe("Docker's ServiceSpec → Shoal's", () => {
   const spec = fromDockerServiceSpec(dockerSpec);
@@ -62,6 +64,21 @@ describe("Docker's ServiceSpec → Shoal's", () => {
     });
   });
 
+  it("takes configs as files, with Docker's defaults (uid and gid 0, mode 0444) where they are left out", () => {
+    const configs = fromDockerServiceSpec(
+      withConfigs([
+        { File: { Name: '/etc/app.conf' }, ConfigID: 'c1', ConfigName: 'app-conf' },
+        { File: { Name: 'relative.conf', UID: '33', GID: '34', Mode: 0o400 }, ConfigID: 'c2', ConfigName: 'other', Runtime: null },
+      ]),
+    ).task.container.configs;
+    expect(configs).toEqual([
+      { configId: 'c1', configName: 'app-conf', file: { name: '/etc/app.conf', uid: '0', gid: '0', mode: 0o444 } },
+      { configId: 'c2', configName: 'other', file: { name: 'relative.conf', uid: '33', gid: '34', mode: 0o400 } },
+    ]);
+    expect(fromDockerServiceSpec(withConfigs([])).task.container).toEqual({ image: 'x' });
+    expect(fromDockerServiceSpec({ ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Configs: null } } }).task.container).toEqual({ image: 'x' });
+  });
+
   it('defaults ports to tcp in ingress mode, the published port left to the allocator', () => {
     expect(spec.endpoint).toEqual({
       mode: 'vip',
@@ -86,6 +103,17 @@ describe("Docker's ServiceSpec → Shoal's", () => {
     ['a label that is not a string', { ...dockerSpec, Labels: { n: 1 as unknown as string } }, /Labels\.n: a label value must be a string/],
     ['mounts', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Mounts: [{ Type: 'volume', Target: '/data' }] } } }, /ContainerSpec\.Mounts: mounts are not supported/],
     ['secrets', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Secrets: [{ SecretName: 's' }] } } }, /secrets are not supported/],
+    ['a config as a runtime target', withConfigs([{ Runtime: {}, ConfigID: 'c1', ConfigName: 'spec' }]), /ContainerSpec\.Configs\[0\]\.Runtime: runtime targets \(credential specs\) are not supported by Shoal/],
+    ['a config without an id', withConfigs([{ File: { Name: '/etc/a' }, ConfigName: 'a' }]), /ContainerSpec\.Configs\[0\]\.ConfigID: a config id is required/],
+    ['a config without a name', withConfigs([{ File: { Name: '/etc/a' }, ConfigID: 'c1' }]), /ContainerSpec\.Configs\[0\]\.ConfigName: a config name is required/],
+    ['a config without a target', withConfigs([{ ConfigID: 'c1', ConfigName: 'a' }]), /ContainerSpec\.Configs\[0\]\.File: a file target is required/],
+    ['a config with an empty file name', withConfigs([{ File: { Name: ' ' }, ConfigID: 'c1', ConfigName: 'a' }]), /ContainerSpec\.Configs\[0\]\.File\.Name: a target file name is required/],
+    ['a config mode beyond the permission bits', withConfigs([{ File: { Name: '/a', Mode: 0o10000 }, ConfigID: 'c1', ConfigName: 'a' }]), /Configs\[0\]\.File\.Mode: 4096 is not a file mode/],
+    [
+      'two configs at one target',
+      withConfigs([{ File: { Name: '/etc/a' }, ConfigID: 'c1', ConfigName: 'a' }, { File: { Name: '/etc/a' }, ConfigID: 'c2', ConfigName: 'b' }]),
+      /Configs\[1\]\.File\.Name: config references 'a' and 'b' have a conflicting target: '\/etc\/a'/,
+    ],
   ])('refuses %s, naming the field', (_case, input, message) => {
     expect(() => fromDockerServiceSpec(input)).toThrow(SpecError);
     expect(() => fromDockerServiceSpec(input)).toThrow(message);
@@ -110,6 +138,16 @@ describe("Shoal's ServiceSpec → Docker's", () => {
     expect(explicit.task).toEqual({ container: { image: 'x' } });
     expect(explicit.update).toBeUndefined();
     expect(explicit.endpoint).toBeUndefined();
+  });
+
+  it("shows configs in Docker's ConfigReference shape, in the service's spec and in each task's", () => {
+    const spec = serviceSpec('web', { kind: 'replicated', replicas: 1 }, {
+      task: { container: { image: 'nginx', configs: [{ configId: 'c1', configName: 'app-conf', file: { name: '/etc/app.conf', uid: '0', gid: '0', mode: 0o444 } }] } },
+    });
+    const expected = [{ File: { Name: '/etc/app.conf', UID: '0', GID: '0', Mode: 0o444 }, ConfigID: 'c1', ConfigName: 'app-conf' }];
+    expect(toDockerServiceSpec(spec).TaskTemplate?.ContainerSpec?.Configs).toEqual(expected);
+    expect(toDockerTaskSpec(spec.task).ContainerSpec?.Configs).toEqual(expected);
+    expect(toDockerServiceSpec(serviceSpec('plain')).TaskTemplate?.ContainerSpec).not.toHaveProperty('Configs');
   });
 
   it('with insertDefaults, shows the update, rollback and restart defaults', () => {

@@ -19,10 +19,18 @@ import { ingressPortConflict } from './port-conflicts';
 import { queryFlag, queryVersion } from './query';
 import { fromDockerServiceSpec, serviceStatuses, toDockerService } from './service-mapper';
 
-/** Every network a spec attaches to must exist (by id or name), as Docker checks. */
-const checkNetworks = (state: ClusterState, spec: ServiceSpec): void => {
-  const missing = missingNetwork(state, spec);
-  if (missing !== undefined) throw new HttpException(`network ${missing} not found`, 404);
+/**
+ * Every network a spec attaches to (by id or name) must exist (404, as Docker's daemon
+ * resolves them), and every config it uses, by id and under its name (400, as swarmkit's
+ * InvalidArgument: "config not found: NAME"). evolve checks the ids again on the log.
+ */
+const checkReferences = (state: ClusterState, spec: ServiceSpec): void => {
+  const network = missingNetwork(state, spec);
+  if (network !== undefined) throw new HttpException(`network ${network} not found`, 404);
+  const missing = (spec.task.container.configs ?? []).filter((ref) => state.configs.get(ref.configId)?.spec.name !== ref.configName);
+  if (missing.length > 0) {
+    throw new HttpException(`${missing.length === 1 ? 'config' : 'configs'} not found: ${missing.map((ref) => ref.configName).join(', ')}`, 400);
+  }
 };
 
 const checkPorts = (state: ClusterState, spec: ServiceSpec, self?: string): void => {
@@ -59,7 +67,7 @@ export class ServicesController {
   async create(@Body() body: ServiceSpecDto): Promise<{ ID: string; Warnings: string[] }> {
     this.intents.cluster();
     const spec = fromDockerServiceSpec(body as DockerServiceSpec);
-    checkNetworks(this.intents.state, spec);
+    checkReferences(this.intents.state, spec);
     checkPorts(this.intents.state, spec);
     const id = newObjectId();
     await this.intents.submit('ServiceCreated', { id, spec });
@@ -98,7 +106,7 @@ export class ServicesController {
     }
     if (rollback !== undefined && rollback !== '') throw new HttpException(`unrecognized rollback option ${rollback}`, 400);
     const spec = fromDockerServiceSpec(body as DockerServiceSpec);
-    checkNetworks(this.intents.state, spec);
+    checkReferences(this.intents.state, spec);
     checkPorts(this.intents.state, spec, service.id);
     await this.intents.submit('ServiceUpdated', { id: service.id, spec }, expect);
     return { Warnings: [] };

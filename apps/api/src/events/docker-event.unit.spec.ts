@@ -57,6 +57,45 @@ describe('dockerEventsOf', () => {
     expect(messages.map((m) => `${m.Action} ${m.Actor.ID} ${m.Actor.Attributes['state.old']} -> ${m.Actor.Attributes['state.new']}`)).toEqual(['update t1 ASSIGNED -> RUNNING']);
   });
 
+  describe('configs', () => {
+    const b = new EventBuilder('c1');
+    const spec = { name: 'app-conf', data: Buffer.from('listen 80;\n').toString('base64') };
+    const ref = { configId: 'cfg1', configName: 'app-conf', file: { name: '/etc/app.conf', uid: '0', gid: '0', mode: 0o444 } };
+    const state = emptyState();
+    const apply = (event: ReturnType<typeof b.event>) => {
+      const before = captureBefore(state, event);
+      return dockerEventsOf(event, evolve(state, event), before, state).map((m) => `${m.Type} ${m.Action} ${m.Actor.ID} ${m.Actor.Attributes.name}`);
+    };
+
+    it('gives create, update and remove, named, and nothing for a removal refused while a service uses the config', () => {
+      expect(apply(b.event('ConfigCreated', { id: 'cfg1', spec }))).toEqual(['config create cfg1 app-conf']);
+      expect(apply(b.event('ConfigUpdated', { id: 'cfg1', spec: { ...spec, labels: { tier: 'web' } } }))).toEqual(['config update cfg1 app-conf']);
+      expect(apply(b.event('ServiceCreated', { id: 's1', spec: serviceSpec('web', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'nginx', configs: [ref] } } }) }))).toEqual([
+        'service create s1 web',
+      ]);
+      expect(apply(b.event('ConfigRemoved', { id: 'cfg1' }))).toEqual([]);
+      expect(apply(b.event('ConfigUpdated', { id: 'cfg1', spec: { ...spec, data: 'QQ==' } }))).toEqual([]);
+      apply(b.event('ServiceRemoved', { id: 's1' }));
+      // The name comes from the config as it was before the record removed it.
+      expect(apply(b.event('ConfigRemoved', { id: 'cfg1' }))).toEqual(['config remove cfg1 app-conf']);
+    });
+
+    it('are found by `type=config` and by `config=<name or id prefix>`', () => {
+      const event = b.event('ConfigCreated', { id: 'cfg2', spec: { ...spec, name: 'db-conf' } });
+      const [message] = dockerEventsOf(event, evolve(state, event), captureBefore(state, event), state);
+      const matches = (filters: object) => {
+        const parsed = parseEventFilters(JSON.stringify(filters));
+        if (!parsed.ok) throw new Error(parsed.message);
+        return matchesEventFilters(parsed.filters, message!);
+      };
+      expect(matches({ type: ['config'] })).toBe(true);
+      expect(matches({ type: ['service'] })).toBe(false);
+      expect(matches({ config: ['db-'] })).toBe(true);
+      expect(matches({ config: ['cfg2'] })).toBe(true);
+      expect(matches({ config: ['app-conf'] })).toBe(false);
+    });
+  });
+
   it('writes timeNano exactly, past 2^53', () => {
     const line = encodeDockerEvent({
       Type: 'service',

@@ -1,8 +1,45 @@
 /** Docker's TaskSpec (a service's TaskTemplate), validated field by field. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 import { RESTART_CONDITIONS } from '@shoal/contracts';
+
+export class ConfigFileTargetDto {
+  @ApiPropertyOptional({ example: '/etc/app.conf' })
+  @IsOptional() @IsString()
+  Name?: string;
+
+  @ApiPropertyOptional({ example: '0', description: 'Default "0"' })
+  @IsOptional() @IsString()
+  UID?: string;
+
+  @ApiPropertyOptional({ example: '0', description: 'Default "0"' })
+  @IsOptional() @IsString()
+  GID?: string;
+
+  @ApiPropertyOptional({ example: 0o444, description: 'Permission bits; default 0444' })
+  @IsOptional() @IsInt() @Min(0) @Max(0o7777)
+  Mode?: number;
+}
+
+/** Presence (an id, a name, a file target) is the mapper's to check, with Docker's reasons. */
+export class ConfigReferenceDto {
+  @ApiPropertyOptional({ type: ConfigFileTargetDto })
+  @IsOptional() @ValidateNested() @Type(() => ConfigFileTargetDto)
+  File?: ConfigFileTargetDto;
+
+  @ApiPropertyOptional({ description: 'Not supported by Shoal (credential specs)' })
+  @IsOptional() @IsObject()
+  Runtime?: Record<string, unknown>;
+
+  @ApiPropertyOptional()
+  @IsOptional() @IsString()
+  ConfigID?: string;
+
+  @ApiPropertyOptional({ example: 'app-conf' })
+  @IsOptional() @IsString()
+  ConfigName?: string;
+}
 
 export class ContainerSpecDto {
   @ApiProperty({ example: 'nginx:1.27' })
@@ -37,6 +74,10 @@ export class ContainerSpecDto {
   @ApiPropertyOptional({ description: 'Nanoseconds' })
   @IsOptional() @IsInt() @Min(0)
   StopGracePeriod?: number;
+
+  @ApiPropertyOptional({ type: [ConfigReferenceDto] })
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ConfigReferenceDto)
+  Configs?: ConfigReferenceDto[];
 }
 
 export class ResourcesDto {

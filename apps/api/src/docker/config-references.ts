@@ -1,0 +1,56 @@
+/**
+ * The configs a service's containers are given: Docker's ConfigReference
+ * (`TaskTemplate.ContainerSpec.Configs`) ↔ Shoal's, with Docker's defaults (uid and gid
+ * "0", mode 0444) and its rules (an id and a name, a file target, no two configs at one
+ * target). Runtime targets (credential specs) are refused: Shoal gives configs as files.
+ */
+import { DEFAULT_CONFIG_MODE } from '@shoal/contracts';
+import type { ConfigReference } from '@shoal/contracts';
+import type { DockerConfigReference } from './docker-types';
+import { SpecError } from './spec-error';
+
+const FIELD = 'TaskTemplate.ContainerSpec.Configs';
+
+/** Permission bits only, as a file mode in Shoal's contracts. */
+const MAX_MODE = 0o7777;
+
+const fromDockerConfigReference = (ref: DockerConfigReference, field: string): ConfigReference => {
+  if (ref.Runtime !== undefined && ref.Runtime !== null) {
+    throw new SpecError(`${field}.Runtime`, 'runtime targets (credential specs) are not supported by Shoal: give the config a File target');
+  }
+  const configId = ref.ConfigID?.trim();
+  if (!configId) throw new SpecError(`${field}.ConfigID`, 'a config id is required (the docker CLI resolves config names to ids)');
+  const configName = ref.ConfigName?.trim();
+  if (!configName) throw new SpecError(`${field}.ConfigName`, 'a config name is required');
+  const file = ref.File;
+  if (!file) throw new SpecError(`${field}.File`, 'a file target is required');
+  const name = file.Name?.trim();
+  if (!name) throw new SpecError(`${field}.File.Name`, 'a target file name is required');
+  const mode = file.Mode ?? DEFAULT_CONFIG_MODE;
+  if (!Number.isInteger(mode) || mode < 0 || mode > MAX_MODE) {
+    throw new SpecError(`${field}.File.Mode`, `${mode} is not a file mode (permission bits, 0 to 0o7777)`);
+  }
+  return { configId, configName, file: { name, uid: file.UID || '0', gid: file.GID || '0', mode } };
+};
+
+/** Docker's references as Shoal's; undefined when there are none. */
+export const fromDockerConfigReferences = (refs: readonly DockerConfigReference[] | null | undefined): ConfigReference[] | undefined => {
+  if (!refs || refs.length === 0) return undefined;
+  const targets = new Map<string, string>();
+  return refs.map((ref, index) => {
+    const config = fromDockerConfigReference(ref, `${FIELD}[${index}]`);
+    const taken = targets.get(config.file.name);
+    if (taken !== undefined) {
+      throw new SpecError(`${FIELD}[${index}].File.Name`, `config references '${taken}' and '${config.configName}' have a conflicting target: '${config.file.name}'`);
+    }
+    targets.set(config.file.name, config.configName);
+    return config;
+  });
+};
+
+export const toDockerConfigReferences = (refs: readonly ConfigReference[]): DockerConfigReference[] =>
+  refs.map((ref) => ({
+    File: { Name: ref.file.name, UID: ref.file.uid, GID: ref.file.gid, Mode: ref.file.mode },
+    ConfigID: ref.configId,
+    ConfigName: ref.configName,
+  }));
