@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pidAlive } from '../../libs/testing/src/processes/pid-alive';
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
@@ -172,6 +172,39 @@ describe('Shoal as separate processes on Kafka', () => {
     const timed = await cluster.docker(['service', 'logs', '--timestamps', '--no-trunc', taskId]);
     expect(timed.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{9}Z talker\\.1\\.${taskId}@exec-talker +\\| hello from the task\\n$`));
     expect((await cluster.docker(['service', 'rm', 'talker'])).code).toBe(0);
+    await agent.stop();
+  });
+
+  it('an exec task reads the config it was given, and a new config rolled out with docker service update reaches its replacement', async () => {
+    const token = await cluster.workerToken();
+    const agent = deployment.cli(['agent', '--join-token', token, '--dispatcher', cluster.dispatcher, '--hostname', 'exec-configs']);
+    await agent.waitFor(/joined the dispatcher/, 90_000);
+    const first = join(deployment.dataDir, 'greeting-1.txt');
+    const second = join(deployment.dataDir, 'greeting-2.txt');
+    writeFileSync(first, 'hello from the first config\n');
+    writeFileSync(second, 'hello from the second config\n');
+    expect(await cluster.docker(['config', 'create', 'greeting-1', first])).toMatchObject({ code: 0 });
+    expect(await cluster.docker(['config', 'create', 'greeting-2', second])).toMatchObject({ code: 0 });
+
+    const command = ['sh', '-c', 'cat "$SHOAL_TASK_ROOT/etc/greeting"; exec sleep 600'];
+    const created = await cluster.docker(['service', 'create', '-d', '--name', 'reader', '--constraint', 'node.hostname==exec-configs', '--config', 'src=greeting-1,target=/etc/greeting', 'exec', ...command]);
+    expect(created).toMatchObject({ code: 0 });
+    const logsSay = (text: string) => async () => {
+      const result = await cluster.docker(['service', 'logs', 'reader']);
+      return result.stdout.includes(text) ? result.stdout : undefined;
+    };
+    await eventually('the task printed its config', logsSay('hello from the first config'), 90_000);
+
+    // Rotation as Docker documents it: a new config at the same target, then the old one is free to go.
+    const updated = await cluster.docker(['service', 'update', '-d', '--config-rm', 'greeting-1', '--config-add', 'src=greeting-2,target=/etc/greeting', 'reader']);
+    expect(updated).toMatchObject({ code: 0 });
+    await eventually('the replacement printed the new config', logsSay('hello from the second config'), 90_000);
+    const inUse = await cluster.docker(['config', 'rm', 'greeting-2']);
+    expect(inUse.code).not.toBe(0);
+    expect(inUse.stderr).toMatch(/config 'greeting-2' is in use by the following service: reader/);
+    expect(await cluster.docker(['config', 'rm', 'greeting-1'])).toMatchObject({ code: 0 });
+    expect((await cluster.docker(['service', 'rm', 'reader'])).code).toBe(0);
+    expect(await cluster.docker(['config', 'rm', 'greeting-2'])).toMatchObject({ code: 0 });
     await agent.stop();
   });
 
