@@ -152,7 +152,9 @@ describe("the exec executor: a task's root and its configs", () => {
   let dir: string;
   let executor: ExecExecutor;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'shoal-roots-'));
+    // As root, a task runs as nobody, who must pass through every directory above its root:
+    // the run's TMPDIR may be private (0700), /tmp is not.
+    dir = mkdtempSync(join(asRoot ? '/tmp' : tmpdir(), 'shoal-roots-'));
     executor = new ExecExecutor({ timers, roots: new TaskRoots(join(dir, 'tasks')) });
   });
   afterEach(async () => {
@@ -223,7 +225,7 @@ describe("the exec executor: a task's root and its configs", () => {
     if (asRoot) {
       expect([file.uid, file.gid]).toEqual([65534, 65534]);
       // As nobody, through the roots' directory: its own 0400 file and the 0444 one owned by root.
-      expect(recorder.states().at(-1)).toBe('COMPLETE');
+      expect({ state: recorder.states().at(-1), err: recorder.statuses.at(-1)?.err }).toEqual({ state: 'COMPLETE', err: undefined });
       await eventually('the output in the log', () => stdout() === 'mine\neveryone\n', { everyMs: 10 });
     } else {
       expect(file.uid).toBe(process.getuid?.());
