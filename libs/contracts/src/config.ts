@@ -37,3 +37,11 @@ export const MAX_CONFIG_NAME_LENGTH = 64;
 
 /** Docker's default file mode for a config: read-only for all. */
 export const DEFAULT_CONFIG_MODE = 0o444;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Standard base64 with its padding, as Go's encoding/json writes []byte (a config's data on Docker's API). */
+export const isBase64 = (text: string): boolean => BASE64.test(text);
+
+/** The bytes a well-formed base64 text decodes to, without decoding it. */
+export const base64DecodedLength = (text: string): number => (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);

@@ -1,6 +1,6 @@
 /** The structural shape of every event's data at its current version. */
 import type { EventType } from './events';
-import { CONFIG_NAME_PATTERN, MAX_CONFIG_BYTES, MAX_CONFIG_NAME_LENGTH } from './config';
+import { CONFIG_NAME_PATTERN, MAX_CONFIG_BYTES, MAX_CONFIG_NAME_LENGTH, base64DecodedLength, isBase64 } from './config';
 import { COMPONENTS } from './envelope';
 import { NODE_AVAILABILITIES, NODE_ROLES, NODE_STATES } from './node';
 import {
@@ -73,14 +73,11 @@ const configName: Shape = (v, p) =>
     ? undefined
     : `${p}: expected a name of at most ${MAX_CONFIG_NAME_LENGTH} letters, digits, '-', '_' or '.', starting and ending with a letter or digit`);
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** The bytes a well-formed base64 text decodes to. */
-const base64Length = (text: string): number => (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
 const configData: Shape = (v, p) =>
   str(v, p) ??
-  (!BASE64.test(v as string)
+  (!isBase64(v as string)
     ? `${p}: expected base64`
-    : base64Length(v as string) > MAX_CONFIG_BYTES
+    : base64DecodedLength(v as string) > MAX_CONFIG_BYTES
       ? `${p}: more than ${MAX_CONFIG_BYTES} bytes`
       : undefined);
 

@@ -4,12 +4,12 @@
  * change), and a Config becomes Docker's Config object — with its data, which configs,
  * unlike secrets, show.
  */
-import { MAX_CONFIG_BYTES } from '@shoal/contracts';
+import { MAX_CONFIG_BYTES, base64DecodedLength } from '@shoal/contracts';
 import type { ConfigSpec } from '@shoal/contracts';
 import type { Config } from '@shoal/domain';
 import type { DockerMeta } from '../docker/docker-types';
 import { SpecError } from '../docker/spec-error';
-import { decodedLength, sameBytes } from './config-data';
+import { sameBytes } from './config-data';
 import type { ConfigSpecDto } from './config-spec.dto';
 
 export interface DockerConfigSpec {
@@ -44,7 +44,7 @@ const labelsOf = (labels: Record<string, unknown> | undefined): { labels?: Recor
 export const fromDockerConfigCreate = (body: ConfigSpecDto): ConfigSpec => {
   refuseTemplating(body);
   const data = body.Data ?? '';
-  const size = decodedLength(data);
+  const size = base64DecodedLength(data);
   if (size === 0) throw new SpecError('Data', `a config holds 1 to ${MAX_CONFIG_BYTES} bytes, and this one is empty`);
   if (size > MAX_CONFIG_BYTES) {
     throw new SpecError('Data', `${size} bytes is more than a config may hold (${MAX_CONFIG_BYTES} bytes, ${MAX_CONFIG_BYTES / 1024} KiB)`);

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
-import { MAX_CONFIG_BYTES } from '@shoal/contracts';
+import { MAX_CONFIG_BYTES, base64DecodedLength, isBase64 } from '@shoal/contracts';
 import type { Config } from '@shoal/domain';
 import { SpecError } from '../docker/spec-error';
-import { decodedLength, isBase64 } from './config-data';
 import { fromDockerConfigCreate, fromDockerConfigUpdate, toDockerConfig } from './config-mapper';
 
 const config: Config = { id: 'cfg1', spec: { name: 'app-conf', labels: { a: '1' }, data: 'QQ==' }, version: 4, createdAt: 't0', updatedAt: 't1' };
@@ -13,7 +12,7 @@ describe('config data', () => {
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         const text = Buffer.from(bytes).toString('base64');
         expect(isBase64(text)).toBe(true);
-        expect(decodedLength(text)).toBe(bytes.length);
+        expect(base64DecodedLength(text)).toBe(bytes.length);
       }),
     );
   });

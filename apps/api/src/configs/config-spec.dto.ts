@@ -5,8 +5,7 @@
  */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, ValidateBy } from 'class-validator';
-import { CONFIG_NAME_PATTERN, MAX_CONFIG_NAME_LENGTH } from '@shoal/contracts';
-import { isBase64 } from './config-data';
+import { CONFIG_NAME_PATTERN, MAX_CONFIG_NAME_LENGTH, isBase64 } from '@shoal/contracts';
 
 /** Docker's reason for a name it refuses, or undefined for a good one. */
 export const configNameProblem = (value: unknown): string | undefined => {
