@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, MAX_CONFIG_BYTES, TaskState } from '@shoal/contracts';
 import type { EventOf, EventType, JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { LogsClient } from '@shoal/protocol';
@@ -187,6 +187,35 @@ describe('the agent with the real dispatcher', () => {
       channels.close();
       await executor.close();
       rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it("a node whose task uses more config data than gRPC's default 4 MiB message gets all of it with the task", async () => {
+    // Five configs of Docker's largest size: the node's set is one message of over 5 MB.
+    const big = [1, 2, 3, 4, 5].map((i) => ({ id: `cfg-big-${i}`, bytes: Buffer.alloc(MAX_CONFIG_BYTES, i) }));
+    const hoarder = serviceSpec('hoarder', { kind: 'replicated', replicas: 1 }, {
+      task: {
+        container: {
+          image: 'busybox',
+          configs: big.map(({ id }) => ({ configId: id, configName: id, file: { name: `/etc/${id}`, uid: '0', gid: '0', mode: 0o444 } })),
+        },
+      },
+    });
+    const api = as('api');
+    await api.append([
+      ...big.map(({ id, bytes }) => api.propose('ConfigCreated', { id, spec: { name: id, data: bytes.toString('base64') } })),
+      api.propose('ServiceCreated', { id: 's-hoarder', spec: hoarder }),
+    ]);
+    const closing: (() => Promise<void> | void)[] = [];
+    try {
+      const session = nodeThrough([address], tokens.worker, 'hoarder-node', closing);
+      await session.start();
+      await assign('t-hoarder', 's-hoarder', hoarder, session.nodeId!);
+      await eventually('the task running on the log', async () => ((await reportedStates(log, 't-hoarder')).some((status) => status.state === TaskState.RUNNING) ? true : undefined), WITHIN);
+      const held = session.worker.heldConfigs();
+      expect(big.map(({ id }) => held.get(id)?.data.equals(big.find((config) => config.id === id)!.bytes))).toEqual([true, true, true, true, true]);
+    } finally {
+      for (const close of closing) await close();
     }
   });
 

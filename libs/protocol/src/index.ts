@@ -24,13 +24,15 @@ export const DISPATCHER_SERVICE: ServiceDefinition = DispatcherClient.service;
 /**
  * How a client's channel to a dispatcher is kept: pinged every 30 s (a dead peer found
  * within 10 s more), and dialled again from 200 ms up to 5 s apart when it drops — agents
- * and the API alike.
+ * and the API alike. It takes messages of up to 128 MiB, not gRPC's default 4 MiB: a
+ * node's assignments carry every config its tasks use, each up to 1000 KiB.
  */
 export const DISPATCHER_CHANNEL_OPTIONS: Readonly<Record<string, number>> = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.initial_reconnect_backoff_ms': 200,
   'grpc.max_reconnect_backoff_ms': 5_000,
+  'grpc.max_receive_message_length': 128 * 1024 * 1024,
 };
 
 /** The Logs service's client constructor (method: subscribeLogs), for the API. */
