@@ -3,8 +3,10 @@
  * one process, on the embedded log), without --detach: the CLI's own progress display
  * follows the tasks the orchestrator, allocator, scheduler and agents move, and must see
  * them converge — on create, update, scale, rollback, a global service, and a drain; and
- * service logs reads what the simulated nodes' tasks wrote.
+ * service logs reads what the simulated nodes' tasks wrote, the configs they were sent too.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { dockerCliOk } from '../../libs/testing/src/processes/docker-cli';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 
@@ -43,6 +45,18 @@ describe('the docker CLI against npm start', () => {
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(line).toMatch(/^web\.[123]\.[0-9a-z]{12}@sim-node-\d +\| simulated task: image nginx:1\.27; nothing runs on this simulated node$/);
     expect(new Set(lines.map((line) => line.split('.')[1]))).toEqual(new Set(['1', '2', '3']));
+  });
+
+  it('a config reaches the simulated nodes that run a service using it, as the quick start shows', async () => {
+    const file = join(dataDir, 'app.conf');
+    writeFileSync(file, 'worker_processes 2;\n');
+    expect(await ok('config', 'create', 'app-conf', file)).toMatch(/^[0-9a-z]{25}\n$/);
+    expect(await ok('service', 'create', '--name', 'app', '--config', 'src=app-conf,target=/etc/app.conf', 'nginx:1.27')).toMatch(/verify: Service \w+ converged/);
+    expect((await ok('service', 'logs', 'app')).trim()).toMatch(
+      /^app\.1\.[0-9a-z]{12}@sim-node-\d +\| simulated task: image nginx:1\.27; config app-conf at \/etc\/app\.conf \(20 bytes\); nothing runs on this simulated node$/,
+    );
+    await ok('service', 'rm', 'app');
+    await ok('config', 'rm', 'app-conf');
   });
 
   it('service update --replicas adds tasks and restarts none (the defaults it sends back change nothing)', async () => {

@@ -6,9 +6,9 @@
  *   SIM_START_ERROR  it fails to start with this message (→ REJECTED)
  *   SIM_START_DELAY  time spent getting going: half in PREPARING, half in STARTING
  * Every wait rides on the shared timers, so thousands of simulated tasks cost no threads
- * and one interval. A task's log holds one line, written as it starts, that says so. Its
- * configs are written nowhere; a task whose configs the node was not sent is rejected all
- * the same (the worker's check).
+ * and one interval. A task's log holds one line, written as it starts, that says so, and
+ * names the configs the node was sent for it. They are written nowhere; a task whose
+ * configs the node was not sent is rejected all the same (the worker's check).
  */
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { parseDuration } from './duration';
@@ -35,11 +35,15 @@ export const simulatedBehaviour = (env: Readonly<Record<string, string>>): Simul
   };
 };
 
-/** What a simulated task's log says: what would have run, and that nothing did. */
+/** What a simulated task's log says: what would have run, with the configs the node was sent for it, and that nothing did. */
 export const simulatedLine = (task: AssignedTask): string => {
   const { image, command = [], args = [] } = task.spec.container;
   const argv = [...command, ...args];
-  return `simulated task: image ${image}${argv.length > 0 ? `, command ${argv.join(' ')}` : ''}; nothing runs on this simulated node`;
+  const configs = task.configs.map(({ reference, data }) => `${reference.configName} at ${reference.file.name} (${data.length} ${data.length === 1 ? 'byte' : 'bytes'})`);
+  return (
+    `simulated task: image ${image}${argv.length > 0 ? `, command ${argv.join(' ')}` : ''}` +
+    `${configs.length > 0 ? `; config ${configs.join(', ')}` : ''}; nothing runs on this simulated node`
+  );
 };
 
 export class SimulatedExecutor implements Executor {

@@ -3,6 +3,7 @@ import { nodeDescription } from './node-description';
 import { SimulatedExecutor, simulatedBehaviour } from './simulated-executor';
 import { TaskLog } from './task-log';
 import { TaskRunner } from './task-runner';
+import { configReference } from './testing/assignments';
 import { StatusRecorder, assignedTask } from './testing/task-fixtures';
 import { TimerWheel } from './timers';
 
@@ -36,6 +37,13 @@ describe('the simulated executor', () => {
     await runner.done;
     expect(log.read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 }).map((entry) => [entry.stream, entry.data.toString()])).toEqual([
       ['stdout', 'simulated task: image nginx:1.27, command nginx -g daemon off;; nothing runs on this simulated node\n'],
+    ]);
+    // The configs the node was sent for it, named with where they would be and their size.
+    const configured = new TaskLog();
+    const withConfigs = assignedTask({ env: ['SIM_RUN_FOR=10ms'], configs: [configReference('app'), configReference('tls', '/run/tls.pem')] }, 'configured-1', { app: 'port=80\n', tls: 'x' });
+    await new TaskRunner(withConfigs, TaskState.RUNNING, executor.controller(withConfigs, configured), recorder.sink).done;
+    expect(configured.read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 }).map((entry) => entry.data.toString())).toEqual([
+      'simulated task: image busybox; config app-name at /etc/app.conf (8 bytes), tls-name at /run/tls.pem (1 byte); nothing runs on this simulated node\n',
     ]);
     // One that never starts says nothing.
     const rejected = new TaskLog();
