@@ -16,6 +16,7 @@ import type {
   NodeDescriptionMessage,
   TaskStatusMessage,
 } from '@shoal/protocol';
+import { ConfigBytes } from './config-bytes';
 
 /** The node's description as NodeRegistered carries it, or why it cannot be. */
 export const toNodeDescription = (message: NodeDescriptionMessage | null | undefined, role: NodeRole): NodeDescription | string => {
@@ -83,7 +84,10 @@ export const toChangeMessage = (change: AssignmentChange): AssignmentChangeMessa
     ? { action: 'UPDATE', assignment: toAssignmentMessage(change.assignment) }
     : { action: 'REMOVE', assignment: REMOVED(change.taskId) };
 
-export const toConfigMessage = (config: AssignedConfig): AssignedConfigMessage => ({ id: config.id, name: config.name, data: Buffer.from(config.data, 'base64') });
+/** The bytes of the configs this dispatcher sends, each decoded once for all the nodes it goes to. */
+const configBytes = new ConfigBytes();
+
+export const toConfigMessage = (config: AssignedConfig): AssignedConfigMessage => ({ id: config.id, name: config.name, data: configBytes.bytesOf(config) });
 
 export const toConfigChangeMessage = (change: ConfigChange): ConfigChangeMessage =>
   change.action === 'update'
