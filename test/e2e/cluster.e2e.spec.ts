@@ -208,7 +208,7 @@ describe('Shoal as separate processes on Kafka', () => {
     await agent.stop();
   });
 
-  it('an exec agent killed and restarted with its state dir stops the task process it left, and its task is replaced', async () => {
+  it('an exec agent killed and restarted with its state dir stops the task process it left, its task is replaced, and what the task wrote is still in docker service logs', async () => {
     const stateDir = join(deployment.dataDir, 'exec-agent');
     const pids = join(deployment.dataDir, 'sleeper.pids');
     const token = await cluster.workerToken();
@@ -219,7 +219,7 @@ describe('Shoal as separate processes on Kafka', () => {
     const created = await dockerApi(socket, 'POST', '/v1.47/services/create', {
       Name: 'sleeper',
       TaskTemplate: {
-        ContainerSpec: { Image: 'exec', Command: ['sh', '-c', `echo $$ >> ${pids}; exec sleep 600`] },
+        ContainerSpec: { Image: 'exec', Command: ['sh', '-c', `echo $$ >> ${pids}; echo started $$; exec sleep 600`] },
         Placement: { Constraints: ['node.hostname==exec-1'] },
         RestartPolicy: { Condition: 'any', Delay: 0 },
       },
@@ -250,6 +250,12 @@ describe('Shoal as separate processes on Kafka', () => {
     }, 30_000);
     expect(tasks.map((t) => `${t.DesiredState} ${t.Status.State}`).sort()).toEqual(['running running', 'shutdown failed']);
     expect(tasks.find((t) => t.Status.State === 'failed')?.Status.Err).toBe('the agent restarted and the task did not survive it');
+    // What the first task wrote outlived the agent that ran it: the restarted one read it back from its state dir.
+    const logs = await eventually('both tasks\' output in docker service logs', async () => {
+      const result = await cluster.docker(['service', 'logs', 'sleeper']);
+      return result.stdout.includes(`started ${first}`) && result.stdout.includes(`started ${second}`) ? result.stdout : undefined;
+    }, 30_000);
+    expect(logs.trim().split('\n')).toHaveLength(2);
     await agent.stop();
     expect(pidAlive(second!)).toBe(false);
   });

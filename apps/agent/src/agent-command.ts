@@ -7,7 +7,9 @@
  *     the dispatchers' addresses its sessions listed (tried next time after --dispatcher's),
  *     and records its task processes there so that, restarted after a crash, it first stops
  *     those the crashed agent left running; each task's root (its configs) is there too,
- *     in tasks/<task id>, else under the system's temp dir
+ *     in tasks/<task id>, else under the system's temp dir; and each task's output, in
+ *     logs/<task id> besides memory, so that restarted (killed or stopped) it still has
+ *     what the node's tasks wrote (else the output is in memory only)
  *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
  *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-] [--state-dir DIR]
  *     N simulated nodes in this one process, each its own session
@@ -28,6 +30,7 @@ import { ExecExecutor } from './exec-executor';
 import { parseLabel } from './node-description';
 import { SimulatedFleet } from './simulated-fleet';
 import type { FleetLabels } from './simulated-fleet';
+import { TaskLogFiles } from './task-log-file';
 import { TaskProcessRecord } from './task-processes';
 import { TaskRoots } from './task-root';
 import { TimerWheel } from './timers';
@@ -141,6 +144,13 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   // Their tasks ended with the agent that made them (and its processes are stopped now).
   const roots = new TaskRoots(tasksDir);
   await roots.removeLeftovers();
+  // Each task's output, besides memory: what an earlier agent kept is read now, and goes unless the node still has its task.
+  const logStore = options.stateDir
+    ? await TaskLogFiles.open(join(options.stateDir, 'logs'), { say }).catch((error: unknown) => {
+        say(`task output is kept in memory only: ${join(options.stateDir!, 'logs')} is not usable (${error instanceof Error ? error.message : String(error)})`);
+        return undefined;
+      })
+    : undefined;
   const executor = new ExecExecutor({ hostname: options.hostname, labels, output: 'inherit', timers, processes, roots });
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
@@ -151,6 +161,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     onDispatchers: dispatcherKeeper(options.stateDir, say),
     joinToken,
     executor,
+    logStore,
     channels,
     timers,
     nodeId,
@@ -168,6 +179,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     await session.stop();
     channels.close();
     await executor.close();
+    await logStore?.flush();
     return;
   }
   keepNodeId(options.stateDir, session.nodeId);
@@ -178,12 +190,15 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     await session.stop({ stopTasks: true });
     channels.close();
     await executor.close();
+    await logStore?.flush();
     throw ended;
   }
   say(`${ended}: stopping this node's tasks`);
   await session.stop({ stopTasks: true });
   channels.close();
   await executor.close();
+  // What the tasks wrote last is in their files before the agent goes.
+  await logStore?.flush();
 };
 
 const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: string, dispatchers: readonly string[]): Promise<void> => {
@@ -218,7 +233,7 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--dispatcher <host:port,…>', 'the dispatchers to join through, tried in turn when one is gone (default $SHOAL_DISPATCHER)', argument(hostPorts))
     .option('--hostname <name>', "this node's name (default: the host's)")
     .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
-    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart, and the dispatchers the sessions listed, to try should --dispatcher be gone (and, on this host, the task processes, to stop those a crashed agent left)')
+    .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart, and the dispatchers the sessions listed, to try should --dispatcher be gone (and, on this host, the task processes, to stop those a crashed agent left, and the output of each task, kept after a restart while the node has the task)')
     .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
     .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
@@ -113,6 +113,44 @@ describe('shoal agent', () => {
     expect((await runOnce(2)).code).toBe(0);
     expect(dispatcher.sessionRequests.map((request) => request.nodeId)).toEqual(['', 'node-1']);
     expect(readFileSync(join(stateDir, 'node-id'), 'utf8').trim()).toBe('node-1');
+  });
+
+  it('with --state-dir, still has what a task wrote after the agent is killed and restarted, while the node has the task; the files of tasks it no longer has go', async () => {
+    const stateDir = join(mkdtempSync(join(tmpdir(), 'shoal-agent-')), 'state');
+    const args = ['--join-token', 'SWMTKN-1-good', '--dispatcher', dispatcher.address, '--state-dir', stateDir];
+    const talker = (observedState: TaskState) => ({
+      ...assignment('talker', [], { observedState }),
+      specJson: JSON.stringify({ container: { image: 'x', command: ['sh', '-c', 'echo before the restart; echo on stderr >&2; exec sleep 60'] } }),
+    });
+    const logFile = join(stateDir, 'logs', 'talker');
+    dispatcher.initialAssignments.set('node-1', complete(update(talker(TaskState.ASSIGNED))));
+    const first = await shoalAgent(args, async (child) => {
+      await eventually('the node id kept', () => existsSync(join(stateDir, 'node-id')), WITHIN);
+      await eventually("the task's output in its file", () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('on stderr'), WITHIN);
+      child.kill('SIGKILL');
+    });
+    expect(first.code).toBeNull();
+    // A file of a task the node no longer has; the task the killed agent ran is still the node's, as running.
+    writeFileSync(join(stateDir, 'logs', 'gone'), '{"at":1,"stream":"stdout","data":"old\\n"}\n');
+    dispatcher.initialAssignments.set('node-1', complete(update(talker(TaskState.RUNNING))));
+    const restartedAt = Date.now();
+    const second = await shoalAgent(args, async (child) => {
+      await eventually('the task failed', () => dispatcher.statuses.some((status) => status.taskId === 'talker' && status.state === TaskState.FAILED), WITHIN);
+      dispatcher.sendLogSubscriptions('node-1', {
+        id: 'after-restart',
+        selector: { serviceIds: [], taskIds: ['talker'] },
+        options: { stdout: true, stderr: true, follow: false, tail: -1, sinceMs: 0 },
+        close: false,
+      });
+      await eventually('the subscription answered', () => dispatcher.publications.get('after-restart')?.ended, WITHIN);
+      child.kill('SIGTERM');
+    });
+    expect(second.code).toBe(0);
+    const lines = dispatcher.publishedLines('after-restart');
+    expect(lines.map((line) => `${line.stream} ${line.data.toString()}`)).toEqual(['STDOUT before the restart\n', 'STDERR on stderr\n']);
+    for (const line of lines) expect(Date.parse(line.at)).toBeLessThan(restartedAt);
+    expect(existsSync(join(stateDir, 'logs', 'gone'))).toBe(false);
+    expect(existsSync(logFile)).toBe(true);
   });
 
   it('with --state-dir, keeps the dispatchers its session listed, and after a restart finds one there when the one it was given is gone', async () => {

@@ -22,6 +22,7 @@ import { StatusBatcher } from './status-batcher';
 import type { BatchOptions } from './status-batcher';
 import type { Cancel, Timers } from './timers';
 import { Worker } from './worker';
+import type { TaskLogStore } from './worker';
 
 /**
  * The dispatcher refused to let the node join: the join token is wrong or rotated out
@@ -54,6 +55,8 @@ export interface AgentSessionOptions {
   readonly onDispatchers?: (dispatchers: readonly string[]) => void;
   readonly joinToken: string;
   readonly executor: Executor;
+  /** Where the worker keeps its tasks' logs besides memory (`shoal agent --state-dir`: `<state-dir>/logs`), if anywhere. */
+  readonly logStore?: TaskLogStore;
   readonly channels: DispatcherChannels;
   /** This session's number among those sharing `channels` (it picks the channel). */
   readonly index?: number;
@@ -119,7 +122,7 @@ export class AgentSession {
     this.periodMs = options.defaultHeartbeatMs ?? 5_000;
     this.description = options.executor.describe();
     this.batcher = new StatusBatcher(options.timers, options.batch);
-    this.worker = new Worker(options.executor, (status) => this.batcher.push(status));
+    this.worker = new Worker(options.executor, (status) => this.batcher.push(status), undefined, options.logStore);
     this.logs = new LogPublisher({ source: this.worker, open: (done) => this.client().publishLogs((error) => done(error)), timers: options.timers, log: options.log });
   }
 

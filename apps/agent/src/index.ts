@@ -5,6 +5,8 @@ export { AgentSession, JoinRefusedError } from './agent-session';
 export type { AgentSessionOptions } from './agent-session';
 export { DispatcherChannels } from './dispatcher-channels';
 export { ExecExecutor } from './exec-executor';
+export { TaskLogFiles } from './task-log-file';
+export type { TaskLogFilesOptions } from './task-log-file';
 export { SimulatedExecutor, simulatedBehaviour } from './simulated-executor';
 export type { AssignedTask, Executor, OutputStream, TaskController, TaskExit, TaskOutput } from './executor';
 export { TimerWheel } from './timers';

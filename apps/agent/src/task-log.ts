@@ -5,6 +5,8 @@
  * newline, and one longer than 16 KiB goes out in 16 KiB pieces, as Docker's log drivers
  * cut it (only the last piece ends with the newline, so the pieces put together are the
  * line). Only the newest lines are kept: at most KEPT_LINES of them and KEPT_BYTES in all.
+ * The log is in memory; an exec agent with a state dir keeps a copy of each task's log
+ * on disk too (task-log-file.ts), from which a restarted agent's log of the task begins.
  */
 import type { OutputStream, TaskOutput } from './executor';
 
@@ -123,6 +125,14 @@ export class TaskLog implements TaskOutput {
     return this.entries.slice(start).filter((entry) => wanted(query, entry));
   }
 
+  /**
+   * Takes lines an earlier log of the task kept (read back from its file), oldest first,
+   * as they were, before anything is written: followers do not hear them, the bounds apply.
+   */
+  restore(entries: readonly LogEntry[]): void {
+    for (const entry of entries) this.keep(entry);
+  }
+
   /** Calls `listener` with each line written from now on; returns what stops it. */
   follow(listener: LogListener): () => void {
     (this.listeners ??= new Set()).add(listener);
@@ -142,6 +152,12 @@ export class TaskLog implements TaskOutput {
   /** Keeps a line; `own`: its bytes were made for it, else they are copied (the entry must not hold on to the whole chunk they came in). */
   private add(stream: OutputStream, data: Buffer, own = false): void {
     const entry: LogEntry = { at: this.options.now(), stream, data: own ? data : Buffer.from(data) };
+    this.keep(entry);
+    if (this.listeners) for (const listener of this.listeners) listener(entry);
+  }
+
+  /** Keeps an entry, dropping the oldest past the bounds. */
+  private keep(entry: LogEntry): void {
     // Most logs hold a line or two: the first takes an array of its own size, not a grown one.
     if (this.entries.length === 0) this.entries = [entry];
     else this.entries.push(entry);
@@ -155,7 +171,6 @@ export class TaskLog implements TaskOutput {
       this.entries = this.entries.slice(this.first);
       this.first = 0;
     }
-    if (this.listeners) for (const listener of this.listeners) listener(entry);
   }
 }
 

@@ -80,6 +80,17 @@ describe('a task log', () => {
     expect(log.read({ ...ALL, tail: 100 })).toHaveLength(4);
   });
 
+  it('begins with the lines an earlier log kept, at their own times, within its bounds; followers hear only what is written after', () => {
+    const log = logAt({ now: 50 }, { keptLines: 3 });
+    const heard: LogEntry[] = [];
+    log.follow((entry) => heard.push(entry));
+    log.restore([1, 2, 3, 4].map((at) => ({ at, stream: 'stderr' as const, data: Buffer.from(`old ${at}\n`) })));
+    expect(log.read(ALL).map((entry) => `${entry.at} ${entry.data.toString()}`)).toEqual(['2 old 2\n', '3 old 3\n', '4 old 4\n']);
+    log.write('stdout', 'new\n');
+    expect(text(log.read(ALL))).toEqual(['stderr:old 3\n', 'stderr:old 4\n', 'stdout:new\n']);
+    expect(text(heard)).toEqual(['stdout:new\n']);
+  });
+
   it('tells a follower each line written from then on, until it stops following', () => {
     const log = logAt({ now: 5 });
     log.write('stdout', 'before\n');

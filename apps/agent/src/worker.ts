@@ -5,7 +5,10 @@
  * state, REMOVE stops and forgets it (and has its controller clean up after it). Each
  * task's states go to the status sink. Each task's output is kept in its log, which goes
  * with the task when it is forgotten; the worker finds the tasks a log subscription
- * selects, and tells listeners of each task it takes on.
+ * selects, and tells listeners of each task it takes on. Given a store (an exec agent's
+ * state dir, task-log-file.ts), each log is kept there too: a task taken on begins its log
+ * with what an earlier agent kept of it, the first COMPLETE set says which of those the
+ * node still has (the others go), and a task's copy goes when the node forgets it.
  *
  * The configs the node's tasks use come in the same messages, before the tasks that need
  * them, and are kept the same way (COMPLETE: the whole set; INCREMENTAL: UPDATE keeps one,
@@ -47,8 +50,23 @@ export interface LoggedTask {
 export const selects = (selector: LogSelectorMessage, task: Pick<LoggedTask, 'taskId' | 'serviceId'>): boolean =>
   selector.serviceIds.includes(task.serviceId) || selector.taskIds.includes(task.taskId);
 
+/** A task's log as kept besides memory: what removes it. */
+export interface KeptTaskLog {
+  /** Stops keeping it and removes what was kept (the node forgot the task). Never rejects. */
+  remove(): Promise<void>;
+}
+
+/** Where a worker keeps its tasks' logs besides memory (an exec agent's state dir), if anywhere. */
+export interface TaskLogStore {
+  /** Begins the task's log with what an earlier agent kept of it, if anything, and keeps what it is written from now on. */
+  keep(taskId: string, log: TaskLog): KeptTaskLog;
+  /** The node has these tasks and no others (a COMPLETE set): what earlier agents kept of any other goes. */
+  keepOnly(taskIds: ReadonlySet<string>): void;
+}
+
 interface Entry extends LoggedTask {
   readonly held: HeldTask;
+  readonly kept?: KeptTaskLog;
 }
 
 /** A task the worker will not run: its spec is unreadable, or it was started before this agent did. */
@@ -100,6 +118,8 @@ export class Worker {
     private readonly executor: Executor,
     private readonly report: StatusSink,
     private readonly now: () => Date = () => new Date(),
+    /** Where each task's log is kept besides memory, if anywhere (never for a simulated fleet: a file a task). */
+    private readonly logStore?: TaskLogStore,
   ) {}
 
   /** Applies one message of the assignments stream: its configs first, then its tasks. */
@@ -107,6 +127,7 @@ export class Worker {
     this.applyConfigs(message.type, message.configs ?? []);
     if (message.type === 'COMPLETE') {
       const wanted = new Set(message.changes.filter((change) => change.action === 'UPDATE').map((change) => change.assignment.taskId));
+      this.logStore?.keepOnly(wanted);
       for (const taskId of [...this.tasks.keys()]) if (!wanted.has(taskId)) this.remove(taskId);
     }
     for (const change of message.changes) {
@@ -154,7 +175,9 @@ export class Worker {
       return;
     }
     const log = new TaskLog(this.logOptions);
-    const entry: Entry = { taskId: assignment.taskId, serviceId: assignment.serviceId, log, held: this.begin(assignment, log) };
+    // What an earlier agent kept of the task comes first, before anything it writes now.
+    const kept = this.logStore?.keep(assignment.taskId, log);
+    const entry: Entry = { taskId: assignment.taskId, serviceId: assignment.serviceId, log, kept, held: this.begin(assignment, log) };
     this.tasks.set(assignment.taskId, entry);
     for (const listener of this.added) listener(entry);
   }
@@ -192,11 +215,12 @@ export class Worker {
   }
 
   private remove(taskId: string): void {
-    const held = this.tasks.get(taskId)?.held;
-    if (!held) return;
+    const entry = this.tasks.get(taskId);
+    if (!entry) return;
     this.tasks.delete(taskId);
-    held.setDesired(TaskState.SHUTDOWN);
-    void held.remove();
+    entry.held.setDesired(TaskState.SHUTDOWN);
+    void entry.held.remove();
+    void entry.kept?.remove();
   }
 
   /** A COMPLETE message's configs are all the node keeps; an INCREMENTAL one's are kept or forgotten one by one. */

@@ -1,12 +1,18 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
 import { nodeDescription } from './node-description';
 import { SimulatedExecutor } from './simulated-executor';
 import { StatusRecorder } from './testing/task-fixtures';
 import { addConfig, assignment, assignmentOf, complete, configReference, incremental, remove, removeConfig, update, withConfigs } from './testing/assignments';
 import type { AssignedTask, Executor, TaskController, TaskOutput } from './executor';
+import { TaskLogFiles, decodeEntries, encodeEntry } from './task-log-file';
 import { TimerWheel } from './timers';
 import { Worker } from './worker';
 import type { LoggedTask } from './worker';
+
+const ALL = { stdout: true, stderr: true, tail: -1, sinceMs: 0 };
 
 describe('the worker', () => {
   const timers = new TimerWheel(5);
@@ -82,6 +88,44 @@ describe('the worker', () => {
     await recorder.waitForState('a', TaskState.SHUTDOWN);
     await recorder.waitForState('b', TaskState.SHUTDOWN);
     expect(worker.size).toBe(0);
+  });
+
+  it("kept in files, begins a task's log with what its file holds, and removes the files of tasks the node no longer has and of those it forgets", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-worker-logs-'));
+    try {
+      const before = (taskId: string) => encodeEntry({ at: 1_600_000_000_000, stream: 'stderr', data: Buffer.from(`${taskId} before the restart\n`) });
+      for (const taskId of ['ended', 'replaced', 'gone']) writeFileSync(join(dir, taskId), before(taskId));
+      const files = await TaskLogFiles.open(dir);
+      const recorder = new StatusRecorder();
+      const worker = new Worker(executor, recorder.sink, () => new Date(1_700_000_000_000), files);
+      const heard: string[] = [];
+      worker.onTaskAdded((task) => heard.push(...task.log.read(ALL).map((entry) => entry.data.toString())));
+      // After the restart: one task had ended, one was running when the agent went (it fails now, to be replaced), one is new; 'gone' is not the node's any more.
+      worker.apply(
+        complete(
+          update(assignment('ended', [], { observedState: TaskState.COMPLETE })),
+          update(assignment('replaced', [], { observedState: TaskState.RUNNING })),
+          update(assignment('fresh')),
+        ),
+      );
+      const logOf = (taskId: string) => worker.logsOf({ serviceIds: [], taskIds: [taskId] })[0]!.log.read(ALL).map((entry) => `${entry.at} ${entry.stream}:${entry.data.toString()}`);
+      expect(logOf('ended')).toEqual(['1600000000000 stderr:ended before the restart\n']);
+      expect(logOf('replaced')).toEqual(['1600000000000 stderr:replaced before the restart\n']);
+      // A listener (a following log subscription) finds the earlier lines in the log as it hears of the task.
+      expect(heard).toEqual(['ended before the restart\n', 'replaced before the restart\n']);
+      await recorder.waitForState('fresh', TaskState.RUNNING);
+      await files.flush();
+      expect(readdirSync(dir).sort()).toEqual(['ended', 'fresh', 'replaced']);
+      expect(decodeEntries(readFileSync(join(dir, 'fresh'), 'utf8')).entries).toEqual(worker.logsOf({ serviceIds: [], taskIds: ['fresh'] })[0]!.log.read(ALL));
+      // The node forgets tasks: by REMOVE, and by a later COMPLETE set that leaves one out.
+      worker.apply(incremental(remove('ended')));
+      worker.apply(complete(update(assignment('fresh'))));
+      await files.flush();
+      expect(readdirSync(dir)).toEqual(['fresh']);
+      await worker.stopAll();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('configs', () => {
