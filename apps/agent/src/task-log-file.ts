@@ -24,6 +24,7 @@ import { appendFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'nod
 import { join } from 'node:path';
 import { KEPT_BYTES, KEPT_LINES } from './task-log';
 import type { LogEntry, TaskLog } from './task-log';
+import { taskPathName } from './task-root';
 import type { KeptTaskLog, TaskLogStore } from './worker';
 
 /** How long a task's file is left alone after a write to it failed. */
@@ -78,8 +79,6 @@ export const decodeEntries = (text: string): ReadLog => {
   return { entries, clean };
 };
 
-/** A task id as a file name: Shoal's ids are letters and digits; anything else is kept out of the path. */
-const fileName = (taskId: string): string => taskId.replace(/[^A-Za-z0-9_-]/g, '_');
 
 export interface TaskLogFilesOptions {
   /** The bounds of the logs in memory (default: TaskLog's); a file is written again once it holds twice either. */
@@ -245,7 +244,7 @@ export class TaskLogFiles implements TaskLogStore {
   }
 
   keep(taskId: string, log: TaskLog): KeptTaskLog {
-    const name = fileName(taskId);
+    const name = taskPathName(taskId);
     const earlier = this.left?.get(name);
     this.left?.delete(name);
     if (earlier) log.restore(earlier.entries);
@@ -275,7 +274,7 @@ export class TaskLogFiles implements TaskLogStore {
   keepOnly(taskIds: ReadonlySet<string>): void {
     const left = this.left;
     if (!left) return;
-    const wanted = new Set([...taskIds].map(fileName));
+    const wanted = new Set([...taskIds].map(taskPathName));
     for (const name of [...left.keys()]) {
       if (wanted.has(name)) continue;
       left.delete(name);

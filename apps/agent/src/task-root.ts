@@ -51,8 +51,8 @@ export const writeConfigs = async (root: string, configs: readonly TaskConfig[],
   }
 };
 
-/** A task id as a directory name: Shoal's ids are letters and digits; anything else is kept out of the path. */
-const dirName = (taskId: string): string => taskId.replace(/[^A-Za-z0-9_-]/g, '_');
+/** A task id as a name in the state dir (its root, its log file): Shoal's ids are letters and digits; anything else is kept out of the path. */
+export const taskPathName = (taskId: string): string => taskId.replace(/[^A-Za-z0-9_-]/g, '_');
 
 export class TaskRoots {
   private dir: Promise<string> | undefined;
@@ -63,7 +63,7 @@ export class TaskRoots {
 
   /** Makes the task's root, empty: its path. */
   async make(taskId: string): Promise<string> {
-    const root = join(await this.parent(), dirName(taskId));
+    const root = join(await this.parent(), taskPathName(taskId));
     this.made.add(root);
     await rm(root, { recursive: true, force: true });
     await mkdir(root, { mode: 0o755 });
