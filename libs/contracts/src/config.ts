@@ -28,8 +28,11 @@ export interface ConfigReference {
   readonly file: ConfigFileTarget;
 }
 
-/** The most a config's data may hold, decoded: Docker's limit. In base64 on the log, it fits the topic's 16 MiB messages with room to spare. */
-export const MAX_CONFIG_BYTES = 1000 * 1024;
+/**
+ * The most a config's data may hold, decoded: less than swarmkit's MaxConfigSize (1000 KiB),
+ * as it checks. In base64 on the log, it fits the topic's 16 MiB messages with room to spare.
+ */
+export const MAX_CONFIG_BYTES = 1000 * 1024 - 1;
 
 /** Docker's rule for config (and secret) names. */
 export const CONFIG_NAME_PATTERN = /^[a-zA-Z0-9]+(?:[a-zA-Z0-9-_.]*[a-zA-Z0-9])?$/;

@@ -40,15 +40,15 @@ const labelsOf = (labels: Record<string, unknown> | undefined): { labels?: Recor
   return { labels: { ...(labels as Record<string, string>) } };
 };
 
-/** `docker config create`: a name, the data (1 byte to MAX_CONFIG_BYTES, as Docker), labels. */
+/** `docker config create`: a name, the data (1 byte to MAX_CONFIG_BYTES, as swarmkit), labels. */
 export const fromDockerConfigCreate = (body: ConfigSpecDto): ConfigSpec => {
   refuseTemplating(body);
   const data = body.Data ?? '';
   const size = base64DecodedLength(data);
-  if (size === 0) throw new SpecError('Data', `a config holds 1 to ${MAX_CONFIG_BYTES} bytes, and this one is empty`);
-  if (size > MAX_CONFIG_BYTES) {
-    throw new SpecError('Data', `${size} bytes is more than a config may hold (${MAX_CONFIG_BYTES} bytes, ${MAX_CONFIG_BYTES / 1024} KiB)`);
-  }
+  // swarmkit's words.
+  const rule = `config data must be larger than 0 and less than ${MAX_CONFIG_BYTES + 1} bytes`;
+  if (size === 0) throw new SpecError('Data', `${rule}: this one is empty`);
+  if (size > MAX_CONFIG_BYTES) throw new SpecError('Data', `${rule}: this one is ${size} bytes`);
   return { name: body.Name, ...labelsOf(body.Labels), data };
 };
 

@@ -31,7 +31,7 @@ describe("Docker's ConfigSpec → Shoal's", () => {
   it('holds up to MAX_CONFIG_BYTES, decoded', () => {
     const at = (bytes: number) => ({ Name: 'x', Data: Buffer.alloc(bytes).toString('base64') });
     expect(fromDockerConfigCreate(at(MAX_CONFIG_BYTES)).data).toHaveLength(Math.ceil(MAX_CONFIG_BYTES / 3) * 4);
-    expect(() => fromDockerConfigCreate(at(MAX_CONFIG_BYTES + 1))).toThrow(new SpecError('Data', `${MAX_CONFIG_BYTES + 1} bytes is more than a config may hold (${MAX_CONFIG_BYTES} bytes, 1000 KiB)`));
+    expect(() => fromDockerConfigCreate(at(MAX_CONFIG_BYTES + 1))).toThrow(new SpecError('Data', `config data must be larger than 0 and less than 1024000 bytes: this one is 1024000 bytes`));
   });
 
   it('lets an update change only the labels; the same bytes in other base64 are no change', () => {

@@ -103,8 +103,8 @@ describe("Docker's /configs", () => {
       ['a name of 65 characters', { Name: 'a'.repeat(65), Data: base64('x') }, /Name: "a{65}" is not a valid config name: only 64/],
       ['data that is not base64', { Name: 'x', Data: 'not base64!' }, /Data: must be base64/],
       ['unpadded base64', { Name: 'x', Data: 'YWI' }, /Data: must be base64/],
-      ['no data', { Name: 'x' }, /^invalid Data: a config holds 1 to \d+ bytes, and this one is empty$/],
-      ['empty data', { Name: 'x', Data: '' }, /invalid Data: a config holds 1 to \d+ bytes/],
+      ['no data', { Name: 'x' }, /^invalid Data: config data must be larger than 0 and less than 1024000 bytes: this one is empty$/],
+      ['empty data', { Name: 'x', Data: '' }, /invalid Data: config data must be larger than 0 and less than 1024000 bytes: this one is empty/],
       ['a template driver', { Name: 'x', Data: base64('x'), Templating: { Name: 'golang' } }, /^invalid Templating: templated configs are not supported by Shoal/],
       ['labels that are not an object', { Name: 'x', Data: base64('x'), Labels: ['a'] }, /Labels: must be an object/],
       ['a label that is not a string', { Name: 'x', Data: base64('x'), Labels: { n: 1 } }, /invalid Labels\.n: a label value must be a string/],
@@ -114,9 +114,9 @@ describe("Docker's /configs", () => {
       expect(res.body.message).toMatch(message);
     });
 
-    it(`takes data of ${MAX_CONFIG_BYTES} bytes (Docker's limit) and refuses one byte more, saying the limit`, async () => {
+    it(`takes data of ${MAX_CONFIG_BYTES} bytes (less than swarmkit's 1000 KiB) and refuses one byte more, saying the limit`, async () => {
       const over = await writesNothing(() => create({ Name: 'big', Data: Buffer.alloc(MAX_CONFIG_BYTES + 1, 'a').toString('base64') }));
-      expect(over).toEqual({ status: 400, body: { message: `invalid Data: ${MAX_CONFIG_BYTES + 1} bytes is more than a config may hold (${MAX_CONFIG_BYTES} bytes, 1000 KiB)` } });
+      expect(over).toEqual({ status: 400, body: { message: 'invalid Data: config data must be larger than 0 and less than 1024000 bytes: this one is 1024000 bytes' } });
       const largest = await create({ Name: 'big', Data: Buffer.alloc(MAX_CONFIG_BYTES, 'a').toString('base64') });
       expect(largest.status).toBe(201);
       expect(Buffer.from(api.view.state.configs.get(largest.body.ID)!.spec.data, 'base64').length).toBe(MAX_CONFIG_BYTES);
