@@ -34,6 +34,14 @@ const parse = (text: string, kind: 'passwd' | 'group'): Entry[] =>
 
 const NUMBER = /^\d+$/;
 
+/** An id given as a number, or the id of the entry `text` names (`what` says whose, in the error). */
+const idOf = (text: string, entries: () => readonly Entry[], what: string): number => {
+  if (NUMBER.test(text)) return Number(text);
+  const found = entries().find((entry) => entry.name === text);
+  if (!found) throw new Error(`${what} "${text}" does not exist on this node`);
+  return found.id;
+};
+
 export const resolveTaskUser = (user: string, files: { readonly passwd: string; readonly group: string }): TaskIdentity => {
   const [who = '', group] = user.split(':', 2);
   if (who === '') throw new Error(`the task's user "${user}" is empty: give a name or a uid, e.g. nobody or 65534:65534`);
@@ -45,12 +53,7 @@ export const resolveTaskUser = (user: string, files: { readonly passwd: string; 
   if (group === undefined || group === '') {
     if (entry?.gid === undefined) throw new Error(`the task's user ${who} has no group on this node: give one, e.g. ${who}:${who}`);
     gid = entry.gid;
-  } else if (NUMBER.test(group)) gid = Number(group);
-  else {
-    const found = parse(files.group, 'group').find((g) => g.name === group);
-    if (!found) throw new Error(`the task's group "${group}" does not exist on this node`);
-    gid = found.id;
-  }
+  } else gid = idOf(group, () => parse(files.group, 'group'), "the task's group");
   return { uid, gid, ...(entry?.home ? { home: entry.home } : {}) };
 };
 
@@ -63,13 +66,9 @@ export const resolveFileOwner = (
   owner: { readonly uid: string; readonly gid: string },
   files: { readonly passwd: string; readonly group: string },
 ): { readonly uid: number; readonly gid: number } => {
-  const idOf = (value: string, kind: 'passwd' | 'group'): number => {
+  const ownerId = (value: string, kind: 'passwd' | 'group'): number => {
     const text = value.trim();
-    if (text === '') return 0;
-    if (NUMBER.test(text)) return Number(text);
-    const found = parse(kind === 'passwd' ? files.passwd : files.group, kind).find((entry) => entry.name === text);
-    if (!found) throw new Error(`the config file's ${kind === 'passwd' ? 'user' : 'group'} "${text}" does not exist on this node`);
-    return found.id;
+    return text === '' ? 0 : idOf(text, () => parse(kind === 'passwd' ? files.passwd : files.group, kind), `the config file's ${kind === 'passwd' ? 'user' : 'group'}`);
   };
-  return { uid: idOf(owner.uid, 'passwd'), gid: idOf(owner.gid, 'group') };
+  return { uid: ownerId(owner.uid, 'passwd'), gid: ownerId(owner.gid, 'group') };
 };

@@ -38,6 +38,9 @@ export const MAX_CONFIG_BYTES = 1000 * 1024 - 1;
 export const CONFIG_NAME_PATTERN = /^[a-zA-Z0-9]+(?:[a-zA-Z0-9-_.]*[a-zA-Z0-9])?$/;
 export const MAX_CONFIG_NAME_LENGTH = 64;
 
+/** The largest file mode a config's target may have: permission bits, with setuid, setgid and sticky. */
+export const MAX_FILE_MODE = 0o7777;
+
 /** Docker's default file mode for a config: read-only for all. */
 export const DEFAULT_CONFIG_MODE = 0o444;
 

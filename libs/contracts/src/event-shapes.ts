@@ -1,6 +1,6 @@
 /** The structural shape of every event's data at its current version. */
 import type { EventType } from './events';
-import { CONFIG_NAME_PATTERN, MAX_CONFIG_BYTES, MAX_CONFIG_NAME_LENGTH, base64DecodedLength, isBase64 } from './config';
+import { CONFIG_NAME_PATTERN, MAX_CONFIG_BYTES, MAX_CONFIG_NAME_LENGTH, MAX_FILE_MODE, base64DecodedLength, isBase64 } from './config';
 import { COMPONENTS } from './envelope';
 import { NODE_AVAILABILITIES, NODE_ROLES, NODE_STATES } from './node';
 import {
@@ -83,7 +83,7 @@ const configData: Shape = (v, p) =>
 
 const configSpec = object({ name: configName, labels, data: configData });
 
-const fileMode: Shape = (v, p) => int(v, p) ?? ((v as number) >= 0 && (v as number) <= 0o7777 ? undefined : `${p}: expected permission bits (0 to 0o7777)`);
+const fileMode: Shape = (v, p) => int(v, p) ?? ((v as number) >= 0 && (v as number) <= MAX_FILE_MODE ? undefined : `${p}: expected permission bits (0 to 0o7777)`);
 
 const configReference = object({
   configId: id,

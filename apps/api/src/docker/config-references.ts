@@ -4,15 +4,12 @@
  * "0", mode 0444) and its rules (an id and a name, a file target, no two configs at one
  * target). Runtime targets (credential specs) are refused: Shoal gives configs as files.
  */
-import { DEFAULT_CONFIG_MODE } from '@shoal/contracts';
+import { DEFAULT_CONFIG_MODE, MAX_FILE_MODE } from '@shoal/contracts';
 import type { ConfigReference } from '@shoal/contracts';
 import type { DockerConfigReference } from './docker-types';
 import { SpecError } from './spec-error';
 
 const FIELD = 'TaskTemplate.ContainerSpec.Configs';
-
-/** Permission bits only, as a file mode in Shoal's contracts. */
-const MAX_MODE = 0o7777;
 
 const fromDockerConfigReference = (ref: DockerConfigReference, field: string): ConfigReference => {
   if (ref.Runtime !== undefined && ref.Runtime !== null) {
@@ -27,7 +24,7 @@ const fromDockerConfigReference = (ref: DockerConfigReference, field: string): C
   const name = file.Name?.trim();
   if (!name) throw new SpecError(`${field}.File.Name`, 'a target file name is required');
   const mode = file.Mode ?? DEFAULT_CONFIG_MODE;
-  if (!Number.isInteger(mode) || mode < 0 || mode > MAX_MODE) {
+  if (!Number.isInteger(mode) || mode < 0 || mode > MAX_FILE_MODE) {
     throw new SpecError(`${field}.File.Mode`, `${mode} is not a file mode (permission bits, 0 to 0o7777)`);
   }
   return { configId, configName, file: { name, uid: file.UID || '0', gid: file.GID || '0', mode } };

@@ -2,7 +2,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
-import { RESTART_CONDITIONS } from '@shoal/contracts';
+import { MAX_FILE_MODE, RESTART_CONDITIONS } from '@shoal/contracts';
 
 export class ConfigFileTargetDto {
   @ApiPropertyOptional({ example: '/etc/app.conf' })
@@ -18,7 +18,7 @@ export class ConfigFileTargetDto {
   GID?: string;
 
   @ApiPropertyOptional({ example: 0o444, description: 'Permission bits; default 0444' })
-  @IsOptional() @IsInt() @Min(0) @Max(0o7777)
+  @IsOptional() @IsInt() @Min(0) @Max(MAX_FILE_MODE)
   Mode?: number;
 }
 
