@@ -1,0 +1,37 @@
+/**
+ * Logs written by earlier builds replay to the same state and the same verdicts: an audit
+ * of a log kept forever depends on it. Two logs are kept here: a docker CLI session against
+ * `npm start` (networks, configs, constraints, host and ingress ports, a global service,
+ * restarts, a job, a rolling update and its rollback, a drain) and ten generated histories
+ * (every event type, refusals, poison and redeliveries). A change that moves either digest
+ * changes what an existing log means: that needs an upcaster, not a new expectation.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Projection, stateHash } from '@shoal/domain';
+
+const replay = (values: readonly string[]): { hash: string; verdicts: string } => {
+  const projection = new Projection(undefined, 0, { keepRefusals: Infinity });
+  projection.applyAll(values.map((value, offset) => ({ offset, value })));
+  const verdicts = createHash('sha256')
+    .update(JSON.stringify({ tally: projection.tally, refusals: projection.refusals.map(({ offset, status, reasons }) => [offset, status, reasons]) }))
+    .digest('hex');
+  return { hash: stateHash(projection.state), verdicts };
+};
+
+const lines = (file: string): string[] => readFileSync(join(__dirname, file), 'utf8').split('\n').filter((line) => line.length > 0);
+
+describe('logs written before replay as they did', () => {
+  it('a docker CLI session against npm start', () => {
+    expect(replay(lines('docker-session.jsonl'))).toEqual({
+      hash: 'dfa0c677918b49be901fc01d9b164e90487886c1af69197e935986463363cb64',
+      verdicts: 'aeea5fd5dcca77a6c4d36909f3349b3564f0215cc5ff4ffd7b21746476bc5fdb',
+    });
+  });
+
+  it('ten generated histories', () => {
+    const results = lines('generated-histories.jsonl').map((line) => replay(JSON.parse(line) as string[]));
+    expect(createHash('sha256').update(JSON.stringify(results)).digest('hex')).toBe('11fea4f5fb4812ab6c6c142798f01d504c421f204fa90a93eddb0b72133711b9');
+  });
+});
