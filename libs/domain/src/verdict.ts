@@ -11,6 +11,36 @@ export type VerdictStatus =
   /** Not a record this build can read: unparseable, unknown type or version, bad shape. */
   | 'poison';
 
+/**
+ * Why something was refused, as a stable code beside the human reason: clients (the API's
+ * HTTP status, an audit's grouping) read the code, people read the reason.
+ */
+export type VerdictCode =
+  /** The record names something that is not in the state. */
+  | 'not-found'
+  /** An entity with that id is already there. */
+  | 'already-exists'
+  /** Another entity already has that name. */
+  | 'name-conflict'
+  /** The writer's version of the entity is not the current one. */
+  | 'stale-version'
+  /** The cluster was initialized already. */
+  | 'already-initialized'
+  /** The cluster has not been initialized. */
+  | 'not-initialized'
+  /** The entity is still in use (or not in a state that allows it). */
+  | 'in-use'
+  /** The spec breaks a rule (a bad field, a change that is not allowed). */
+  | 'invalid'
+  /** A node has no room for what is asked of it. */
+  | 'over-capacity'
+  /** The writer's term was superseded by a newer owner. */
+  | 'superseded-term'
+  /** The record was already applied (same writer and sequence). */
+  | 'duplicate'
+  /** Not a record this build can read. */
+  | 'poison';
+
 export interface Verdict {
   readonly status: VerdictStatus;
   readonly type?: EventType | string;
