@@ -1,5 +1,6 @@
 // Lint keeps the layering honest: libs/contracts and libs/domain are the pure core and
-// may not import Nest, kafkajs, Node's built-ins or the impure libraries.
+// may not import Nest, kafkajs, Node's built-ins or the impure libraries. Import cycles are
+// refused by dependency-cruiser (.dependency-cruiser.js), the other half of `npm run lint`.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
