@@ -6,8 +6,10 @@
  */
 import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
-import { AllocatorCore, DispatcherCore, OrchestratorCore, Projection, ReaperCore, SchedulerCore, SessionTable } from '@shoal/domain';
+import { Projection } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
+// The factory's own module, not @shoal/runtime's index: that loads Nest and kafkajs, whose memory would count as the view's.
+import { componentCore } from '../../libs/runtime/src/component-cores';
 import { benchEvents, benchNode } from './events';
 
 const [which, nodesArg, tasksArg] = process.argv.slice(2);
@@ -22,15 +24,11 @@ const makeCore = (name: string | undefined): ComponentCore | undefined => {
     case 'state':
       return undefined;
     case 'allocator':
-      return new AllocatorCore({ newId });
     case 'orchestrator':
-      return new OrchestratorCore({ newId });
     case 'scheduler':
-      return new SchedulerCore();
     case 'reaper':
-      return new ReaperCore();
     case 'dispatcher':
-      return new DispatcherCore(new SessionTable());
+      return componentCore(name, { newId });
     default:
       throw new Error(`unknown view ${name}`);
   }

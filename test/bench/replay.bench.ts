@@ -25,8 +25,8 @@ import { decode } from '@shoal/contracts';
 import type { Decoded } from '@shoal/contracts';
 import { FileSnapshotStore, KafkaEventLog } from '@shoal/eventlog';
 import type { SnapshotStore } from '@shoal/eventlog';
-import { LiveView, replayLog, snapshotFor } from '@shoal/runtime';
-import { AllocatorCore, DispatcherCore, OrchestratorCore, Projection, ReaperCore, SchedulerCore, SessionTable, takeSnapshot } from '@shoal/domain';
+import { CORE_COMPONENTS, LiveView, componentCore, replayLog, snapshotFor } from '@shoal/runtime';
+import { Projection, takeSnapshot } from '@shoal/domain';
 import type { ComponentCore, Snapshot } from '@shoal/domain';
 import { benchHistory } from './history';
 import { benchBroker } from './broker';
@@ -58,7 +58,7 @@ const PROFILED = [
 const cores = (): ComponentCore[] => {
   let ids = 0;
   const newId = (): string => `bench-${++ids}`;
-  return [new AllocatorCore({ newId }), new OrchestratorCore({ newId }), new SchedulerCore(), new DispatcherCore(new SessionTable()), new ReaperCore()];
+  return CORE_COMPONENTS.map((component) => componentCore(component, { newId }));
 };
 
 const COMPONENTS = cores().map((core) => core.component);

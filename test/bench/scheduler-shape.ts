@@ -11,7 +11,9 @@
  */
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
-import { Projection, SchedulerCore } from '@shoal/domain';
+import { Projection } from '@shoal/domain';
+// The factory's own module, not @shoal/runtime's index: that loads Nest and kafkajs, whose memory would count as the scheduler's.
+import { componentCore } from '../../libs/runtime/src/component-cores';
 import { benchEvents, benchNode } from './events';
 
 const [nodesArg, tasksArg, constraintsArg] = process.argv.slice(2);
@@ -28,7 +30,7 @@ interface ShapeTiming {
 const place = (nodes: number, tasks: number, constraints: boolean): ShapeTiming => {
   const event = benchEvents();
 
-  const core = new SchedulerCore();
+  const core = componentCore('scheduler');
   const projection = new Projection(undefined, 0, { keepRefusals: 10, onEvent: (e, v, s) => core.observe(e, v, s) });
   let offset = 0;
   const apply = (e: ShoalEvent): void => {

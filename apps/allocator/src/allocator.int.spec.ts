@@ -1,9 +1,7 @@
 import { TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
-import { AllocatorCore } from '@shoal/domain';
-import { ComponentRunner } from '@shoal/runtime';
+import { ComponentRunner, componentCore } from '@shoal/runtime';
 import { EventBuilder, KafkaTestTopic, appendEvents, clusterInit, eventually, newTask, serviceSpec } from '@shoal/testing';
-import { newNetworkId } from './allocator.module';
 
 describe('the allocator on a real broker', () => {
   let topic: KafkaTestTopic;
@@ -26,7 +24,7 @@ describe('the allocator on a real broker', () => {
       b.event('TasksCreated', { tasks: Array.from({ length: 200 }, (_, i) => newTask(`t${i}`, 's1', web, { slot: i + 1 })) }),
     ]);
 
-    const first = await topic.start(new ComponentRunner(log, new AllocatorCore({ newId: newNetworkId }), { cluster: 'c1', instance: 'allocator-a' }));
+    const first = await topic.start(new ComponentRunner(log, componentCore('allocator'), { cluster: 'c1', instance: 'allocator-a' }));
     const pendingIn = (runner: ComponentRunner, prefix: string, count: number) => () =>
       [...runner.view.state.tasks.values()].filter((t) => t.id.startsWith(prefix) && t.status.state === TaskState.PENDING).length === count;
     await eventually('200 tasks are allocated', pendingIn(first, 't', 200));
@@ -37,7 +35,7 @@ describe('the allocator on a real broker', () => {
 
     // A second allocator takes over; the first stops. It replays, then allocates more.
     await topic.stop(first);
-    const second = await topic.start(new ComponentRunner(await topic.open(), new AllocatorCore({ newId: newNetworkId }), { cluster: 'c1', instance: 'allocator-b' }));
+    const second = await topic.start(new ComponentRunner(await topic.open(), componentCore('allocator'), { cluster: 'c1', instance: 'allocator-b' }));
     await eventually('the second allocator is active', () => second.state === 'active');
     await append([
       b.event('ServiceCreated', { id: 's2', spec: { ...web, name: 'api' } }),

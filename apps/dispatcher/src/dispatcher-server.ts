@@ -7,10 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
-import { DispatcherCore, SessionTable } from '@shoal/domain';
+import { SessionTable } from '@shoal/domain';
+import type { DispatcherCore } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_SERVICE, LOGS_SERVICE, instanceWithAddress } from '@shoal/protocol';
-import { ComponentRunner, makeInstanceId, newObjectId } from '@shoal/runtime';
+import { ComponentRunner, componentCore, makeInstanceId, newObjectId } from '@shoal/runtime';
 import type { MetricFamily, RunnerActivity, ViewSnapshots } from '@shoal/runtime';
 import { AgentService } from './agent-service';
 import { dispatcherAddresses, hostPort } from './dispatcher-address';
@@ -61,7 +62,7 @@ export class DispatcherServer {
   ) {
     this.now = options.now ?? (() => new Date());
     this.say = options.log ?? (() => undefined);
-    this.core = new DispatcherCore(this.sessions, { log: this.say });
+    this.core = componentCore('dispatcher', { sessions: this.sessions, log: this.say });
   }
 
   /** The runner, once started. */

@@ -1,16 +1,9 @@
 import { Module } from '@nestjs/common';
-import { OrchestratorCore } from '@shoal/domain';
 import { EventLogModule } from '@shoal/eventlog';
-import { ComponentModule, newObjectId } from '@shoal/runtime';
+import { ComponentModule } from '@shoal/runtime';
 
-/** The orchestrator as its own process: the log from the environment, the orchestrator core, its runner (task ids are made here in the shell, so that the core stays pure). */
+/** The orchestrator as its own process: the log from the environment, the orchestrator's core as every deployment makes it (componentCore), its runner. */
 @Module({
-  imports: [
-    EventLogModule.forRoot(process.env, 'shoal-orchestrator'),
-    ComponentModule.forCore(
-      () => new OrchestratorCore({ newId: newObjectId }),
-      process.env.SHOAL_CLUSTER_ID ? { cluster: process.env.SHOAL_CLUSTER_ID } : {},
-    ),
-  ],
+  imports: [EventLogModule.forRoot(process.env, 'shoal-orchestrator'), ComponentModule.forComponent('orchestrator')],
 })
 export class OrchestratorModule {}

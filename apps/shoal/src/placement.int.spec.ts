@@ -1,9 +1,8 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { NodeDescription, ServiceSpec, Task } from '@shoal/contracts';
-import { ComponentRunner, EventWriter, LiveView } from '@shoal/runtime';
+import { ComponentRunner, EventWriter, LiveView, controlPlaneCores } from '@shoal/runtime';
 import type { ClusterState } from '@shoal/domain';
 import { KafkaTestTopic, eventually } from '@shoal/testing';
-import { controlPlaneCores } from './cores';
 
 const CLUSTER = 'c-placement';
 const NODES = 100;

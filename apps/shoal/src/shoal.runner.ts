@@ -13,12 +13,11 @@ import type { BeforeApplicationShutdown, INestApplication } from '@nestjs/common
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { ComponentRunner, EventWriter, LiveView, SnapshotSaver, makeInstanceId, newJoinTokens, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
+import { ComponentRunner, EventWriter, LiveView, SnapshotSaver, controlPlaneCores, makeInstanceId, newJoinTokens, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
 import type { ViewSnapshots } from '@shoal/runtime';
 import { createApiApp } from '../../api/src/create-api-app';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
 import { SimulatedFleet } from '../../agent/src/simulated-fleet';
-import { controlPlaneCores } from './cores';
 import { SHOAL_CONFIG } from './shoal.config';
 import type { ShoalConfig } from './shoal.config';
 
@@ -97,7 +96,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     return { view, apiPort, dispatcherPort };
   }
 
-  /** The control plane's cores, each with its own view and runner, as separate processes would run them. */
+  /** The control plane's cores (made as each component's own process makes its core), each with its own view and runner, as separate processes would run them. */
   private async startComponents(cluster: string): Promise<void> {
     for (const core of controlPlaneCores()) {
       const snapshots = this.snapshotsOf(core.component);

@@ -1,19 +1,21 @@
 /**
- * Nest wiring for one component: a ComponentRunner over the EVENT_LOG, started when the
- * application boots and stopped (lease released, view saved and closed) before it shuts
- * down, and its /healthz, /statez and /readyz. Its view is snapshotted as the environment
- * says (viewSnapshotsFromEnv).
+ * Nest wiring for one component: its core (componentCore), a ComponentRunner over the
+ * EVENT_LOG, started when the application boots and stopped (lease released, view saved
+ * and closed) before it shuts down, and its /healthz, /statez and /readyz. The cluster it
+ * writes for and its view's snapshots are as the environment says (componentSettingsFromEnv).
  */
 import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import type { BeforeApplicationShutdown, DynamicModule, OnApplicationBootstrap } from '@nestjs/common';
 import type { ComponentCore } from '@shoal/domain';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
+import { componentCore } from './component-cores';
+import type { ControlPlaneComponent } from './component-cores';
 import { ComponentRunner } from './component-runner';
+import { componentSettingsFromEnv } from './component-settings';
 import { makeInstanceId } from './instance';
 import { COMPONENT_CORE, COMPONENT_RUNNER } from './component-tokens';
 import { ComponentHealthController } from './component-health';
-import { viewSnapshotsFromEnv } from './view-snapshots';
 
 export { COMPONENT_CORE, COMPONENT_RUNNER };
 
@@ -32,22 +34,22 @@ class ComponentLifecycle implements OnApplicationBootstrap, BeforeApplicationShu
 
 @Module({})
 export class ComponentModule {
-  /** Runs `core` as its component; the log comes from EventLogModule. */
-  static forCore(makeCore: () => ComponentCore, options: { readonly cluster?: string } = {}): DynamicModule {
+  /** Runs `component`'s core; the log comes from EventLogModule, the rest from `env`. */
+  static forComponent(component: ControlPlaneComponent, env: NodeJS.ProcessEnv = process.env): DynamicModule {
     return {
       module: ComponentModule,
       controllers: [ComponentHealthController],
       providers: [
-        { provide: COMPONENT_CORE, useFactory: makeCore },
+        { provide: COMPONENT_CORE, useFactory: () => componentCore(component) },
         {
           provide: COMPONENT_RUNNER,
           inject: [EVENT_LOG, COMPONENT_CORE],
           useFactory: (log: EventLog, core: ComponentCore) => {
             const logger = new Logger(core.component);
-            const snapshots = viewSnapshotsFromEnv(process.env, core.component);
+            const { cluster, snapshots } = componentSettingsFromEnv(env, core.component);
             return new ComponentRunner(log, core, {
               instance: makeInstanceId(core.component),
-              ...(options.cluster ? { cluster: options.cluster } : {}),
+              ...(cluster ? { cluster } : {}),
               ...(snapshots ? { snapshots } : {}),
               onActivity: (activity) => {
                 if (activity.kind === 'owner') logger.log(`active under term ${activity.term}`);

@@ -7,6 +7,8 @@ export * from './ownership';
 export * from './audit';
 export * from './join-tokens';
 export * from './object-id';
+export * from './component-cores';
+export * from './component-settings';
 export * from './component-runner';
 export * from './component.module';
 export * from './run-until-signalled';

@@ -5,21 +5,14 @@
  */
 import { NestFactory } from '@nestjs/core';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { componentSettingsFromEnv } from './component-settings';
 import { runUntilSignalled } from './run-until-signalled';
-
-export const healthPortFromEnv = (env: NodeJS.ProcessEnv): number => {
-  const raw = env.SHOAL_HEALTH_PORT ?? '0';
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`SHOAL_HEALTH_PORT must be a port number (0–65535), not "${raw}"`);
-  return port;
-};
 
 export const serveComponent = (name: string, module: Type | DynamicModule, env: NodeJS.ProcessEnv = process.env): void =>
   runUntilSignalled(name, async () => {
-    const port = healthPortFromEnv(env);
-    const host = env.SHOAL_BIND_HOST?.trim() || '127.0.0.1';
+    const { host, healthPort } = componentSettingsFromEnv(env, name);
     const app: INestApplication = await NestFactory.create(module, { logger: ['error', 'warn', 'log'] });
-    await app.listen(port, host);
+    await app.listen(healthPort, host);
     const address = app.getHttpServer().address() as { port: number };
     process.stdout.write(`${name}: health on http://${host}:${address.port}/healthz, readiness on /readyz\n`);
     return app;
