@@ -2,9 +2,11 @@ import fc from 'fast-check';
 import { TaskState } from '@shoal/contracts';
 import type { PortConfig, Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
-import { given } from './scheduler-given.fixture';
+import { node, nodes, pending, reported, service, specification, whenScheduled } from '@shoal/testing';
 import { SchedulerCore } from './scheduler-core';
 import { taskHostPorts } from './scheduling-task';
+
+const scheduler = () => specification({ core: () => new SchedulerCore() });
 
 const holding = (state: ClusterState): Task[] =>
   [...state.tasks.values()].filter((t) => t.nodeId !== undefined && t.status.state >= TaskState.ASSIGNED && t.status.state <= TaskState.RUNNING);
@@ -43,18 +45,18 @@ const world = fc.record({
 type World = typeof world extends fc.Arbitrary<infer T> ? T : never;
 
 const run = (w: World) => {
-  const c = given();
+  const c = scheduler();
   w.nodes.forEach((n, i) =>
-    c.node(`n${i}`, {
+    c.given(node(`n${i}`, {
       cpus: n.cpus,
       memoryBytes: n.memoryGiB * 2 ** 30,
       ...(n.gpus > 0 ? { generic: [{ kind: 'gpu', discrete: n.gpus }] } : {}),
       ...(n.ready || i === 0 ? {} : { state: 'down' as const }),
-    }),
+    })),
   );
   w.services.forEach((s, i) => {
     const ports: PortConfig[] | undefined = s.port ? [{ protocol: s.protocol, targetPort: 80, publishedPort: s.port, publishMode: 'host' }] : undefined;
-    c.service(
+    c.given(service(
       `s${i}`,
       {
         resources: {
@@ -64,17 +66,17 @@ const run = (w: World) => {
       },
       undefined,
       ports,
-    );
+    ));
   });
   for (let round = 0; round < w.rounds; round++) {
-    w.services.forEach((s, i) => c.pending(`s${i}`, s.count));
-    c.whenScheduled();
+    w.services.forEach((s, i) => c.given(pending(`s${i}`, s.count)));
+    whenScheduled(c);
     // Some tasks end between rounds, freeing what they held.
     holding(c.state).forEach((t, k) => {
-      if (k % w.endEvery === 0) c.report(t.nodeId as string, t.id, TaskState.COMPLETE);
+      if (k % w.endEvery === 0) c.given(reported(t.nodeId as string, t.id, TaskState.COMPLETE));
     });
   }
-  c.whenScheduled();
+  whenScheduled(c);
   return c;
 };
 
@@ -133,16 +135,16 @@ describe('scheduler invariants', () => {
         fc.integer({ min: 1, max: 12 }),
         fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 4 }),
         fc.array(fc.tuple(fc.nat(11), fc.integer({ min: 1, max: 5 })), { maxLength: 4 }),
-        (nodes, batches, others) => {
-          const c = given().nodes('n', nodes).service('web').service('other');
+        (nodeCount, batches, others) => {
+          const c = scheduler().given(nodes('n', nodeCount), service('web'), service('other'));
           // Other tasks already on some nodes change only the tie-breaks.
-          for (const [node, count] of others) c.pending('other', count, { nodeId: `n${(node % nodes) + 1}` });
-          c.whenScheduled();
+          for (const [k, count] of others) c.given(pending('other', count, { nodeId: `n${(k % nodeCount) + 1}` }));
+          whenScheduled(c);
           for (const size of batches) {
-            c.pending('web', size);
-            c.whenScheduled();
+            c.given(pending('web', size));
+            whenScheduled(c);
           }
-          const counts = Array.from({ length: nodes }, (_, i) => holding(c.state).filter((t) => t.serviceId === 'web' && t.nodeId === `n${i + 1}`).length);
+          const counts = Array.from({ length: nodeCount }, (_, i) => holding(c.state).filter((t) => t.serviceId === 'web' && t.nodeId === `n${i + 1}`).length);
           expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
           expect(counts.reduce((a, b) => a + b)).toBe(batches.reduce((a, b) => a + b));
         },
