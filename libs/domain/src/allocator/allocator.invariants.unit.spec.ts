@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { TaskState, encode } from '@shoal/contracts';
 import type { PortConfig, ServiceSpec } from '@shoal/contracts';
-import { serviceSpec } from '@shoal/testing';
+import { allocatorSpecification, ended, network, serviceCreated, serviceSpec, tasksOf } from '@shoal/testing';
+import type { Specification } from '@shoal/testing';
+import type { AllocatorCore } from './allocator-core';
 import { replay } from '../projection';
 import { stateHash } from '../state-hash';
 import type { ClusterState } from '../state';
-import { AllocatorWorld } from './allocator.fixture';
 
 type Op =
   | { readonly kind: 'network'; readonly k: number; readonly small: boolean }
@@ -52,31 +53,31 @@ const specOf = (o: Extract<Op, { kind: 'service' }>): ServiceSpec => {
 };
 
 let taskIds = 0;
-const apply = (w: AllocatorWorld, o: Op): void => {
+const apply = (w: Specification<AllocatorCore>, o: Op): void => {
   const pick = (i: number, accept: (state: TaskState) => boolean): string | undefined => {
     const ids = [...w.state.tasks.values()].filter((t) => accept(t.status.state)).map((t) => t.id);
     return ids.length === 0 ? undefined : ids[i % ids.length];
   };
   switch (o.kind) {
     case 'network':
-      w.network(`n${o.k}`, `net${o.k}`, o.small ? `172.16.${o.k * 16}.0/28` : undefined);
+      w.apply(network(`n${o.k}`, `net${o.k}`, o.small ? `172.16.${o.k * 16}.0/28` : undefined));
       return;
     case 'removeNetwork':
       w.happen('NetworkRemoved', { id: `n${o.k}` });
       return;
     case 'service':
       if (o.update && w.state.services.has(`s${o.k}`)) w.happen('ServiceUpdated', { id: `s${o.k}`, spec: specOf(o) });
-      else w.service(`s${o.k}`, specOf(o));
+      else w.apply(serviceCreated(`s${o.k}`, specOf(o)));
       return;
     case 'removeService':
       w.happen('ServiceRemoved', { id: `s${o.k}` });
       return;
     case 'tasks':
-      if (w.state.services.has(`s${o.k}`)) w.tasks(`s${o.k}`, ...Array.from({ length: o.count }, () => `t${++taskIds}`));
+      if (w.state.services.has(`s${o.k}`)) w.apply(tasksOf(`s${o.k}`, ...Array.from({ length: o.count }, () => `t${++taskIds}`)));
       return;
     case 'end': {
       const id = pick(o.i, (s) => s === TaskState.PENDING);
-      if (id) w.end(id, o.i % 2 ? TaskState.FAILED : TaskState.COMPLETE);
+      if (id) w.apply(ended(id, o.i % 2 ? TaskState.FAILED : TaskState.COMPLETE));
       return;
     }
     case 'remove': {
@@ -134,7 +135,7 @@ describe('allocator invariants', () => {
   it('no address and no published port is handed out twice, across restarts that replay the log and failovers', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 10, maxLength: 40 }), (ops) => {
-        const w = new AllocatorWorld();
+        const w = allocatorSpecification();
         w.settle();
         for (const o of ops) {
           apply(w, o);
@@ -148,8 +149,8 @@ describe('allocator invariants', () => {
         // A new allocator started from that replay goes on allocating without a clash.
         w.restart();
         const networks = [...w.state.networks.values()].filter((n) => !n.spec.ingress).map((n) => ({ target: n.spec.name }));
-        w.service('late', { ...serviceSpec('late'), endpoint: { mode: 'vip', ports: [{ protocol: 'tcp', targetPort: 80, publishMode: 'ingress' }] }, task: { container: { image: 'x' }, networks } });
-        w.tasks('late', 'late-1', 'late-2', 'late-3');
+        w.apply(serviceCreated('late', { ...serviceSpec('late'), endpoint: { mode: 'vip', ports: [{ protocol: 'tcp', targetPort: 80, publishMode: 'ingress' }] }, task: { container: { image: 'x' }, networks } }));
+        w.apply(tasksOf('late', 'late-1', 'late-2', 'late-3'));
         w.settle();
         expectNothingHandedOutTwice(w.state);
         expect(w.core.ledger.conflicts).toBe(0);
@@ -161,7 +162,7 @@ describe('allocator invariants', () => {
   it('every NEW task that can be allocated is, and one that cannot carries a reason or waits on a network', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 10, maxLength: 30 }), (ops) => {
-        const w = new AllocatorWorld();
+        const w = allocatorSpecification();
         w.settle();
         for (const o of ops) {
           apply(w, o);
