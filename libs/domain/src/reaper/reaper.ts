@@ -26,7 +26,8 @@ export interface Removal {
   readonly reason: string;
 }
 
-export interface ReapDecision {
+/** What one reaping removes, and the slots it looks at again next time. */
+export interface ReapOutcome {
   readonly remove: readonly Removal[];
   /** Slots to look at again next time (more than one live task in them now). */
   readonly stillDirty: readonly SlotKey[];
@@ -79,7 +80,7 @@ export const tasksBySlot = (state: ClusterState): Map<SlotKey, Task[]> => {
   return slots;
 };
 
-export const reap = (state: ClusterState, candidates: ReapCandidates, bySlot = tasksBySlot(state)): ReapDecision => {
+export const reap = (state: ClusterState, candidates: ReapCandidates, bySlot = tasksBySlot(state)): ReapOutcome => {
   const remove = new Map<string, string>();
   const stillDirty: SlotKey[] = [];
 

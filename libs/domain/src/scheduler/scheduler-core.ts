@@ -27,7 +27,8 @@ const MAX_BATCH = 5_000;
 type Assignment = { readonly id: string; readonly nodeId: string; readonly why: string };
 type Refusal = { readonly id: string; readonly explain: string };
 
-interface Decision {
+/** What one decision assigns and finds unschedulable, before it becomes proposals. */
+interface SchedulingOutcome {
   readonly assigned: Assignment[];
   readonly unschedulable: Refusal[];
 }
@@ -85,7 +86,7 @@ export class SchedulerCore implements ComponentCore {
     this.settleUnobserved(state);
     if (this.view.capacityChanged) this.view.retryWaiting();
     if (this.view.queue.size === 0) return [];
-    const decision: Decision = { assigned: [], unschedulable: [] };
+    const outcome: SchedulingOutcome = { assigned: [], unschedulable: [] };
     const groups = new Map<string, Tracked[]>();
     const preassigned: Tracked[] = [];
     for (const id of this.view.queue) {
@@ -100,9 +101,9 @@ export class SchedulerCore implements ComponentCore {
       }
     }
     this.view.queue.clear();
-    for (const tracked of preassigned) this.checkPreassigned(tracked, decision);
-    for (const group of groups.values()) this.scheduleGroup(state, group, now.getTime(), decision);
-    return this.proposals(state, decision);
+    for (const tracked of preassigned) this.checkPreassigned(tracked, outcome);
+    for (const group of groups.values()) this.scheduleGroup(state, group, now.getTime(), outcome);
+    return this.proposals(state, outcome);
   }
 
   /** Proposals whose verdict never arrived (an append that failed): back to the queue. */
@@ -113,24 +114,24 @@ export class SchedulerCore implements ComponentCore {
   }
 
   /** A task whose node was chosen at creation: that node must pass every filter. */
-  private checkPreassigned(tracked: Tracked, decision: Decision): void {
+  private checkPreassigned(tracked: Tracked, outcome: SchedulingOutcome): void {
     const nodeId = tracked.st.task.nodeId as string;
     const node = this.view.nodes.get(nodeId);
     this.pipeline.setTask(tracked.st);
     if (node && this.pipeline.process(node)) {
       this.view.place(tracked, nodeId);
-      decision.assigned.push({ id: tracked.st.id, nodeId, why: `global: its node ${nodeId} was chosen at creation and passed every filter` });
+      outcome.assigned.push({ id: tracked.st.id, nodeId, why: `global: its node ${nodeId} was chosen at creation and passed every filter` });
       return;
     }
     this.view.park(tracked);
-    decision.unschedulable.push({
+    outcome.unschedulable.push({
       id: tracked.st.id,
       explain: node ? noSuitableNode(this.pipeline.explain()) : `no suitable node (node ${nodeId} is gone)`,
     });
   }
 
   /** One batch of identical tasks over one decision tree. */
-  private scheduleGroup(state: ClusterState, group: readonly Tracked[], now: number, decision: Decision): void {
+  private scheduleGroup(state: ClusterState, group: readonly Tracked[], now: number, outcome: SchedulingOutcome): void {
     const first = (group[0] as Tracked).st;
     const service = state.services.get(first.serviceId);
     if (!service) {
@@ -156,7 +157,7 @@ export class SchedulerCore implements ComponentCore {
         this.view.place(tracked, node.id);
         const faulty = node.recentFailures(first.serviceId, first.specVersion, now);
         const note = faulty >= MAX_FAILURES ? `; node failed ${faulty} tasks of ${serviceName} lately, but no better node was left` : '';
-        decision.assigned.push({ id: tracked.st.id, nodeId: node.id, why: why(node, path, first.serviceId, serviceName, passed, seen) + note });
+        outcome.assigned.push({ id: tracked.st.id, nodeId: node.id, why: why(node, path, first.serviceId, serviceName, passed, seen) + note });
         return this.pipeline.process(node);
       },
     });
@@ -167,17 +168,17 @@ export class SchedulerCore implements ComponentCore {
     const explain = noSuitableNode(this.pipeline.explain());
     for (const tracked of group.slice(next)) {
       this.view.park(tracked);
-      decision.unschedulable.push({ id: tracked.st.id, explain });
+      outcome.unschedulable.push({ id: tracked.st.id, explain });
     }
   }
 
-  private proposals(state: ClusterState, decision: Decision): Proposal[] {
+  private proposals(state: ClusterState, outcome: SchedulingOutcome): Proposal[] {
     const out: Proposal[] = [];
-    for (let i = 0; i < decision.assigned.length; i += MAX_BATCH) {
-      out.push({ type: 'TasksAssigned', data: { tasks: decision.assigned.slice(i, i + MAX_BATCH) } });
+    for (let i = 0; i < outcome.assigned.length; i += MAX_BATCH) {
+      out.push({ type: 'TasksAssigned', data: { tasks: outcome.assigned.slice(i, i + MAX_BATCH) } });
     }
     // Say so only when the explanation is news: a task already saying it is left alone.
-    const news = decision.unschedulable.filter((r) => state.tasks.get(r.id)?.status.err !== r.explain);
+    const news = outcome.unschedulable.filter((r) => state.tasks.get(r.id)?.status.err !== r.explain);
     for (let i = 0; i < news.length; i += MAX_BATCH) {
       out.push({ type: 'TasksUnschedulable', data: { tasks: news.slice(i, i + MAX_BATCH) } });
     }
