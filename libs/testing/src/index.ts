@@ -1,6 +1,7 @@
 export * from './builders';
 export * from './specification';
 export * from './steps/allocator';
+export * from './steps/dispatcher';
 export * from './steps/scheduler';
 export * from './histories';
 export * from './broker';

@@ -81,9 +81,13 @@ export class Specification<C extends ComponentCore = ComponentCore> {
     return this.fixedClock ?? Date.parse(this.b.now());
   }
 
+  set clock(ms: number) {
+    if (this.fixedClock === undefined) throw new Error('this specification has no clock of its own to set');
+    this.fixedClock = ms;
+  }
+
   advance(ms: number): this {
-    if (this.fixedClock === undefined) throw new Error('advance: this specification has no clock of its own');
-    this.fixedClock += ms;
+    this.clock = this.clock + ms;
     return this;
   }
 

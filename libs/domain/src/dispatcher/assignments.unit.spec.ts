@@ -1,36 +1,35 @@
 /** Assignments: a node's tasks, as a complete set and then as changes. */
 import { TaskState } from '@shoal/contracts';
-import { newTask, serviceSpec } from '@shoal/testing';
+import { assigned, configCreated, connect, dispatcherSpecification, newTask, removeTask, report, serviceSpec } from '@shoal/testing';
 import { AssignmentTracker } from './assignments';
 import type { AssignmentChanges } from './assignments';
-import { DispatcherHarness } from './dispatcher.test-harness';
 
 const { ASSIGNED, RUNNING, SHUTDOWN, REMOVE, FAILED } = TaskState;
 
 describe('dispatcher: assignments', () => {
   it('tells the node’s session when its tasks change, not when only their observed state does', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
-    const n1 = h.connect('n1');
-    const n2 = h.connect('n2');
-    h.assign('t1', 'n1');
+    const h = dispatcherSpecification();
+    h.reconcileAll();
+    const n1 = connect(h, 'n1');
+    const n2 = connect(h, 'n2');
+    h.apply(assigned('t1', 'n1'));
     expect(n1.heard).toEqual(['opened, period 5000', 'assignments']);
     expect(n2.heard).toEqual(['opened, period 5000']);
-    h.report('n1', 't1', RUNNING);
+    report(h, 'n1', 't1', RUNNING);
     h.tick();
     expect(n1.heard).toEqual(['opened, period 5000', 'assignments']);
-    h.apply('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: SHUTDOWN }] });
+    h.happen('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: SHUTDOWN }] });
     expect(n1.heard).toEqual(['opened, period 5000', 'assignments', 'assignments']);
     expect([...h.core.tasksOf('n1')]).toEqual(['t1']);
   });
 
   it('a stream gets the complete set first, then only what changed', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
-    h.connect('n1');
-    h.assign('t1', 'n1', 1);
-    h.assign('t2', 'n1', 2);
-    h.assign('other', 'n2-missing', 3);
+    const h = dispatcherSpecification();
+    h.reconcileAll();
+    connect(h, 'n1');
+    h.apply(assigned('t1', 'n1', 1));
+    h.apply(assigned('t2', 'n1', 2));
+    h.apply(assigned('other', 'n2-missing', 3));
     const tracker = new AssignmentTracker();
     const set = tracker.complete(h.state, h.core.tasksOf('n1'));
     expect(set.configs).toEqual([]);
@@ -40,11 +39,11 @@ describe('dispatcher: assignments', () => {
     ]);
     expect(tracker.changes(h.state, h.core.tasksOf('n1'))).toEqual({ tasks: [], configs: [] });
 
-    h.assign('t3', 'n1', 3);
-    h.apply('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: REMOVE }] });
-    h.report('n1', 't2', FAILED);
+    h.apply(assigned('t3', 'n1', 3));
+    h.happen('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: REMOVE }] });
+    report(h, 'n1', 't2', FAILED);
     h.tick();
-    h.apply('TasksRemoved', { tasks: [{ id: 't2', reason: 'history' }] });
+    h.happen('TasksRemoved', { tasks: [{ id: 't2', reason: 'history' }] });
     const changes = tracker.changes(h.state, h.core.tasksOf('n1'));
     expect(changes.tasks).toEqual([
       { action: 'update', assignment: expect.objectContaining({ taskId: 't1', desiredState: REMOVE }) },
@@ -56,12 +55,12 @@ describe('dispatcher: assignments', () => {
   });
 
   it('does not hand out tasks before they are assigned', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
-    h.connect('n1');
+    const h = dispatcherSpecification();
+    h.reconcileAll();
+    connect(h, 'n1');
     const spec = serviceSpec('web', { kind: 'global' });
-    h.apply('ServiceCreated', { id: 'g', spec });
-    h.apply('TasksCreated', { tasks: [newTask('g1', 'g', spec, { slot: undefined, nodeId: 'n1' })] });
+    h.happen('ServiceCreated', { id: 'g', spec });
+    h.happen('TasksCreated', { tasks: [newTask('g1', 'g', spec, { slot: undefined, nodeId: 'n1' })] });
     expect(new AssignmentTracker().complete(h.state, h.core.tasksOf('n1'))).toEqual({ tasks: [], configs: [] });
   });
 });
@@ -75,11 +74,11 @@ describe('dispatcher: the configs a node is sent', () => {
 
   /** Two connected nodes, each with a stream that has had its COMPLETE set, and two configs. */
   const twoNodes = () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
-    const links = { n1: h.connect('n1'), n2: h.connect('n2') };
-    h.createConfig('cfg1', 'a=1\n');
-    h.createConfig('cfg2', 'b=2\n');
+    const h = dispatcherSpecification();
+    h.reconcileAll();
+    const links = { n1: connect(h, 'n1'), n2: connect(h, 'n2') };
+    h.apply(configCreated('cfg1', 'a=1\n'));
+    h.apply(configCreated('cfg2', 'b=2\n'));
     const trackers = { n1: new AssignmentTracker(), n2: new AssignmentTracker() };
     for (const node of ['n1', 'n2'] as const) trackers[node].complete(h.state, h.core.tasksOf(node));
     /** What the node's stream sends next: the changes of the tasks its link was told of since. */
@@ -94,21 +93,21 @@ describe('dispatcher: the configs a node is sent', () => {
 
   it('sends a config with the first task that uses it, once, and removes it after the last task that uses it', () => {
     const { h, trackers, next } = twoNodes();
-    h.assign('t1', 'n1', 1, ['cfg1']);
+    h.apply(assigned('t1', 'n1', 1, ['cfg1']));
     const first = next('n1');
     expect(tasksOf(first)).toEqual(['update t1']);
     expect(configsOf(first)).toEqual([`+cfg1 cfg1-name ${base64('a=1\n')}`]);
 
-    h.assign('t2', 'n1', 2, ['cfg1', 'cfg2']);
+    h.apply(assigned('t2', 'n1', 2, ['cfg1', 'cfg2']));
     expect(configsOf(next('n1'))).toEqual([`+cfg2 cfg2-name ${base64('b=2\n')}`]);
     // A change of desired state sends the task again, not its configs.
-    h.apply('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: SHUTDOWN }] });
+    h.happen('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: SHUTDOWN }] });
     expect(next('n1')).toEqual({ tasks: [expect.objectContaining({ action: 'update' })], configs: [] });
 
-    h.removeTask('n1', 't1');
+    removeTask(h, 'n1', 't1');
     expect(next('n1')).toEqual({ tasks: [{ action: 'remove', taskId: 't1' }], configs: [] });
     expect([...trackers.n1.configsSent()].sort()).toEqual(['cfg1', 'cfg2']);
-    h.removeTask('n1', 't2');
+    removeTask(h, 'n1', 't2');
     const last = next('n1');
     expect(tasksOf(last)).toEqual(['remove t2']);
     expect(configsOf(last).sort()).toEqual(['-cfg1', '-cfg2']);
@@ -117,12 +116,12 @@ describe('dispatcher: the configs a node is sent', () => {
 
   it('a task replaced by one that uses the same config, in one batch, leaves the config on the node', () => {
     const { h, next } = twoNodes();
-    h.assign('old', 'n1', 1, ['cfg1']);
+    h.apply(assigned('old', 'n1', 1, ['cfg1']));
     next('n1');
-    h.report('n1', 'old', FAILED);
+    report(h, 'n1', 'old', FAILED);
     h.tick();
-    h.apply('TasksRemoved', { tasks: [{ id: 'old', reason: 'history' }] });
-    h.assign('new', 'n1', 1, ['cfg1']);
+    h.happen('TasksRemoved', { tasks: [{ id: 'old', reason: 'history' }] });
+    h.apply(assigned('new', 'n1', 1, ['cfg1']));
     const changes = next('n1');
     expect(tasksOf(changes).sort()).toEqual(['remove old', 'update new']);
     expect(changes.configs).toEqual([]);
@@ -130,9 +129,9 @@ describe('dispatcher: the configs a node is sent', () => {
 
   it('does not send a config to the nodes whose tasks do not use it', () => {
     const { h, trackers, next } = twoNodes();
-    h.assign('t1', 'n1', 1, ['cfg1']);
-    h.assign('t2', 'n2', 2, ['cfg2']);
-    h.assign('plain', 'n2', 3);
+    h.apply(assigned('t1', 'n1', 1, ['cfg1']));
+    h.apply(assigned('t2', 'n2', 2, ['cfg2']));
+    h.apply(assigned('plain', 'n2', 3));
     expect(configsOf(next('n1'))).toEqual([`+cfg1 cfg1-name ${base64('a=1\n')}`]);
     expect(configsOf(next('n2'))).toEqual([`+cfg2 cfg2-name ${base64('b=2\n')}`]);
     expect([...trackers.n1.configsSent()]).toEqual(['cfg1']);
@@ -142,31 +141,31 @@ describe('dispatcher: the configs a node is sent', () => {
   it('does not send a config the view does not have; one removed after its task was sent stays until the task goes, and a new set leaves it out', () => {
     const { h, trackers, next } = twoNodes();
     // Removed before the task is sent (a rollback to a spec that used it): the task goes, the config cannot.
-    h.createConfig('gone', 'g\n');
-    expect(h.apply('ConfigRemoved', { id: 'gone' })).toMatchObject({ status: 'applied' });
-    h.assign('t1', 'n1', 1, ['gone', 'cfg1']);
+    h.apply(configCreated('gone', 'g\n'));
+    expect(h.happen('ConfigRemoved', { id: 'gone' })).toMatchObject({ status: 'applied' });
+    h.apply(assigned('t1', 'n1', 1, ['gone', 'cfg1']));
     const changes = next('n1');
     expect(tasksOf(changes)).toEqual(['update t1']);
     expect(configsOf(changes)).toEqual([`+cfg1 cfg1-name ${base64('a=1\n')}`]);
 
     // Removed while a task that uses it runs (no service's current spec uses it): the node keeps what it has.
-    h.assign('t2', 'n1', 2, ['cfg2']);
+    h.apply(assigned('t2', 'n1', 2, ['cfg2']));
     next('n1');
-    expect(h.apply('ConfigRemoved', { id: 'cfg2' })).toMatchObject({ status: 'applied' });
+    expect(h.happen('ConfigRemoved', { id: 'cfg2' })).toMatchObject({ status: 'applied' });
     expect(next('n1')).toEqual({ tasks: [], configs: [] });
     expect([...trackers.n1.configsSent()].sort()).toEqual(['cfg1', 'cfg2']);
     // A new stream's set has only what the view has.
     expect(new AssignmentTracker().complete(h.state, h.core.tasksOf('n1')).configs.map((c) => c.id)).toEqual(['cfg1']);
-    h.removeTask('n1', 't2');
+    removeTask(h, 'n1', 't2');
     expect(configsOf(next('n1'))).toEqual(['-cfg2']);
   });
 
   it('a COMPLETE set lists every config the node’s tasks use, each once, and starts the count again', () => {
     const { h } = twoNodes();
-    h.assign('t1', 'n1', 1, ['cfg1']);
-    h.assign('t2', 'n1', 2, ['cfg1', 'cfg2']);
-    h.assign('t3', 'n1', 3);
-    h.assign('elsewhere', 'n2', 4, ['cfg2']);
+    h.apply(assigned('t1', 'n1', 1, ['cfg1']));
+    h.apply(assigned('t2', 'n1', 2, ['cfg1', 'cfg2']));
+    h.apply(assigned('t3', 'n1', 3));
+    h.apply(assigned('elsewhere', 'n2', 4, ['cfg2']));
     const tracker = new AssignmentTracker();
     const set = tracker.complete(h.state, h.core.tasksOf('n1'));
     expect(set.tasks.map((a) => a.taskId)).toEqual(['t1', 't2', 't3']);
@@ -176,8 +175,8 @@ describe('dispatcher: the configs a node is sent', () => {
     ]);
     // A second set forgets the first: its configs are sent again, and still go with their last task.
     expect(tracker.complete(h.state, h.core.tasksOf('n1')).configs).toHaveLength(2);
-    h.removeTask('n1', 't1');
-    h.removeTask('n1', 't2');
+    removeTask(h, 'n1', 't1');
+    removeTask(h, 'n1', 't2');
     expect(configsOf(tracker.changes(h.state, h.core.tasksOf('n1'))).sort()).toEqual(['-cfg1', '-cfg2']);
   });
 });

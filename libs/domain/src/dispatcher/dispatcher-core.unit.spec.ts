@@ -1,17 +1,16 @@
 /** The dispatcher core: sessions registered, nodes READY again after DOWN, heartbeats and their expiry. */
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
-import { nodeDescription } from '@shoal/testing';
-import { DispatcherHarness, RecordingLink, typesOf } from './dispatcher.test-harness';
+import { RecordingLink, beat, connect, dispatcherSpecification, nodeDescription, typesOf } from '@shoal/testing';
 import { SessionTable } from './session-table';
 import { MAX_HEARTBEATS_PER_SECOND, heartbeatPeriodMs } from './heartbeat';
 
 
 describe('dispatcher: registration', () => {
   it('registers an opened session: NodeRegistered with the description and role, READY, then the link hears it is open', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
+    const h = dispatcherSpecification();
+    h.reconcileAll();
     const link = new RecordingLink();
-    h.core.open(h.state, { nodeId: 'n1', sessionId: 's', role: 'manager', description: nodeDescription('host-1'), addr: '127.0.0.1', link }, h.now);
+    h.core.open(h.state, { nodeId: 'n1', sessionId: 's', role: 'manager', description: nodeDescription('host-1'), addr: '127.0.0.1', link }, h.clock);
     expect(link.heard).toEqual([]);
     const [event] = h.tick();
     expect(event).toMatchObject({ type: 'NodeRegistered', data: { id: 'n1', role: 'manager', addr: '127.0.0.1', description: { hostname: 'host-1' } } });
@@ -21,35 +20,35 @@ describe('dispatcher: registration', () => {
   });
 
   it('brings a node back READY when it reconnects after DOWN, under the same id', () => {
-    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
-    h.takeOver();
-    h.connect('n1');
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.reconcileAll();
+    connect(h, 'n1');
     h.advance(3_000);
     h.tick();
     expect(h.state.nodes.get('n1')?.status.state).toBe('down');
-    const link = h.connect('n1', new RecordingLink(), 'second');
+    const link = connect(h, 'n1', new RecordingLink(), 'second');
     expect(h.state.nodes.get('n1')?.status.state).toBe('ready');
     expect(link.heard).toEqual(['opened, period 1000']);
     expect([...h.state.nodes.keys()]).toEqual(['n1']);
   });
 
   it('closes the old session when the node opens a new one', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
-    const first = h.connect('n1');
-    h.connect('n1', new RecordingLink(), 'second');
+    const h = dispatcherSpecification();
+    h.reconcileAll();
+    const first = connect(h, 'n1');
+    connect(h, 'n1', new RecordingLink(), 'second');
     expect(first.heard).toEqual(['opened, period 5000', 'closed: replaced by a new session of the same node']);
-    expect(h.sessions.current('n1', 'n1-session')).toBeUndefined();
-    expect(h.sessions.current('n1', 'second')).toBeDefined();
+    expect(h.core.sessions.current('n1', 'n1-session')).toBeUndefined();
+    expect(h.core.sessions.current('n1', 'second')).toBeDefined();
   });
 
   it('ends the session of a node removed from the cluster', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
-    const link = h.connect('n1');
-    h.apply('NodeRemoved', { id: 'n1', force: true });
+    const h = dispatcherSpecification();
+    h.reconcileAll();
+    const link = connect(h, 'n1');
+    h.happen('NodeRemoved', { id: 'n1', force: true });
     expect(link.heard).toContain('closed for good: the node was removed from the cluster');
-    expect(h.sessions.size).toBe(0);
+    expect(h.core.sessions.size).toBe(0);
     expect(h.core.wasRemoved('n1', h.state)).toBe(true);
     expect(h.core.wasRemoved('n2', h.state)).toBe(false);
   });
@@ -57,16 +56,16 @@ describe('dispatcher: registration', () => {
 
 describe('dispatcher: heartbeats', () => {
   it('marks a node DOWN once it has been silent for period × 3, not before; heartbeats are not events', () => {
-    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
-    h.takeOver();
-    const link = h.connect('n1');
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.reconcileAll();
+    const link = connect(h, 'n1');
     for (let i = 0; i < 5; i++) {
       h.advance(2_500);
-      expect(h.beat('n1')).toBe(1_000);
+      expect(beat(h, 'n1')).toBe(1_000);
       expect(h.tick()).toEqual([]);
     }
     // It may wake early (a lower bound), never late.
-    expect(h.core.wakeAt(h.state)).toBeLessThanOrEqual(h.now + 3_000);
+    expect(h.core.wakeAt(h.state)).toBeLessThanOrEqual(h.clock + 3_000);
     h.advance(2_999);
     expect(h.tick()).toEqual([]);
     h.advance(1);
@@ -74,14 +73,14 @@ describe('dispatcher: heartbeats', () => {
     expect(event).toMatchObject({ type: 'NodeStatusChanged', data: { nodes: [{ id: 'n1', state: 'down', message: 'heartbeat failure' }] } });
     expect(h.state.nodes.get('n1')?.status.state).toBe('down');
     expect(link.heard).toEqual(['opened, period 1000', 'closed: heartbeat failure: the session expired']);
-    expect(h.beat('n1')).toBeUndefined();
+    expect(beat(h, 'n1')).toBeUndefined();
     expect(h.tick()).toEqual([]);
   });
 
   it('uses the default period of 5 s when the cluster spec does not say', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
-    h.connect('n1');
+    const h = dispatcherSpecification();
+    h.reconcileAll();
+    connect(h, 'n1');
     h.advance(14_999);
     expect(h.tick()).toEqual([]);
     h.advance(1);
@@ -89,28 +88,28 @@ describe('dispatcher: heartbeats', () => {
   });
 
   it(`lengthens the period with the fleet, in whole seconds, so that at most ${MAX_HEARTBEATS_PER_SECOND} heartbeats a second are asked for`, () => {
-    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
     expect(heartbeatPeriodMs(h.state, 3)).toBe(1_000);
     expect(heartbeatPeriodMs(h.state, MAX_HEARTBEATS_PER_SECOND)).toBe(1_000);
     expect(heartbeatPeriodMs(h.state, MAX_HEARTBEATS_PER_SECOND + 1)).toBe(2_000);
     expect(heartbeatPeriodMs(h.state, 5_000)).toBe(Math.ceil(5_000 / MAX_HEARTBEATS_PER_SECOND) * 1_000);
     // The cluster's own period stands while the fleet asks for no more than it.
-    const slow = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 30_000 } });
+    const slow = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 30_000 } });
     expect(heartbeatPeriodMs(slow.state, 5_000)).toBe(Math.max(30_000, Math.ceil(5_000 / MAX_HEARTBEATS_PER_SECOND) * 1_000));
   });
 
   it('judges each node by the period it was told; one told a longer period as the fleet grew hears it on its next heartbeat, once', () => {
-    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
-    h.takeOver();
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.reconcileAll();
     const fleet = 2 * MAX_HEARTBEATS_PER_SECOND;
-    const links = Array.from({ length: fleet }, (_, i) => h.connect(`n${i}`));
+    const links = Array.from({ length: fleet }, (_, i) => connect(h, `n${i}`));
     // The first nodes joined a small fleet (1 s); the last, one that asks for 2 s.
     expect(links[0]!.heard).toEqual(['opened, period 1000']);
     expect(links[fleet - 1]!.heard).toEqual(['opened, period 2000']);
-    expect(h.beat('n0')).toBe(2_000);
-    expect(h.beat('n0')).toBe(2_000);
+    expect(beat(h, 'n0')).toBe(2_000);
+    expect(beat(h, 'n0')).toBe(2_000);
     expect(links[0]!.heard).toEqual(['opened, period 1000', 'period 2000']);
-    expect(h.beat(`n${fleet - 1}`)).toBe(2_000);
+    expect(beat(h, `n${fleet - 1}`)).toBe(2_000);
     expect(links[fleet - 1]!.heard).toEqual(['opened, period 2000']);
     // Silent since they joined, the nodes told 1 s are DOWN after 3 s; n0, which heard of 2 s, and those told 2 s after 6 s.
     h.advance(3_000);
@@ -127,17 +126,17 @@ describe('dispatcher: heartbeats', () => {
   });
 
   it('does not hold a node to a shorter period than the one it was told when the fleet shrinks', () => {
-    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
-    h.takeOver();
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.reconcileAll();
     const fleet = 3 * MAX_HEARTBEATS_PER_SECOND;
     const last = `n${fleet - 1}`;
-    for (let i = 0; i < fleet; i++) h.connect(`n${i}`);
-    expect(h.beat(last)).toBe(3_000);
+    for (let i = 0; i < fleet; i++) connect(h, `n${i}`);
+    expect(beat(h, last)).toBe(3_000);
     // Most of the fleet goes away: the period asked for is 1 s again, but the last node calls in every 3 s until it hears so.
-    for (let i = 0; i < fleet - 10; i++) h.sessions.end(`n${i}`, 'gone');
-    for (let i = fleet - 10; i < fleet - 1; i++) h.beat(`n${i}`);
+    for (let i = 0; i < fleet - 10; i++) h.core.sessions.end(`n${i}`, 'gone');
+    for (let i = fleet - 10; i < fleet - 1; i++) beat(h, `n${i}`);
     h.advance(8_999);
-    for (let i = fleet - 10; i < fleet - 1; i++) h.beat(`n${i}`);
+    for (let i = fleet - 10; i < fleet - 1; i++) beat(h, `n${i}`);
     expect(h.tick()).toEqual([]);
     expect(h.state.nodes.get(last)?.status.state).toBe('ready');
     h.advance(1);
@@ -146,21 +145,21 @@ describe('dispatcher: heartbeats', () => {
   });
 
   it('refuses a heartbeat for a session that is not the current one', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
-    h.connect('n1');
-    expect(h.beat('n1', 'someone-else')).toBeUndefined();
-    expect(h.beat('n2', 'n1-session')).toBeUndefined();
+    const h = dispatcherSpecification();
+    h.reconcileAll();
+    connect(h, 'n1');
+    expect(beat(h, 'n1', 'someone-else')).toBeUndefined();
+    expect(beat(h, 'n2', 'n1-session')).toBeUndefined();
   });
 
   it('gives nodes READY under the previous dispatcher the grace period to reconnect, then marks them DOWN', () => {
-    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
-    h.apply('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') });
-    h.apply('NodeRegistered', { id: 'n2', role: 'worker', description: nodeDescription('n2') });
-    h.takeOver();
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.happen('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') });
+    h.happen('NodeRegistered', { id: 'n2', role: 'worker', description: nodeDescription('n2') });
+    h.reconcileAll();
     expect(h.tick()).toEqual([]);
     h.advance(2_000);
-    h.connect('n2');
+    connect(h, 'n2');
     h.advance(1_000);
     const [event] = h.tick();
     expect(event).toMatchObject({ type: 'NodeStatusChanged', data: { nodes: [{ id: 'n1', state: 'down' }] } });
@@ -168,13 +167,13 @@ describe('dispatcher: heartbeats', () => {
   });
 
   it('tells open sessions when the cluster changes the heartbeat period, and only then', () => {
-    const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: 1_000 } });
-    h.takeOver();
-    const link = h.connect('n1');
-    h.apply('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 2_000 } } });
-    h.apply('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 2_000 }, nodeDownPeriodMs: 60_000 } });
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.reconcileAll();
+    const link = connect(h, 'n1');
+    h.happen('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 2_000 } } });
+    h.happen('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 2_000 }, nodeDownPeriodMs: 60_000 } });
     expect(link.heard).toEqual(['opened, period 1000', 'period 2000']);
-    h.beat('n1');
+    beat(h, 'n1');
     expect(link.heard).toEqual(['opened, period 1000', 'period 2000']);
     h.advance(5_000);
     expect(h.tick()).toEqual([]);
@@ -209,12 +208,12 @@ describe('session table', () => {
 
 describe('dispatcher: join tokens across rotation', () => {
   it('admits a node the cluster has with the token it joined with, after rotation; a new node needs the current one', () => {
-    const h = new DispatcherHarness();
-    h.takeOver();
+    const h = dispatcherSpecification();
+    h.reconcileAll();
     const joinedWith = h.state.cluster!.tokens.worker;
     expect(h.core.admit(h.state, joinedWith, '')).toEqual({ ok: true, role: 'worker' });
-    h.connect('n1');
-    h.apply('JoinTokensRotated', { worker: `SWMTKN-1-${'a'.repeat(50)}-${'r'.repeat(25)}` });
+    connect(h, 'n1');
+    h.happen('JoinTokensRotated', { worker: `SWMTKN-1-${'a'.repeat(50)}-${'r'.repeat(25)}` });
     expect(h.core.admit(h.state, joinedWith, 'n1')).toEqual({ ok: true, role: 'worker' });
     expect(h.core.admit(h.state, joinedWith, 'n2')).toMatchObject({ ok: false, reason: expect.stringMatching(/rotated/) });
     expect(h.core.admit(h.state, joinedWith, '')).toMatchObject({ ok: false });

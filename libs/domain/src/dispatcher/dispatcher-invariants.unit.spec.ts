@@ -2,13 +2,12 @@
 import { TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import fc from 'fast-check';
-import { EventBuilder, histories, nodeDescription } from '@shoal/testing';
+import { EventBuilder, RecordingLink, histories, nodeDescription } from '@shoal/testing';
 import { evolve } from '../evolve';
 import { Projection } from '../projection';
 import { AssignmentTracker } from './assignments';
 import type { AssignmentChanges } from './assignments';
 import { DispatcherCore } from './dispatcher-core';
-import { RecordingLink } from './dispatcher.test-harness';
 import { SessionTable } from './session-table';
 
 const { ASSIGNED } = TaskState;

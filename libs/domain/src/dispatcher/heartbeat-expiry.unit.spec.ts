@@ -6,8 +6,7 @@
  */
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import fc from 'fast-check';
-import { nodeDescription } from '@shoal/testing';
-import { DispatcherHarness, RecordingLink } from './dispatcher.test-harness';
+import { RecordingLink, beat, connect, dispatcherSpecification, nodeDescription } from '@shoal/testing';
 import { MAX_HEARTBEATS_PER_SECOND } from './heartbeat';
 
 /**
@@ -65,22 +64,22 @@ describe('heartbeat expiry', () => {
     let shrank = 0;
     fc.assert(
       fc.property(fc.constantFrom(1_000, 5_000), fc.array(step, { minLength: 1, maxLength: 12 }), fc.infiniteStream(fc.double({ min: 0, max: 1, noNaN: true })), (periodMs, steps, jitter) => {
-        const h = new DispatcherHarness({ dispatcher: { heartbeatPeriodMs: periodMs } });
+        const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: periodMs } });
         const random = jitter[Symbol.iterator]();
-        h.takeOver();
-        const agent = new ModelAgent(() => h.now, () => random.next().value as number);
-        h.connect('a', agent);
+        h.reconcileAll();
+        const agent = new ModelAgent(() => h.clock, () => random.next().value as number);
+        connect(h, 'a', agent);
         let joined = 0;
         let maxPeriod = 0;
         /** Moves the clock to `until`, beating for `a` when it is due and letting the dispatcher act when it would. */
         const runUntil = (until: number): void => {
-          while (h.now < until) {
+          while (h.clock < until) {
             const wake = h.core.wakeAt(h.state) ?? Number.POSITIVE_INFINITY;
-            h.now = Math.min(until, agent.nextBeat, Math.max(h.now + 1, wake));
+            h.clock = Math.min(until, agent.nextBeat, Math.max(h.clock + 1, wake));
             h.tick();
-            expect(h.sessions.get('a')).toBeDefined();
-            if (h.now >= agent.nextBeat) {
-              expect(h.beat('a')).toBeDefined();
+            expect(h.core.sessions.get('a')).toBeDefined();
+            if (h.clock >= agent.nextBeat) {
+              expect(beat(h, 'a')).toBeDefined();
               agent.schedule();
               maxPeriod = Math.max(maxPeriod, agent.periodMs);
             }
@@ -91,25 +90,25 @@ describe('heartbeat expiry', () => {
             case 'join':
               for (let i = 0; i < s.nodes; i++) {
                 const nodeId = `n${joined++}`;
-                h.core.open(h.state, { nodeId, sessionId: `${nodeId}-session`, role: 'worker', description: nodeDescription(nodeId) }, h.now);
+                h.core.open(h.state, { nodeId, sessionId: `${nodeId}-session`, role: 'worker', description: nodeDescription(nodeId) }, h.clock);
               }
               h.tick();
               break;
             case 'leave': {
-              const others = [...h.sessions.all()].map((session) => session.nodeId).filter((id) => id !== 'a');
-              for (const nodeId of others.slice(0, Math.floor(others.length * s.share))) h.sessions.end(nodeId, 'left');
+              const others = [...h.core.sessions.all()].map((session) => session.nodeId).filter((id) => id !== 'a');
+              for (const nodeId of others.slice(0, Math.floor(others.length * s.share))) h.core.sessions.end(nodeId, 'left');
               break;
             }
             case 'spec':
-              h.apply('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: s.periodMs } } });
+              h.happen('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: s.periodMs } } });
               break;
             case 'wait':
-              runUntil(h.now + s.ms);
+              runUntil(h.clock + s.ms);
               break;
           }
           if (agent.periodMs < maxPeriod) shrank += 1;
         }
-        runUntil(h.now + 3 * Math.max(agent.periodMs, periodMs));
+        runUntil(h.clock + 3 * Math.max(agent.periodMs, periodMs));
         const downs = h.proposed.filter(({ event }) => event.type === 'NodeStatusChanged' && event.data.nodes.some((node) => node.id === 'a'));
         expect(downs).toEqual([]);
       }),
