@@ -1,138 +1,115 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
-import type { ShoalEvent, TaskState as State } from '@shoal/contracts';
+import type { TaskState as State } from '@shoal/contracts';
 import fc from 'fast-check';
-import { EventBuilder, histories, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
-import { evolve } from '../evolve';
+import { histories, newTask, nodeDescription, serviceSpec, specification } from '@shoal/testing';
+import type { Given, Specification } from '@shoal/testing';
 import { Projection } from '../projection';
 import { emptyState } from '../state';
-import type { ClusterState } from '../state';
 import { ReaperCore } from './reaper-core';
 
 const { RUNNING, FAILED, SHUTDOWN, REMOVE } = TaskState;
 
-/**
- * Given/when/then for the reaper as a component: the events happen (each applied by evolve
- * and shown to the core, as its runner does), then the reaper decides.
- */
-class ReaperScenario {
-  readonly b = new EventBuilder();
-  readonly state: ClusterState = emptyState();
-  readonly core = new ReaperCore();
-  private readonly spec = serviceSpec('web', { kind: 'replicated', replicas: 3 });
+const spec = serviceSpec('web', { kind: 'replicated', replicas: 3 });
 
-  constructor(limit = 2) {
-    this.happen(
-      this.b.event('ClusterInitialized', {
-        spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: limit } },
-        tokens: { worker: 'w', manager: 'm' },
-      }),
-      this.b.event('ServiceCreated', { id: 's1', spec: this.spec }),
-      this.b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
-    );
-  }
+/** A specification of the reaper: a cluster keeping `limit` tasks of history per slot, service s1 and node n1. */
+const reaperSpecification = (limit = 2): Specification<ReaperCore> =>
+  specification({ core: () => new ReaperCore() }).given((s) => [
+    s.b.event('ClusterInitialized', {
+      spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: limit } },
+      tokens: { worker: 'w', manager: 'm' },
+    }),
+    s.b.event('ServiceCreated', { id: 's1', spec }),
+    s.b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
+  ]);
 
-  happen(...events: ShoalEvent[]): this {
-    for (const event of events) {
-      const verdict = evolve(this.state, event);
-      if (verdict.status !== 'applied') throw new Error(`${event.type}: ${verdict.reasons.join('; ')}`);
-      this.core.observe(event, verdict, this.state);
-    }
-    return this;
-  }
+/** A task of slot `slot` on n1 that reached `state`, then was told `desired`. */
+const task = (id: string, state: State, desired: State = state > RUNNING ? SHUTDOWN : RUNNING, slot = 1): Given => (s) => [
+  s.b.event('TasksCreated', { tasks: [newTask(id, 's1', spec, { slot })] }),
+  s.b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
+  s.b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
+  s.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state, at: s.b.now() }] }),
+  ...(desired > RUNNING ? [s.b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: desired }] })] : []),
+];
 
-  /** A task of slot `slot` that reached `state`, then was told `desired`. */
-  task(id: string, state: State, desired: State = state > RUNNING ? SHUTDOWN : RUNNING, slot = 1): this {
-    this.happen(
-      this.b.event('TasksCreated', { tasks: [newTask(id, 's1', this.spec, { slot })] }),
-      this.b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
-      this.b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
-      this.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state, at: this.b.now() }] }),
-    );
-    if (desired > RUNNING) this.happen(this.b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: desired }] }));
-    return this;
-  }
-
-  /** What the reaper proposes now: the ids of each TasksRemoved record. */
-  decide(): string[][] {
-    return this.core.decide(this.state).map((proposal) => {
-      if (proposal.type !== 'TasksRemoved') throw new Error(`the reaper proposed ${proposal.type}`);
-      return proposal.data.tasks.map((item) => item.id);
-    });
-  }
-}
+/** When the reaper decides, then the ids of each TasksRemoved record it proposes. */
+const removals = (reaper: Specification<ReaperCore>): string[][] =>
+  reaper.decide().map((proposal) => {
+    if (proposal.type !== 'TasksRemoved') throw new Error(`the reaper proposed ${proposal.type}`);
+    return proposal.data.tasks.map((item) => item.id);
+  });
 
 describe('ReaperCore', () => {
   it('given slots over the limit, when it decides, then one record removes the oldest of every slot, and the watch list is empty', () => {
-    const given = new ReaperScenario(2);
-    for (const id of ['a1', 'a2', 'a3']) given.task(id, FAILED, SHUTDOWN, 1);
-    for (const id of ['b1', 'b2', 'b3', 'b4']) given.task(id, FAILED, SHUTDOWN, 2);
-    expect(given.core.watching.slots).toBe(2);
-    expect(given.decide()).toEqual([['a1', 'b1', 'b2']]);
-    expect(given.core.watching).toEqual({ slots: 0, tasks: 0 });
-    expect(given.decide()).toEqual([]);
+    const reaper = reaperSpecification(2);
+    for (const id of ['a1', 'a2', 'a3']) reaper.given(task(id, FAILED, SHUTDOWN, 1));
+    for (const id of ['b1', 'b2', 'b3', 'b4']) reaper.given(task(id, FAILED, SHUTDOWN, 2));
+    expect(reaper.core.watching.slots).toBe(2);
+    expect(removals(reaper)).toEqual([['a1', 'b1', 'b2']]);
+    expect(reaper.core.watching).toEqual({ slots: 0, tasks: 0 });
+    expect(removals(reaper)).toEqual([]);
   });
 
   it('given a slot nobody touched since the last decision, then it is not looked at again', () => {
-    const given = new ReaperScenario(5);
-    for (const id of ['a1', 'a2', 'a3']) given.task(id, FAILED, SHUTDOWN, 1);
-    expect(given.decide()).toEqual([]);
+    const reaper = reaperSpecification(5);
+    for (const id of ['a1', 'a2', 'a3']) reaper.given(task(id, FAILED, SHUTDOWN, 1));
+    expect(removals(reaper)).toEqual([]);
     // The limit drops by a direct state change the reaper is not told of: it does not look.
-    given.state.cluster = { ...given.state.cluster!, spec: { ...given.state.cluster!.spec, orchestration: { taskHistoryRetentionLimit: 1 } } };
-    expect(given.decide()).toEqual([]);
+    reaper.state.cluster = { ...reaper.state.cluster!, spec: { ...reaper.state.cluster!.spec, orchestration: { taskHistoryRetentionLimit: 1 } } };
+    expect(removals(reaper)).toEqual([]);
   });
 
   it('given the cluster lowers its retention limit, then every slot is looked at', () => {
-    const given = new ReaperScenario(5);
-    for (const id of ['a1', 'a2', 'a3']) given.task(id, FAILED, SHUTDOWN, 1);
-    given.decide();
-    given.happen(given.b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 1 } } }));
-    expect(given.decide()).toEqual([['a1', 'a2']]);
+    const reaper = reaperSpecification(5);
+    for (const id of ['a1', 'a2', 'a3']) reaper.given(task(id, FAILED, SHUTDOWN, 1));
+    removals(reaper);
+    reaper.given(reaper.b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 1 } } }));
+    expect(removals(reaper)).toEqual([['a1', 'a2']]);
   });
 
   it('given a slot with two live tasks, then it stays watched and is trimmed once one of them stops', () => {
-    const given = new ReaperScenario(1);
-    given.task('old', RUNNING, SHUTDOWN).task('new', RUNNING);
-    expect(given.decide()).toEqual([]);
-    expect(given.core.watching.slots).toBe(1);
-    given.happen(given.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 'old', state: SHUTDOWN, at: given.b.now() }] }));
-    expect(given.decide()).toEqual([['old']]);
+    const reaper = reaperSpecification(1);
+    reaper.given(task('old', RUNNING, SHUTDOWN), task('new', RUNNING));
+    expect(removals(reaper)).toEqual([]);
+    expect(reaper.core.watching.slots).toBe(1);
+    reaper.given(reaper.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 'old', state: SHUTDOWN, at: reaper.b.now() }] }));
+    expect(removals(reaper)).toEqual([['old']]);
   });
 
   it('given a task told to go (REMOVE), then it is removed once its agent reports it stopped, not before', () => {
-    const given = new ReaperScenario(5);
-    given.task('t1', RUNNING, REMOVE);
-    expect(given.decide()).toEqual([]);
-    given.happen(given.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: SHUTDOWN, at: given.b.now() }] }));
-    expect(given.decide()).toEqual([['t1']]);
+    const reaper = reaperSpecification(5);
+    reaper.given(task('t1', RUNNING, REMOVE));
+    expect(removals(reaper)).toEqual([]);
+    reaper.given(reaper.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: SHUTDOWN, at: reaper.b.now() }] }));
+    expect(removals(reaper)).toEqual([['t1']]);
   });
 
   it('given a service is removed, then its stopped tasks go at once and its running ones once they stop', () => {
-    const given = new ReaperScenario(5);
-    given.task('done', FAILED).task('up', RUNNING, RUNNING, 2);
-    given.decide();
-    given.happen(given.b.event('ServiceRemoved', { id: 's1' }));
-    expect(given.decide()).toEqual([['done']]);
-    given.happen(given.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 'up', state: SHUTDOWN, at: given.b.now() }] }));
-    expect(given.decide()).toEqual([['up']]);
+    const reaper = reaperSpecification(5);
+    reaper.given(task('done', FAILED), task('up', RUNNING, RUNNING, 2));
+    removals(reaper);
+    reaper.given(reaper.b.event('ServiceRemoved', { id: 's1' }));
+    expect(removals(reaper)).toEqual([['done']]);
+    reaper.given(reaper.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 'up', state: SHUTDOWN, at: reaper.b.now() }] }));
+    expect(removals(reaper)).toEqual([['up']]);
   });
 
   it('given a node is removed, then the tasks on it told to go are removed', () => {
-    const given = new ReaperScenario(5);
-    given.task('t1', RUNNING, REMOVE);
-    given.decide();
-    given.happen(
-      given.b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }),
-      given.b.event('NodeRemoved', { id: 'n1' }),
+    const reaper = reaperSpecification(5);
+    reaper.given(task('t1', RUNNING, REMOVE));
+    removals(reaper);
+    reaper.given(
+      reaper.b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }),
+      reaper.b.event('NodeRemoved', { id: 'n1' }),
     );
-    expect(given.decide()).toEqual([['t1']]);
+    expect(removals(reaper)).toEqual([['t1']]);
   });
 
   it('at start-up (reconcileAll) it looks at every task and slot once', () => {
-    const given = new ReaperScenario(1);
-    given.task('a1', FAILED).task('a2', FAILED).task('r', FAILED, REMOVE, 2);
+    const reaper = reaperSpecification(1);
+    reaper.given(task('a1', FAILED), task('a2', FAILED), task('r', FAILED, REMOVE, 2));
     const fresh = new ReaperCore();
-    fresh.reconcileAll(given.state);
-    const ids = fresh.decide(given.state).flatMap((p) => (p.type === 'TasksRemoved' ? p.data.tasks.map((t) => t.id) : []));
+    fresh.reconcileAll(reaper.state);
+    const ids = fresh.decide(reaper.state).flatMap((p) => (p.type === 'TasksRemoved' ? p.data.tasks.map((t) => t.id) : []));
     expect(ids.sort()).toEqual(['a1', 'r']);
   });
 });

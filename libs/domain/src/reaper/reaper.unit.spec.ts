@@ -1,24 +1,12 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { ShoalEvent, TaskState as State } from '@shoal/contracts';
 import fc from 'fast-check';
-import { EventBuilder, histories, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, given, histories, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { replay } from '../projection';
-import { emptyState } from '../state';
-import { evolve } from '../evolve';
 import type { ClusterState } from '../state';
 import { reap, tasksBySlot } from './reaper';
 
 const { RUNNING, FAILED, COMPLETE, SHUTDOWN, REMOVE, ORPHANED, READY } = TaskState;
-
-/** Given these events, the state (every one must apply). */
-const stateOf = (events: readonly ShoalEvent[]): ClusterState => {
-  const state = emptyState();
-  for (const event of events) {
-    const verdict = evolve(state, event);
-    if (verdict.status !== 'applied') throw new Error(`${event.type}: ${verdict.reasons.join('; ')}`);
-  }
-  return state;
-};
 
 const everything = (state: ClusterState) => ({ slots: tasksBySlot(state).keys(), tasks: state.tasks.keys() });
 
@@ -49,7 +37,7 @@ describe('the task reaper', () => {
   it('keeps at most the retention limit of tasks per slot, deleting the oldest stopped ones first', () => {
     for (const id of ['t1', 't2', 't3', 't4', 't5']) task(id, FAILED);
     task('t6', RUNNING);
-    const decision = reap(stateOf(events), everything(stateOf(events)));
+    const decision = reap(given(...events).state, everything(given(...events).state));
     expect(decision.remove.map((r) => r.id)).toEqual(['t1', 't2', 't3']);
     expect(decision.remove[0]?.reason).toMatch(/history: slot s1\/1 keeps the 3 newest tasks/);
   });
@@ -69,7 +57,7 @@ describe('the task reaper', () => {
         b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: SHUTDOWN }] }),
       );
     }
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['d']);
   });
 
@@ -77,7 +65,7 @@ describe('the task reaper', () => {
     events.push(b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 0 } } }));
     for (const id of ['t1', 't2']) task(id, FAILED);
     task('t3', RUNNING);
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['t1', 't2']);
   });
 
@@ -87,7 +75,7 @@ describe('the task reaper', () => {
       b.event('TaskDesiredStatesChanged', { tasks: [{ id: 'never', desiredState: SHUTDOWN }] }),
     );
     for (const id of ['t1', 't2', 't3']) task(id, FAILED);
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['never']);
   });
 
@@ -107,21 +95,21 @@ describe('the task reaper', () => {
     run('first', 0, 1);
     events.push(b.event('ServiceUpdated', { id: 'j', spec: { ...job, labels: { run: '2' } } }));
     run('second', 1, 2);
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['first']);
   });
 
   it('counts each slot on its own', () => {
     for (const id of ['a1', 'a2', 'a3']) task(id, FAILED, SHUTDOWN, 1);
     for (const id of ['b1', 'b2', 'b3', 'b4']) task(id, COMPLETE, SHUTDOWN, 2);
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['b1']);
   });
 
   it('keeps everything with a negative limit', () => {
     events.push(b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: -1 } } }));
     for (const id of ['t1', 't2', 't3', 't4', 't5', 't6']) task(id, FAILED);
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove).toEqual([]);
   });
 
@@ -130,7 +118,7 @@ describe('the task reaper', () => {
     task('failed-but-desired-running', FAILED, RUNNING);
     task('new', RUNNING);
     task('f1', FAILED);
-    const state = stateOf(events);
+    const state = given(...events).state;
     const decision = reap(state, everything(state));
     expect(decision.remove.map((r) => r.id)).toEqual(['f1']);
     expect(decision.stillDirty).toEqual(['s1/1']);
@@ -139,7 +127,7 @@ describe('the task reaper', () => {
   it('removes a desired-REMOVE task once it has stopped, not before', () => {
     task('stopping', RUNNING, REMOVE);
     task('stopped', SHUTDOWN, REMOVE);
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, { slots: [], tasks: ['stopping', 'stopped'] }).remove).toEqual([
       { id: 'stopped', reason: 'removed: scaled down or its service was removed, and it has stopped' },
     ]);
@@ -150,7 +138,7 @@ describe('the task reaper', () => {
       b.event('TasksCreated', { tasks: [newTask('t1', 's1', spec, { desiredState: READY })] }),
       b.event('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: REMOVE }] }),
     );
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, { slots: [], tasks: ['t1'] }).remove.map((r) => r.id)).toEqual(['t1']);
   });
 
@@ -158,13 +146,13 @@ describe('the task reaper', () => {
     task('done', COMPLETE);
     task('up', RUNNING, RUNNING, 2);
     events.push(b.event('ServiceRemoved', { id: 's1' }));
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove).toEqual([{ id: 'done', reason: 'removed: service s1 no longer exists' }]);
   });
 
   it('reaps ORPHANED tasks like any stopped task', () => {
     for (const id of ['o1', 'o2', 'o3', 'o4']) task(id, ORPHANED);
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['o1']);
   });
 
@@ -172,7 +160,7 @@ describe('the task reaper', () => {
     task('o1', ORPHANED, REMOVE);
     task('o2', ORPHANED, SHUTDOWN, 2);
     events.push(b.event('ServiceRemoved', { id: 's1' }));
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, { slots: [], tasks: ['o1', 'o2'] }).remove).toEqual([
       { id: 'o1', reason: 'removed: scaled down or its service was removed, and it has stopped' },
       { id: 'o2', reason: 'removed: service s1 no longer exists' },
@@ -186,14 +174,14 @@ describe('the task reaper', () => {
       b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }),
       b.event('NodeRemoved', { id: 'n1' }),
     );
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove).toEqual([{ id: 'gone', reason: 'removed: scaled down or its service was removed, and its node n1 was removed' }]);
   });
 
   it('keeps a task told to go while its node is there and it has not stopped', () => {
     task('stopping', RUNNING, REMOVE);
     events.push(b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }));
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove).toEqual([]);
   });
 
@@ -209,24 +197,22 @@ describe('the task reaper', () => {
         b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: SHUTDOWN }] }),
       );
     }
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['g1']);
   });
 
   it('only looks at the candidates it is given', () => {
     for (const id of ['t1', 't2', 't3', 't4']) task(id, FAILED);
-    const state = stateOf(events);
+    const state = given(...events).state;
     expect(reap(state, { slots: ['s1/2'], tasks: [] }).remove).toEqual([]);
   });
 
   it('every removal it proposes is one evolve accepts', () => {
     for (const id of ['t1', 't2', 't3', 't4', 't5']) task(id, FAILED);
     task('r', SHUTDOWN, REMOVE, 2);
-    const state = stateOf(events);
-    const { remove } = reap(state, everything(state));
-    const verdict = evolve(state, b.event('TasksRemoved', { tasks: [...remove] }));
-    expect(verdict.status).toBe('applied');
-    expect(state.tasks.has('t1') || state.tasks.has('r')).toBe(false);
+    const reaper = given(...events);
+    const { remove } = reap(reaper.state, everything(reaper.state));
+    reaper.when(b.event('TasksRemoved', { tasks: [...remove] })).thenApplied((state) => expect(state.tasks.has('t1') || state.tasks.has('r')).toBe(false));
   });
 });
 
