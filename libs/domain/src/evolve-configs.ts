@@ -10,9 +10,9 @@ export const evolveConfigs = (state: ClusterState, event: ConfigEvent): Verdict 
   switch (event.type) {
     case 'ConfigCreated': {
       const { id, spec } = event.data;
-      if (state.configs.has(id)) return rejected(event.type, `config ${id} already exists`);
+      if (state.configs.has(id)) return rejected(event.type, 'already-exists', `config ${id} already exists`);
       for (const config of state.configs.values()) {
-        if (config.spec.name === spec.name) return rejected(event.type, `config ${spec.name} already exists`);
+        if (config.spec.name === spec.name) return rejected(event.type, 'name-conflict', `config ${spec.name} already exists`);
       }
       state.configs.set(id, { id, spec, version: 1, createdAt: event.at, updatedAt: event.at });
       return applied(event.type);
@@ -20,23 +20,23 @@ export const evolveConfigs = (state: ClusterState, event: ConfigEvent): Verdict 
     case 'ConfigUpdated': {
       const { id, spec } = event.data;
       const config = state.configs.get(id);
-      if (!config) return rejected(event.type, `config ${id} not found`);
+      if (!config) return rejected(event.type, 'not-found', `config ${id} not found`);
       if (spec.name !== config.spec.name || spec.data !== config.spec.data) {
-        return rejected(event.type, `only updates to labels are allowed: config ${config.spec.name}'s name and data are fixed`);
+        return rejected(event.type, 'invalid', `only updates to labels are allowed: config ${config.spec.name}'s name and data are fixed`);
       }
       state.configs.set(id, { ...config, spec, version: config.version + 1, updatedAt: event.at });
       return applied(event.type);
     }
     case 'ConfigRemoved': {
       const config = state.configs.get(event.data.id);
-      if (!config) return rejected(event.type, `config ${event.data.id} not found`);
+      if (!config) return rejected(event.type, 'not-found', `config ${event.data.id} not found`);
       const users: string[] = [];
       for (const service of state.services.values()) {
         if (service.spec.task.container.configs?.some((ref) => ref.configId === config.id)) users.push(service.spec.name);
       }
       if (users.length > 0) {
         const which = users.length === 1 ? 'service' : 'services';
-        return rejected(event.type, `config '${config.spec.name}' is in use by the following ${which}: ${users.join(', ')}`);
+        return rejected(event.type, 'in-use', `config '${config.spec.name}' is in use by the following ${which}: ${users.join(', ')}`);
       }
       state.configs.delete(config.id);
       return applied(event.type);

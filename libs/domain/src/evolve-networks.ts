@@ -13,13 +13,13 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
     case 'NetworkCreated': {
       const { id, spec } = event.data;
       if (event.by.component === 'allocator' && !spec.ingress) {
-        return rejected(event.type, `the allocator may only create the ingress network, not ${spec.name}`);
+        return rejected(event.type, 'not-permitted', `the allocator may only create the ingress network, not ${spec.name}`);
       }
-      if (state.networks.has(id)) return rejected(event.type, `network ${id} already exists`);
+      if (state.networks.has(id)) return rejected(event.type, 'already-exists', `network ${id} already exists`);
       for (const network of state.networks.values()) {
-        if (network.spec.name === spec.name) return rejected(event.type, `network with name ${spec.name} already exists`);
+        if (network.spec.name === spec.name) return rejected(event.type, 'name-conflict', `network with name ${spec.name} already exists`);
         if (spec.ingress && network.spec.ingress) {
-          return rejected(event.type, `an ingress network already exists: ${network.spec.name}`);
+          return rejected(event.type, 'already-exists', `an ingress network already exists: ${network.spec.name}`);
         }
       }
       state.networks.set(id, { id, spec, createdAt: event.at });
@@ -28,25 +28,25 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
     case 'NetworkAllocated': {
       const { id, subnet, gateway } = event.data;
       const network = state.networks.get(id);
-      if (!network) return rejected(event.type, `network ${id} not found`);
-      if (network.subnet !== undefined) return rejected(event.type, `network ${id} already has subnet ${network.subnet}`);
+      if (!network) return rejected(event.type, 'not-found', `network ${id} not found`);
+      if (network.subnet !== undefined) return rejected(event.type, 'wrong-state', `network ${id} already has subnet ${network.subnet}`);
       const invalid = invalidAllocation(state, id, subnet, gateway);
-      if (invalid) return rejected(event.type, invalid);
+      if (invalid) return rejected(event.type, 'invalid', invalid);
       state.networks.set(id, { ...network, subnet, gateway });
       return applied(event.type);
     }
     case 'NetworkRemoved': {
       const network = state.networks.get(event.data.id);
-      if (!network) return rejected(event.type, `network ${event.data.id} not found`);
+      if (!network) return rejected(event.type, 'not-found', `network ${event.data.id} not found`);
       for (const service of state.services.values()) {
         const uses = service.spec.task.networks?.some((n) => n.target === network.id || n.target === network.spec.name);
-        if (uses) return rejected(event.type, `network ${network.spec.name} is in use by service ${service.spec.name}`);
+        if (uses) return rejected(event.type, 'in-use', `network ${network.spec.name} is in use by service ${service.spec.name}`);
       }
       // As SwarmKit: a task that may still hold an address on it (not yet ended) keeps it too,
       // so no address is handed out twice should a network come back under the same id.
       for (const task of state.tasks.values()) {
         if (task.status.state > TaskState.RUNNING || !task.attachments?.some((a) => a.network === network.id)) continue;
-        return rejected(event.type, `network ${network.spec.name} is in use by task ${task.id}`);
+        return rejected(event.type, 'in-use', `network ${network.spec.name} is in use by task ${task.id}`);
       }
       state.networks.delete(network.id);
       return applied(event.type);

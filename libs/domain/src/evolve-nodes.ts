@@ -1,8 +1,8 @@
 /** Nodes: registered and observed by the dispatcher, configured by the operator. */
 import type { EventOf } from '@shoal/contracts';
 import type { ClusterState } from './state';
-import { applied, batchVerdict, rejected } from './verdict';
-import type { Verdict } from './verdict';
+import { applied, batchVerdict, refuse, rejected } from './verdict';
+import type { Refused, Verdict } from './verdict';
 
 type NodeEvent = EventOf<'NodeRegistered' | 'NodeStatusChanged' | 'NodeSpecUpdated' | 'NodeRemoved'>;
 
@@ -29,11 +29,11 @@ export const evolveNodes = (state: ClusterState, event: NodeEvent): Verdict => {
       return applied(event.type);
     }
     case 'NodeStatusChanged': {
-      const reasons: string[] = [];
+      const refusals: Refused[] = [];
       for (const item of event.data.nodes) {
         const node = state.nodes.get(item.id);
         if (!node) {
-          reasons.push(`node ${item.id} not found`);
+          refusals.push(refuse('not-found', `node ${item.id} not found`, item.id));
           continue;
         }
         const status = {
@@ -44,19 +44,19 @@ export const evolveNodes = (state: ClusterState, event: NodeEvent): Verdict => {
         };
         state.nodes.set(item.id, { ...node, status, updatedAt: event.at });
       }
-      return batchVerdict(event.type, event.data.nodes.length, reasons);
+      return batchVerdict(event.type, event.data.nodes.length, refusals);
     }
     case 'NodeSpecUpdated': {
       const node = state.nodes.get(event.data.id);
-      if (!node) return rejected(event.type, `node ${event.data.id} not found`);
+      if (!node) return rejected(event.type, 'not-found', `node ${event.data.id} not found`);
       state.nodes.set(node.id, { ...node, spec: event.data.spec, version: node.version + 1, updatedAt: event.at });
       return applied(event.type);
     }
     case 'NodeRemoved': {
       const node = state.nodes.get(event.data.id);
-      if (!node) return rejected(event.type, `node ${event.data.id} not found`);
+      if (!node) return rejected(event.type, 'not-found', `node ${event.data.id} not found`);
       if (!event.data.force && node.status.state !== 'down') {
-        return rejected(event.type, `node ${node.id} is not down and can't be removed`);
+        return rejected(event.type, 'wrong-state', `node ${node.id} is not down and can't be removed`);
       }
       state.nodes.delete(node.id);
       return applied(event.type);

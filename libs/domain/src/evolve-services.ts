@@ -4,8 +4,8 @@ import type { EventOf, ServiceSpec } from '@shoal/contracts';
 import { canonicalJson } from './hash/canonical';
 import { missingConfig, missingNetwork } from './state';
 import type { ClusterState, Service } from './state';
-import { applied, batchVerdict, rejected } from './verdict';
-import type { Verdict } from './verdict';
+import { applied, batchVerdict, refuse, rejected } from './verdict';
+import type { Refused, Verdict } from './verdict';
 
 type ServiceEvent = EventOf<
   'ServiceCreated' | 'ServiceUpdated' | 'ServiceRemoved' | 'ServiceEndpointsAllocated' | 'ServiceUpdateStatusChanged'
@@ -29,13 +29,13 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
   switch (event.type) {
     case 'ServiceCreated': {
       const { id, spec } = event.data;
-      if (state.services.has(id)) return rejected(event.type, `service ${id} already exists`);
+      if (state.services.has(id)) return rejected(event.type, 'already-exists', `service ${id} already exists`);
       const clash = serviceNamed(state, spec.name);
-      if (clash) return rejected(event.type, `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
+      if (clash) return rejected(event.type, 'name-conflict', `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
       const missing = missingNetwork(state, spec);
-      if (missing !== undefined) return rejected(event.type, `network ${missing} not found`);
+      if (missing !== undefined) return rejected(event.type, 'not-found', `network ${missing} not found`);
       const missingConfigId = missingConfig(state, spec);
-      if (missingConfigId !== undefined) return rejected(event.type, `config ${missingConfigId} not found`);
+      if (missingConfigId !== undefined) return rejected(event.type, 'not-found', `config ${missingConfigId} not found`);
       state.services.set(id, {
         id,
         spec,
@@ -49,22 +49,22 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
     case 'ServiceUpdated': {
       const { id, spec, rollback, message } = event.data;
       const service = state.services.get(id);
-      if (!service) return rejected(event.type, `service ${id} not found`);
-      if (spec.name !== service.spec.name) return rejected(event.type, `renaming services is not supported`);
+      if (!service) return rejected(event.type, 'not-found', `service ${id} not found`);
+      if (spec.name !== service.spec.name) return rejected(event.type, 'invalid', `renaming services is not supported`);
       if (spec.mode.kind !== service.spec.mode.kind) {
-        return rejected(event.type, `service mode change is not allowed (${service.spec.mode.kind} → ${spec.mode.kind})`);
+        return rejected(event.type, 'invalid', `service mode change is not allowed (${service.spec.mode.kind} → ${spec.mode.kind})`);
       }
-      if (rollback && !service.previousSpec) return rejected(event.type, `service ${id} has no previous spec to roll back to`);
+      if (rollback && !service.previousSpec) return rejected(event.type, 'invalid', `service ${id} has no previous spec to roll back to`);
       // A rollback restores a spec that was once accepted: as SwarmKit, a network it names
       // that has gone since is the allocator's to report, not a reason to refuse the rollback.
       // So is a config: its tasks fail on their nodes, as they do in SwarmKit.
       const missing = rollback ? undefined : missingNetwork(state, spec);
-      if (missing !== undefined) return rejected(event.type, `network ${missing} not found`);
+      if (missing !== undefined) return rejected(event.type, 'not-found', `network ${missing} not found`);
       const missingConfigId = rollback ? undefined : missingConfig(state, spec);
-      if (missingConfigId !== undefined) return rejected(event.type, `config ${missingConfigId} not found`);
+      if (missingConfigId !== undefined) return rejected(event.type, 'not-found', `config ${missingConfigId} not found`);
       if (event.by.component === 'orchestrator') {
         const refusal = automaticRollbackRefusal(service, spec, rollback);
-        if (refusal) return rejected(event.type, refusal);
+        if (refusal) return rejected(event.type, 'invalid', refusal);
       }
       // A new update starts afresh (a paused one is unpaused); a rollback starts rolling back.
       const { updateStatus: _previousStatus, ...rest } = service;
@@ -88,24 +88,24 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
       return applied(event.type);
     }
     case 'ServiceRemoved': {
-      if (!state.services.delete(event.data.id)) return rejected(event.type, `service ${event.data.id} not found`);
+      if (!state.services.delete(event.data.id)) return rejected(event.type, 'not-found', `service ${event.data.id} not found`);
       return applied(event.type);
     }
     case 'ServiceEndpointsAllocated': {
-      const reasons: string[] = [];
+      const refusals: Refused[] = [];
       for (const item of event.data.services) {
         const service = state.services.get(item.id);
-        if (!service) reasons.push(`service ${item.id} not found`);
+        if (!service) refusals.push(refuse('not-found', `service ${item.id} not found`, item.id));
         else if (service.version !== item.specVersion) {
-          reasons.push(`service ${item.id} is at version ${service.version}, not ${item.specVersion}`);
+          refusals.push(refuse('stale-version', `service ${item.id} is at version ${service.version}, not ${item.specVersion}`, item.id));
         } else state.services.set(item.id, { ...service, endpoint: item.endpoint, endpointVersion: item.specVersion });
       }
-      return batchVerdict(event.type, event.data.services.length, reasons);
+      return batchVerdict(event.type, event.data.services.length, refusals);
     }
     case 'ServiceUpdateStatusChanged': {
       const { id, status } = event.data;
       const service = state.services.get(id);
-      if (!service) return rejected(event.type, `service ${id} not found`);
+      if (!service) return rejected(event.type, 'not-found', `service ${id} not found`);
       const { updateStatus: _previous, ...rest } = service;
       state.services.set(id, status === null ? rest : { ...rest, updateStatus: status });
       return applied(event.type);

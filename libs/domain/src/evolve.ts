@@ -10,8 +10,8 @@
 import { EVENT_TYPES, writerKey } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import type { ClusterState } from './state';
-import { rejected } from './verdict';
-import type { Verdict } from './verdict';
+import { refuse, rejected } from './verdict';
+import type { Refused, Verdict } from './verdict';
 import { evolveCluster } from './evolve-cluster';
 import { evolveServices } from './evolve-services';
 import { evolveNodes } from './evolve-nodes';
@@ -22,61 +22,61 @@ import { evolveTasks } from './evolve-tasks';
 export const evolve = (state: ClusterState, event: ShoalEvent): Verdict => {
   const writer = writerKey(event.by);
   const refusal = admit(state, event, writer);
-  if (refusal !== undefined) return rejected(event.type, refusal);
+  if (refusal !== undefined) return rejected(event.type, refusal.code, refusal.reason);
   const verdict = route(state, event);
   if (verdict.status !== 'rejected') state.writers.set(writer, event.seq);
   return verdict;
 };
 
 /** Record-level rules: who may write it, under which term, once, and its expectations. */
-const admit = (state: ClusterState, event: ShoalEvent, writer: string): string | undefined => {
+const admit = (state: ClusterState, event: ShoalEvent, writer: string): Refused | undefined => {
   const { by, type } = event;
-  if (!EVENT_TYPES[type].writers.includes(by.component)) return `${type} may not be proposed by ${by.component}`;
+  if (!EVENT_TYPES[type].writers.includes(by.component)) return refuse('not-permitted', `${type} may not be proposed by ${by.component}`);
 
   const current = state.terms.get(by.component);
   if (type === 'OwnershipTaken') {
     if (event.data.component !== by.component || event.data.term !== by.term) {
-      return `OwnershipTaken must be written by ${event.data.component} under term ${event.data.term} itself`;
+      return refuse('not-permitted', `OwnershipTaken must be written by ${event.data.component} under term ${event.data.term} itself`);
     }
     if (event.data.term <= (current ?? 0)) {
-      return `term ${event.data.term} of ${by.component} is not newer than its current term ${current ?? 0}`;
+      return refuse('superseded-term', `term ${event.data.term} of ${by.component} is not newer than its current term ${current ?? 0}`);
     }
   } else if (current !== undefined && by.term < current) {
-    return `stale writer: ${by.component} term ${by.term} was superseded by term ${current}`;
+    return refuse('superseded-term', `stale writer: ${by.component} term ${by.term} was superseded by term ${current}`);
   } else if (by.term > (current ?? 0)) {
-    return `${by.component} term ${by.term} was never taken`;
+    return refuse('superseded-term', `${by.component} term ${by.term} was never taken`);
   }
 
   const last = state.writers.get(writer);
-  if (last !== undefined && event.seq <= last) return `duplicate: ${writer} seq ${event.seq} already applied`;
+  if (last !== undefined && event.seq <= last) return refuse('duplicate', `duplicate: ${writer} seq ${event.seq} already applied`);
 
   return unmetExpectation(state, event);
 };
 
-const unmetExpectation = (state: ClusterState, event: ShoalEvent): string | undefined => {
+const unmetExpectation = (state: ClusterState, event: ShoalEvent): Refused | undefined => {
   const expect = event.expect;
   if (!expect) return undefined;
   for (const [id, version] of Object.entries(expect.serviceVersions ?? {})) {
     const service = state.services.get(id);
-    if (!service) return `expected service ${id} at version ${version}, but it does not exist`;
+    if (!service) return refuse('not-found', `expected service ${id} at version ${version}, but it does not exist`);
     if (service.version !== version) {
-      return `update out of sequence: service ${id} is at version ${service.version}, not ${version}`;
+      return refuse('stale-version', `update out of sequence: service ${id} is at version ${service.version}, not ${version}`);
     }
   }
   for (const [id, version] of Object.entries(expect.nodeVersions ?? {})) {
     const node = state.nodes.get(id);
-    if (!node) return `expected node ${id} at version ${version}, but it does not exist`;
-    if (node.version !== version) return `update out of sequence: node ${id} is at version ${node.version}, not ${version}`;
+    if (!node) return refuse('not-found', `expected node ${id} at version ${version}, but it does not exist`);
+    if (node.version !== version) return refuse('stale-version', `update out of sequence: node ${id} is at version ${node.version}, not ${version}`);
   }
   for (const [id, version] of Object.entries(expect.configVersions ?? {})) {
     const config = state.configs.get(id);
-    if (!config) return `expected config ${id} at version ${version}, but it does not exist`;
-    if (config.version !== version) return `update out of sequence: config ${id} is at version ${config.version}, not ${version}`;
+    if (!config) return refuse('not-found', `expected config ${id} at version ${version}, but it does not exist`);
+    if (config.version !== version) return refuse('stale-version', `update out of sequence: config ${id} is at version ${config.version}, not ${version}`);
   }
   if (expect.clusterVersion !== undefined) {
     const at = state.cluster?.version;
     if (at !== expect.clusterVersion) {
-      return `update out of sequence: cluster is at version ${at ?? 'none'}, not ${expect.clusterVersion}`;
+      return refuse('stale-version', `update out of sequence: cluster is at version ${at ?? 'none'}, not ${expect.clusterVersion}`);
     }
   }
   return undefined;
@@ -119,7 +119,7 @@ const route = (state: ClusterState, event: ShoalEvent): Verdict => {
       return evolveTasks(state, event);
     default: {
       const _exhaustive: never = event;
-      return rejected(undefined, `unhandled event ${JSON.stringify(_exhaustive)}`);
+      return rejected(undefined, 'poison', `unhandled event ${JSON.stringify(_exhaustive)}`);
     }
   }
 };

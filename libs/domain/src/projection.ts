@@ -8,7 +8,8 @@ import type { Decoded, ShoalEvent } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { emptyState } from './state';
 import { evolve } from './evolve';
-import type { Verdict, VerdictStatus } from './verdict';
+import { poisoned } from './verdict';
+import type { Verdict, VerdictCode, VerdictStatus } from './verdict';
 import { stateHash } from './state-hash';
 import { restoreSnapshot, takeSnapshot } from './snapshot';
 import type { Snapshot } from './snapshot';
@@ -21,6 +22,8 @@ export interface Refusal {
   readonly by?: string;
   readonly status: Exclude<VerdictStatus, 'applied'>;
   readonly reasons: readonly string[];
+  /** The code of each reason, in the same order. */
+  readonly codes: readonly VerdictCode[];
 }
 
 export interface Tally {
@@ -78,7 +81,7 @@ export class Projection {
   applyDecoded(offset: number, decoded: Decoded): Verdict {
     this.position = offset + 1;
     if (!decoded.ok) {
-      const verdict: Verdict = { status: 'poison', reasons: [decoded.reason], ...(decoded.envelope?.type ? { type: String(decoded.envelope.type) } : {}) };
+      const verdict = poisoned(decoded.envelope?.type ? String(decoded.envelope.type) : undefined, decoded.reason);
       this.note(offset, verdict, decoded.envelope?.id);
       return verdict;
     }
@@ -111,6 +114,7 @@ export class Projection {
       offset,
       status: verdict.status,
       reasons: verdict.reasons,
+      codes: verdict.codes,
       ...(typeof id === 'string' ? { id } : {}),
       ...(verdict.type ? { type: verdict.type } : {}),
       ...(by ? { by } : {}),

@@ -3,7 +3,8 @@
  * interface, so the document cannot drift from what the service returns.
  */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { Refusal, StateData, Tally } from '@shoal/domain';
+import { VERDICT_CODES } from '@shoal/domain';
+import type { Refusal, StateData, Tally, VerdictCode } from '@shoal/domain';
 import type { ReplayCheck, VerifyReport } from '@shoal/runtime';
 import type { AuditPage, AuditRecord, AuditState, AuditVerdict, TaskHistory, TaskHistoryEntry } from './audit.service';
 import type { EntityKind, EntityRef } from './entities';
@@ -17,6 +18,9 @@ export class AuditVerdictDoc implements AuditVerdict {
 
   @ApiProperty({ type: [String], description: 'Why something was refused: one reason per refused item.' })
   reasons!: string[];
+
+  @ApiProperty({ enum: VERDICT_CODES, isArray: true, description: 'The stable code of each reason, in the same order.' })
+  codes!: VerdictCode[];
 }
 
 export class EntityRefDoc implements EntityRef {
@@ -150,6 +154,7 @@ export class RefusalDoc implements Refusal {
   @ApiPropertyOptional() by?: string;
   @ApiProperty({ enum: ['partial', 'rejected', 'poison'] }) status!: Refusal['status'];
   @ApiProperty({ type: [String] }) reasons!: string[];
+  @ApiProperty({ enum: VERDICT_CODES, isArray: true }) codes!: VerdictCode[];
 }
 
 export class VerifyReportDoc implements VerifyReport {

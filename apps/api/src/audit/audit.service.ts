@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Inject, Injectable, NotFoundException, Optional } from '@nestjs/common';
 import { decode, taskStateName } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
-import { toStateData } from '@shoal/domain';
-import type { StateData, Tally, Verdict } from '@shoal/domain';
+import { itemApplied, toStateData } from '@shoal/domain';
+import type { StateData, Tally, Verdict, VerdictCode } from '@shoal/domain';
 import { EVENT_LOG, latestSnapshots } from '@shoal/eventlog';
 import type { EventLog, LogRecord } from '@shoal/eventlog';
 import { replayLog, verifyLog } from '@shoal/runtime';
@@ -32,6 +32,7 @@ export const AUDIT_TRAIL = Symbol('AUDIT_TRAIL');
 export interface AuditVerdict {
   readonly status: Verdict['status'];
   readonly reasons: readonly string[];
+  readonly codes: readonly VerdictCode[];
 }
 
 export interface AuditRecord {
@@ -87,7 +88,7 @@ export interface TaskHistory {
 
 const RAW_LIMIT = 4_096;
 const by = (event: ShoalEvent): string => `${event.by.component}/${event.by.instance}@${event.by.term}`;
-const exposeVerdict = (verdict: Verdict): AuditVerdict => ({ status: verdict.status, reasons: verdict.reasons });
+const exposeVerdict = (verdict: Verdict): AuditVerdict => ({ status: verdict.status, reasons: verdict.reasons, codes: verdict.codes });
 
 @Injectable()
 export class AuditService {
@@ -185,8 +186,7 @@ export class AuditService {
       if (!decoded.ok) continue;
       const event = decoded.event;
       const verdict = this.trail.verdictAt(offset);
-      const refusedHere =
-        verdict.status === 'rejected' || (verdict.status === 'partial' && verdict.reasons.some((reason) => reason.includes(taskId)));
+      const refusedHere = !itemApplied(verdict, taskId);
       const item = taskItemOf(event, taskId);
       if (!refusedHere && event.type === 'TasksAssigned') placement = (item as { why: string }).why;
       if (!refusedHere && event.type === 'TasksUnschedulable') unschedulable = (item as { explain: string }).explain;

@@ -8,6 +8,7 @@
  */
 import { taskStateName } from '@shoal/contracts';
 import type { ShoalEvent, Task } from '@shoal/contracts';
+import { itemApplied } from '@shoal/domain';
 import type { ClusterState, Config, Network, Node, Service, Verdict } from '@shoal/domain';
 
 export type DockerEventType = 'service' | 'node' | 'network' | 'config' | 'task';
@@ -72,16 +73,6 @@ export const captureBefore = (state: ClusterState, event: ShoalEvent): Before =>
     default:
       return only({});
   }
-};
-
-const escape = (id: string): string => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Whether the item `id` of a batch applied: the whole record applied, or no refusal names it. */
-export const itemApplied = (verdict: Verdict, id: string): boolean => {
-  if (verdict.status === 'applied') return true;
-  if (verdict.status !== 'partial') return false;
-  const named = new RegExp(`(^|[\\s(])${escape(id)}($|[\\s:,;)])`);
-  return !verdict.reasons.some((reason) => named.test(reason));
 };
 
 /** A task's name as Docker shows it: <service>.<slot or node>.<task id>. */

@@ -1,8 +1,7 @@
 import { TaskState } from '@shoal/contracts';
 import { emptyState, evolve } from '@shoal/domain';
-import type { Verdict } from '@shoal/domain';
 import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
-import { captureBefore, dockerEventsOf, encodeDockerEvent, itemApplied } from './docker-event';
+import { captureBefore, dockerEventsOf, encodeDockerEvent } from './docker-event';
 import { matchesEventFilters, parseEventFilters } from './event-filters';
 import { parseEventTime } from './event-time';
 
@@ -106,16 +105,6 @@ describe('dockerEventsOf', () => {
       timeNano: 1767225601123000000n,
     });
     expect(line).toBe('{"Type":"service","Action":"create","Actor":{"ID":"s1","Attributes":{"name":"web"}},"scope":"swarm","time":1767225601,"timeNano":1767225601123000000}\n');
-  });
-});
-
-describe('itemApplied', () => {
-  const partial: Verdict = { status: 'partial', reasons: ['task t1 not found', 'task t2: stale spec version 1 (service is at 2)'] };
-  it('reads the refused items off the reasons, by whole id', () => {
-    expect(itemApplied(partial, 't1')).toBe(false);
-    expect(itemApplied(partial, 't2')).toBe(false);
-    expect(itemApplied(partial, 't10')).toBe(true);
-    expect(itemApplied({ status: 'rejected', reasons: ['x'] }, 't10')).toBe(false);
   });
 });
 

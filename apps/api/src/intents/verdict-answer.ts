@@ -1,26 +1,42 @@
 /**
- * evolve's verdict on an intent, as the HTTP answer Docker would give: applied → the
- * success status; a refusal → 404 (not found), 409 (out of sequence, name conflict),
- * 503 (already a swarm) or 400 (any other rule), with evolve's reason as the message.
+ * evolve's verdict on an intent (or the domain's refusal of one before it is written), as
+ * the HTTP answer Docker would give: the status is the refusal's code's, the message its
+ * reason — except a second swarm init, which gets Docker's own words.
  */
-import type { Verdict } from '@shoal/domain';
+import type { Refused, Verdict, VerdictCode } from '@shoal/domain';
 
 export type VerdictAnswer = { readonly ok: true } | { readonly ok: false; readonly status: number; readonly message: string };
 
 const ALREADY_A_SWARM =
   'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
 
-export const refusalStatus = (reason: string): number => {
-  if (/already initialized/.test(reason)) return 503;
-  if (/out of sequence|already exists|conflicts with an existing/.test(reason)) return 409;
-  if (/not found|does not exist/.test(reason)) return 404;
-  return 400;
+/** The HTTP status of each refusal, as Docker answers it. */
+const HTTP_STATUS: Readonly<Record<VerdictCode, number>> = {
+  'already-initialized': 503,
+  'stale-version': 409,
+  'already-exists': 409,
+  'name-conflict': 409,
+  'not-found': 404,
+  'not-initialized': 400,
+  'in-use': 400,
+  'wrong-state': 400,
+  invalid: 400,
+  'over-capacity': 400,
+  'not-permitted': 400,
+  'superseded-term': 400,
+  duplicate: 400,
+  poison: 400,
+};
+
+/** A refusal as Docker's error. */
+export const refusalAnswer = ({ code, reason }: Refused): VerdictAnswer & { readonly ok: false } => {
+  const status = HTTP_STATUS[code];
+  return { ok: false, status, message: code === 'already-initialized' ? ALREADY_A_SWARM : reason };
 };
 
 export const verdictAnswer = (verdict: Verdict | undefined): VerdictAnswer => {
   if (!verdict) return { ok: false, status: 500, message: 'the log did not rule on the intent' };
   if (verdict.status === 'applied') return { ok: true };
-  const reason = verdict.reasons.join('; ') || verdict.status;
-  const status = refusalStatus(reason);
-  return { ok: false, status, message: status === 503 ? ALREADY_A_SWARM : reason };
+  const code = verdict.codes[0] ?? 'invalid';
+  return refusalAnswer({ code, reason: verdict.reasons.join('; ') || verdict.status });
 };

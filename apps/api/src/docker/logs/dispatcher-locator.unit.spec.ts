@@ -37,11 +37,11 @@ describe('the dispatcher locator', () => {
     const active = takeover('dispatcher', 'd-a@10.0.0.1:2377', 2);
     locator.observe(active, applied(active.type));
     const stale = takeover('dispatcher', 'd-old@10.0.0.9:2377', 1);
-    locator.observe(stale, rejected(stale.type, 'term 1 of dispatcher is not newer than its current term 2'));
+    locator.observe(stale, rejected(stale.type, 'superseded-term', 'term 1 of dispatcher is not newer than its current term 2'));
     const other = takeover('orchestrator', 'o-1@10.0.0.7:9000', 3);
     locator.observe(other, applied(other.type));
     const partial = takeover('dispatcher', 'd-c@10.0.0.3:2377', 3);
-    locator.observe(partial, { status: 'partial', type: partial.type, reasons: ['x'] });
+    locator.observe(partial, { status: 'partial', type: partial.type, reasons: ['x'], codes: ['invalid'] });
     expect(locator.address()).toBe('10.0.0.1:2377');
   });
 
