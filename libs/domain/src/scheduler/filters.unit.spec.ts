@@ -8,26 +8,28 @@ const GiB = 2 ** 30;
 describe('scheduler filters: a task only lands on a node that passes them all, and says why when none does', () => {
   describe('ready: the node is READY and ACTIVE', () => {
     it('skips down, disconnected, paused and drained nodes and counts them as not available', () => {
-      const c = scheduler()
-        .given(node('down', { state: 'down' }),
-          node('gone', { state: 'disconnected' }),
-          node('paused', { availability: 'pause' }),
-          node('drained', { availability: 'drain' }),
-          node('ok'),
-          service('web'),
-          pending('web', 3));
+      const c = scheduler().given(
+        node('down', { state: 'down' }),
+        node('gone', { state: 'disconnected' }),
+        node('paused', { availability: 'pause' }),
+        node('drained', { availability: 'drain' }),
+        node('ok'),
+        service('web'),
+        pending('web', 3),
+      );
       const out = whenScheduled(c);
       expect([...out.assigned.values()]).toEqual(['ok', 'ok', 'ok']);
     });
 
     it('with no node available, the task stays PENDING: "no suitable node (4 nodes not available for new tasks)"', () => {
-      const c = scheduler()
-        .given(node('down', { state: 'down' }),
-          node('gone', { state: 'disconnected' }),
-          node('paused', { availability: 'pause' }),
-          node('drained', { availability: 'drain' }),
-          service('web'),
-          pending('web', 1));
+      const c = scheduler().given(
+        node('down', { state: 'down' }),
+        node('gone', { state: 'disconnected' }),
+        node('paused', { availability: 'pause' }),
+        node('drained', { availability: 'drain' }),
+        service('web'),
+        pending('web', 1),
+      );
       const out = whenScheduled(c);
       expect(out.assigned.size).toBe(0);
       const id = c.lastCreated[0] as string;
@@ -43,12 +45,13 @@ describe('scheduler filters: a task only lands on a node that passes them all, a
 
   describe('resources: reservations fit in what the node has left', () => {
     it('places by CPU and memory net of what is already reserved, and explains the rest', () => {
-      const c = scheduler()
-        .given(node('small', { cpus: 1, memoryBytes: 1 * GiB }),
-          node('big', { cpus: 4, memoryBytes: 4 * GiB }),
-          node('drained', { availability: 'drain' }),
-          service('db', { resources: { reservations: { nanoCpus: 1e9, memoryBytes: 1 * GiB } } }),
-          pending('db', 6));
+      const c = scheduler().given(
+        node('small', { cpus: 1, memoryBytes: 1 * GiB }),
+        node('big', { cpus: 4, memoryBytes: 4 * GiB }),
+        node('drained', { availability: 'drain' }),
+        service('db', { resources: { reservations: { nanoCpus: 1e9, memoryBytes: 1 * GiB } } }),
+        pending('db', 6),
+      );
       const out = whenScheduled(c);
       expect(out.perNode('db')).toEqual(new Map([['small', 1], ['big', 4]]));
       expect(out.unschedulable.size).toBe(1);
@@ -56,14 +59,15 @@ describe('scheduler filters: a task only lands on a node that passes them all, a
     });
 
     it('counts discrete generic resources by kind and named ones one unit per name', () => {
-      const c = scheduler()
-        .given(node('ssd', { generic: [{ kind: 'ssd', discrete: 2 }] }),
-          node('gpus', { generic: [{ kind: 'gpu', named: 'GPU-0' }, { kind: 'gpu', named: 'GPU-1' }] }),
-          node('plain'),
-          service('ml', { resources: { reservations: { generic: [{ kind: 'gpu', discrete: 1 }] } } }),
-          pending('ml', 3),
-          service('cache', { resources: { reservations: { generic: [{ kind: 'ssd', discrete: 1 }] } } }),
-          pending('cache', 3));
+      const c = scheduler().given(
+        node('ssd', { generic: [{ kind: 'ssd', discrete: 2 }] }),
+        node('gpus', { generic: [{ kind: 'gpu', named: 'GPU-0' }, { kind: 'gpu', named: 'GPU-1' }] }),
+        node('plain'),
+        service('ml', { resources: { reservations: { generic: [{ kind: 'gpu', discrete: 1 }] } } }),
+        pending('ml', 3),
+        service('cache', { resources: { reservations: { generic: [{ kind: 'ssd', discrete: 1 }] } } }),
+        pending('cache', 3),
+      );
       const out = whenScheduled(c);
       expect(out.perNode('ml')).toEqual(new Map([['gpus', 2]]));
       expect(out.perNode('cache')).toEqual(new Map([['ssd', 2]]));
@@ -71,11 +75,12 @@ describe('scheduler filters: a task only lands on a node that passes them all, a
     });
 
     it('gives a task that asks for one named unit only the node that has it free', () => {
-      const c = scheduler()
-        .given(node('a', { generic: [{ kind: 'gpu', named: 'GPU-0' }] }),
-          node('b', { generic: [{ kind: 'gpu', named: 'GPU-7' }] }),
-          service('pinned', { resources: { reservations: { generic: [{ kind: 'gpu', named: 'GPU-7' }] } } }),
-          pending('pinned', 2));
+      const c = scheduler().given(
+        node('a', { generic: [{ kind: 'gpu', named: 'GPU-0' }] }),
+        node('b', { generic: [{ kind: 'gpu', named: 'GPU-7' }] }),
+        service('pinned', { resources: { reservations: { generic: [{ kind: 'gpu', named: 'GPU-7' }] } } }),
+        pending('pinned', 2),
+      );
       const out = whenScheduled(c);
       expect([...out.assigned.values()]).toEqual(['b']);
       expect([...out.unschedulable.values()]).toEqual(['no suitable node (insufficient resources on 2 nodes)']);
@@ -84,10 +89,11 @@ describe('scheduler filters: a task only lands on a node that passes them all, a
 
   describe('plugins: the node has the drivers of the task\'s networks', () => {
     it('refuses a node that lists network plugins but not the one needed, and trusts one that lists none', () => {
-      const c = scheduler()
-        .given(node('bridge-only', { plugins: [{ type: 'Network', name: 'bridge' }] }),
-          node('overlay', { plugins: [{ type: 'Network', name: 'bridge' }, { type: 'Network', name: 'overlay' }] }),
-          node('silent'));
+      const c = scheduler().given(
+        node('bridge-only', { plugins: [{ type: 'Network', name: 'bridge' }] }),
+        node('overlay', { plugins: [{ type: 'Network', name: 'bridge' }, { type: 'Network', name: 'overlay' }] }),
+        node('silent'),
+      );
       c.apply(c.b.event('NetworkCreated', { id: 'net1', spec: { name: 'backend', driver: 'overlay' } }));
       c.given(service('api', { networks: [{ target: 'backend' }] }), pending('api', 4));
       const out = whenScheduled(c);
@@ -101,22 +107,24 @@ describe('scheduler filters: a task only lands on a node that passes them all, a
 
   describe('constraints', () => {
     it('places only on nodes that satisfy every constraint', () => {
-      const c = scheduler()
-        .given(node('east-1', { labels: { zone: 'east' } }),
-          node('east-mgr', { labels: { zone: 'east' }, role: 'manager' }),
-          node('west-1', { labels: { zone: 'west' } }),
-          service('web', { placement: { constraints: ['node.labels.zone==east', 'node.role!=manager'] } }),
-          pending('web', 3));
+      const c = scheduler().given(
+        node('east-1', { labels: { zone: 'east' } }),
+        node('east-mgr', { labels: { zone: 'east' }, role: 'manager' }),
+        node('west-1', { labels: { zone: 'west' } }),
+        service('web', { placement: { constraints: ['node.labels.zone==east', 'node.role!=manager'] } }),
+        pending('web', 3),
+      );
       const out = whenScheduled(c);
       expect(out.perNode('web')).toEqual(new Map([['east-1', 3]]));
     });
 
     it('explains "scheduling constraints not satisfied on 2 nodes"', () => {
-      const c = scheduler()
-        .given(node('a', { addr: '192.168.1.5' }),
-          node('b', { addr: '192.168.1.6' }),
-          service('web', { placement: { constraints: ['node.ip==10.0.0.0/8'] } }),
-          pending('web', 1));
+      const c = scheduler().given(
+        node('a', { addr: '192.168.1.5' }),
+        node('b', { addr: '192.168.1.6' }),
+        service('web', { placement: { constraints: ['node.ip==10.0.0.0/8'] } }),
+        pending('web', 1),
+      );
       expect([...whenScheduled(c).unschedulable.values()]).toEqual(['no suitable node (scheduling constraints not satisfied on 2 nodes)']);
     });
 
@@ -128,14 +136,15 @@ describe('scheduler filters: a task only lands on a node that passes them all, a
 
   describe('platform', () => {
     it('places on a node whose OS and architecture the image supports, x86_64 being amd64 and aarch64 arm64', () => {
-      const c = scheduler()
-        .given(node('intel', { platform: { os: 'linux', architecture: 'x86_64' } }),
-          node('arm', { platform: { os: 'linux', architecture: 'aarch64' } }),
-          node('win', { platform: { os: 'windows', architecture: 'x86_64' } }),
-          service('armonly', { placement: { platforms: [{ os: 'linux', architecture: 'arm64' }] } }),
-          pending('armonly', 2),
-          service('linux', { placement: { platforms: [{ os: 'linux', architecture: '' }] } }),
-          pending('linux', 2));
+      const c = scheduler().given(
+        node('intel', { platform: { os: 'linux', architecture: 'x86_64' } }),
+        node('arm', { platform: { os: 'linux', architecture: 'aarch64' } }),
+        node('win', { platform: { os: 'windows', architecture: 'x86_64' } }),
+        service('armonly', { placement: { platforms: [{ os: 'linux', architecture: 'arm64' }] } }),
+        pending('armonly', 2),
+        service('linux', { placement: { platforms: [{ os: 'linux', architecture: '' }] } }),
+        pending('linux', 2),
+      );
       const out = whenScheduled(c);
       expect(out.perNode('armonly')).toEqual(new Map([['arm', 2]]));
       expect(out.perNode('linux')).toEqual(new Map([['intel', 1], ['arm', 1]]));
@@ -176,13 +185,14 @@ describe('scheduler filters: a task only lands on a node that passes them all, a
   });
 
   it('lists the failing filters most failures first', () => {
-    const c = scheduler()
-      .given(node('full', { cpus: 1 }),
-        node('down1', { state: 'down' }),
-        node('down2', { state: 'down' }),
-        node('west', { labels: { zone: 'west' } }),
-        service('web', { resources: { reservations: { nanoCpus: 2e9 } }, placement: { constraints: ['node.labels.zone==east'] } }),
-        pending('web', 1));
+    const c = scheduler().given(
+      node('full', { cpus: 1 }),
+      node('down1', { state: 'down' }),
+      node('down2', { state: 'down' }),
+      node('west', { labels: { zone: 'west' } }),
+      service('web', { resources: { reservations: { nanoCpus: 2e9 } }, placement: { constraints: ['node.labels.zone==east'] } }),
+      pending('web', 1),
+    );
     expect([...whenScheduled(c).unschedulable.values()]).toEqual([
       'no suitable node (2 nodes not available for new tasks; insufficient resources on 1 node; scheduling constraints not satisfied on 1 node)',
     ]);

@@ -254,6 +254,6 @@ describe('the scheduler core', () => {
       'node has 1 task of web (1 in all); 2 of 3 nodes passed',
       'node has 2 tasks of web (2 in all); 2 of 3 nodes passed',
     ]);
-    expect(c.state.tasks.get(c.lastCreated[0] as string)?.placement).toBe('node has 1 task of web (1 in all); 2 of 3 nodes passed');
+    expect(c.state.tasks.get(c.lastCreated[0] as string)?.assignmentReason).toBe('node has 1 task of web (1 in all); 2 of 3 nodes passed');
   });
 });

@@ -12,12 +12,13 @@ const GiB = 2 ** 30;
 describe('spread: the tree of heaps', () => {
   describe("the seed's example: N1 (S1, S2; ubuntu), N2 (S1; ubuntu), N3 (S2; centos), one more S2 task", () => {
     const cluster = (s2Preferences: { spread: string }[]) => {
-      const c = scheduler()
-        .given(node('N1', { engineLabels: { os: 'ubuntu' } }),
-          node('N2', { engineLabels: { os: 'ubuntu' } }),
-          node('N3', { engineLabels: { os: 'centos' } }),
-          service('S1'),
-          service('S2', { placement: { preferences: s2Preferences } }));
+      const c = scheduler().given(
+        node('N1', { engineLabels: { os: 'ubuntu' } }),
+        node('N2', { engineLabels: { os: 'ubuntu' } }),
+        node('N3', { engineLabels: { os: 'centos' } }),
+        service('S1'),
+        service('S2', { placement: { preferences: s2Preferences } }),
+      );
       c.given(pending('S1', 1, { nodeId: 'N1' }), pending('S1', 1, { nodeId: 'N2' }));
       c.given(pending('S2', 1, { nodeId: 'N1' }), pending('S2', 1, { nodeId: 'N3' }));
       whenScheduled(c);
@@ -55,11 +56,12 @@ describe('spread: the tree of heaps', () => {
   });
 
   it('equalises the service across the values of a label before looking at nodes', () => {
-    const c = scheduler()
-      .given(nodes('east', 4, { labels: { zone: 'east' } }),
-        node('west1', { labels: { zone: 'west' } }),
-        service('web', { placement: { preferences: [{ spread: 'node.labels.zone' }] } }),
-        pending('web', 6));
+    const c = scheduler().given(
+      nodes('east', 4, { labels: { zone: 'east' } }),
+      node('west1', { labels: { zone: 'west' } }),
+      service('web', { placement: { preferences: [{ spread: 'node.labels.zone' }] } }),
+      pending('web', 6),
+    );
     const out = whenScheduled(c);
     const perNode = out.perNode('web');
     expect(perNode.get('west1')).toBe(3);
@@ -67,12 +69,13 @@ describe('spread: the tree of heaps', () => {
   });
 
   it('puts nodes without the label in a branch of their own', () => {
-    const c = scheduler()
-      .given(node('a', { labels: { zone: 'a' } }),
-        node('b', { labels: { zone: 'b' } }),
-        node('unlabelled'),
-        service('web', { placement: { preferences: [{ spread: 'node.labels.zone' }] } }),
-        pending('web', 3));
+    const c = scheduler().given(
+      node('a', { labels: { zone: 'a' } }),
+      node('b', { labels: { zone: 'b' } }),
+      node('unlabelled'),
+      service('web', { placement: { preferences: [{ spread: 'node.labels.zone' }] } }),
+      pending('web', 3),
+    );
     expect(whenScheduled(c).perNode('web')).toEqual(new Map([['a', 1], ['b', 1], ['unlabelled', 1]]));
   });
 
@@ -80,15 +83,19 @@ describe('spread: the tree of heaps', () => {
     // SwarmKit's multiple-preferences scenario, in our words: az1 has one node too small and
     // one that fits five tasks; az2 has three nodes in rack1 and two in rack2.
     const apples = (n: number) => [{ kind: 'apple', discrete: n }];
-    const c = scheduler()
-      .given(node('id0', { labels: { az: 'az1', rack: 'rack1' }, memoryBytes: 1e8, generic: apples(1) }),
-        node('id1', { labels: { az: 'az1', rack: 'rack1' }, memoryBytes: 1e9, generic: apples(10) }));
+    const c = scheduler().given(
+      node('id0', { labels: { az: 'az1', rack: 'rack1' }, memoryBytes: 1e8, generic: apples(1) }),
+      node('id1', { labels: { az: 'az1', rack: 'rack1' }, memoryBytes: 1e9, generic: apples(10) }),
+    );
     for (const id of ['id2', 'id3', 'id4']) c.given(node(id, { labels: { az: 'az2', rack: 'rack1' }, memoryBytes: 1e9, generic: apples(6) }));
     for (const id of ['id5', 'id6']) c.given(node(id, { labels: { az: 'az2', rack: 'rack2' }, memoryBytes: 1e9, generic: apples(6) }));
-    c.given(service('s1', {
-      placement: { preferences: [{ spread: 'node.labels.az' }, { spread: 'node.labels.rack' }] },
-      resources: { reservations: { memoryBytes: 2e8, generic: apples(2) } },
-    }), pending('s1', 12));
+    c.given(
+      service('s1', {
+        placement: { preferences: [{ spread: 'node.labels.az' }, { spread: 'node.labels.rack' }] },
+        resources: { reservations: { memoryBytes: 2e8, generic: apples(2) } },
+      }),
+      pending('s1', 12),
+    );
     const perNode = whenScheduled(c).perNode('s1');
     expect(perNode.get('id0')).toBeUndefined();
     expect(perNode.get('id1')).toBe(5);
@@ -101,15 +108,16 @@ describe('spread: the tree of heaps', () => {
   });
 
   it('scaling up under nested preferences terminates and places every task', () => {
-    const c = scheduler()
-      .given(node('id11', { labels: { az: 'az1', rack: 'rack1' }, memoryBytes: 3 * GiB }),
-        node('id12', { labels: { az: 'az1', rack: 'rack2' }, memoryBytes: 3 * GiB }),
-        node('id21', { labels: { az: 'az2', rack: 'rack1' }, memoryBytes: 3 * GiB }),
-        service('s1', {
+    const c = scheduler().given(
+      node('id11', { labels: { az: 'az1', rack: 'rack1' }, memoryBytes: 3 * GiB }),
+      node('id12', { labels: { az: 'az1', rack: 'rack2' }, memoryBytes: 3 * GiB }),
+      node('id21', { labels: { az: 'az2', rack: 'rack1' }, memoryBytes: 3 * GiB }),
+      service('s1', {
         placement: { preferences: [{ spread: 'node.labels.az' }, { spread: 'node.labels.rack' }] },
         resources: { reservations: { memoryBytes: 1 * GiB } },
       }),
-        pending('s1', 2));
+      pending('s1', 2),
+    );
     whenScheduled(c);
     c.given(pending('s1', 4));
     const out = whenScheduled(c);
