@@ -51,7 +51,7 @@ describe('the scheduler on a real broker', () => {
       expect(perNode.size).toBe(100);
       expect(Math.min(...perNode.values())).toBeGreaterThanOrEqual(2);
       expect(Math.max(...perNode.values())).toBeLessThanOrEqual(3);
-      expect(assigned(state, `s${i}.`).every((t) => (t.placement ?? '').includes('100 of 100 nodes passed'))).toBe(true);
+      expect(assigned(state, `s${i}.`).every((t) => (t.assignmentReason ?? '').includes('100 of 100 nodes passed'))).toBe(true);
     }
 
     // A failover: the second scheduler replays and takes over.

@@ -76,7 +76,7 @@ describe('placement through the log', () => {
       expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
     }
     // Every placement says why.
-    expect(placed(state).every((t) => typeof t.placement === 'string' && t.placement.length > 0)).toBe(true);
+    expect(placed(state).every((t) => typeof t.assignmentReason === 'string' && t.assignmentReason.length > 0)).toBe(true);
 
     const drained = 'node-7';
     const onDrained = placed(state).filter((t) => t.nodeId === drained).map((t) => t.id);

@@ -47,6 +47,22 @@ export interface Task extends NewTask {
   readonly startedAt?: string;
   readonly attachments?: readonly NetworkAttachment[];
   readonly ports?: readonly PortConfig[];
-  /** Why the scheduler put it where it is. */
-  readonly placement?: string;
+  /** Why the scheduler put it on its node: the `why` of the TasksAssigned that did. Written out as `placement` (TaskData). */
+  readonly assignmentReason?: string;
 }
+
+/**
+ * The names a task's fields are written out under — in the state hash, snapshots and the
+ * audit's state — where they differ from the field's own: the scheduler's reason keeps
+ * `placement`, the name the hash of every existing log was taken with.
+ */
+export const TASK_DATA_NAMES = { assignmentReason: 'placement' } as const satisfies Partial<Record<keyof Task, string>>;
+
+/** A task as the state is written out (TASK_DATA_NAMES). */
+export type TaskData = Omit<Task, 'assignmentReason'> & { readonly placement?: string };
+
+/** `task` as the state is written out; its fields in the same order, the renamed one last. */
+export const taskData = (task: Task): TaskData => {
+  const { assignmentReason, ...rest } = task;
+  return assignmentReason === undefined ? rest : { ...rest, placement: assignmentReason };
+};

@@ -96,7 +96,7 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
         if (full) return refuse('over-capacity', `task ${task.id}: ${full}`);
         const next = storedTask(task);
         next.nodeId = node.id;
-        next.placement = item.why;
+        next.assignmentReason = item.why;
         next.status = taskStatus(TaskState.ASSIGNED, event.at, 'scheduler assigned task to node');
         return next;
       });

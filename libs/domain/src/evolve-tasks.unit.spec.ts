@@ -127,7 +127,7 @@ describe('evolve: tasks', () => {
       given(service, node, created('t1'), allocated('t1'))
         .when(assigned('t1'))
         .thenApplied((state) => {
-          expect(state.tasks.get('t1')).toMatchObject({ nodeId: 'n1', placement: 'spread: fewest tasks', status: { state: ASSIGNED } });
+          expect(state.tasks.get('t1')).toMatchObject({ nodeId: 'n1', assignmentReason: 'spread: fewest tasks', status: { state: ASSIGNED } });
           expect(state.reserved.get('n1')).toEqual({ nanoCpus: 3e9, memoryBytes: 2 ** 30 });
         });
     });

@@ -9,7 +9,8 @@
  * whole they were half of the file. A restored state shares them again. Snapshots of
  * either format restore; the hash is the state's, whichever the format.
  */
-import type { Component, Task, TaskSpec } from '@shoal/contracts';
+import { taskData } from '@shoal/contracts';
+import type { Component, Task, TaskData, TaskSpec } from '@shoal/contracts';
 import type { Cluster, ClusterState, Config, Network, Node, Service } from './state';
 import { emptyState } from './state';
 import { rebuildReservations } from './reservations';
@@ -25,7 +26,8 @@ export interface StateData {
   readonly format: number;
   readonly cluster?: Cluster;
   readonly services: readonly Service[];
-  readonly tasks: readonly Task[];
+  /** Each task as the state is written out (TaskData: the scheduler's reason as `placement`). */
+  readonly tasks: readonly TaskData[];
   readonly nodes: readonly Node[];
   readonly networks: readonly Network[];
   /** Absent when there are none (and in what was written before configs existed). */
@@ -35,7 +37,7 @@ export interface StateData {
 }
 
 /** A task in a snapshot: its spec as an index into the snapshot's `specs`. */
-export type TaskWithSpecIndex = Omit<Task, 'spec'> & { readonly spec: number };
+export type TaskWithSpecIndex = Omit<TaskData, 'spec'> & { readonly spec: number };
 
 /** The state as a snapshot writes it (format 2): as StateData, each task spec once. */
 export interface SnapshotStateData extends Omit<StateData, 'format' | 'tasks'> {
@@ -63,7 +65,7 @@ const withoutTasks = (state: ClusterState) => ({
   writers: [...state.writers.entries()],
 });
 
-export const toStateData = (state: ClusterState): StateData => ({ format: STATE_DATA_FORMAT, ...withoutTasks(state), tasks: [...state.tasks.values()] });
+export const toStateData = (state: ClusterState): StateData => ({ format: STATE_DATA_FORMAT, ...withoutTasks(state), tasks: [...state.tasks.values()].map(taskData) });
 
 /** The state as a snapshot writes it: each spec object the tasks hold once, by identity (the tasks of a service share one). */
 export const toSnapshotData = (state: ClusterState): SnapshotStateData => {
@@ -77,7 +79,7 @@ export const toSnapshotData = (state: ClusterState): SnapshotStateData => {
       specs.push(task.spec);
       indexOf.set(task.spec, index);
     }
-    tasks.push({ ...task, spec: index });
+    tasks.push({ ...taskData(task), spec: index });
   }
   return { format: SNAPSHOT_FORMAT, ...withoutTasks(state), specs, tasks };
 };
@@ -91,8 +93,10 @@ export const fromStateData = (data: SnapshotStateData | StateData): ClusterState
   for (const service of data.services) state.services.set(service.id, service);
   const specs = isSnapshotData(data) ? data.specs : undefined;
   for (const task of data.tasks) {
-    // Every field copied as it is; in format 2, the spec's index then replaced by the spec it names.
+    // Every field copied as it is, the renamed ones from their written names; in format 2,
+    // the spec's index then replaced by the spec it names.
     const stored = storedTask(task as Task);
+    stored.assignmentReason = task.placement;
     if (specs) {
       const spec = specs[task.spec as number];
       if (spec === undefined) throw new Error(`task ${task.id}: spec ${String(task.spec)} is not in the snapshot's ${specs.length} specs`);

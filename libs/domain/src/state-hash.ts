@@ -10,6 +10,7 @@
  * an entity in place — it puts a new object in the map — so the captured ones keep what
  * they held at the capture.
  */
+import { TASK_DATA_NAMES } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { newSha256 } from './hash/sha256';
 import { canonicalJson, canonicalJsonSharing } from './hash/canonical';
@@ -46,14 +47,15 @@ function* hashCaptured(captured: ReturnType<typeof capture>, entitiesPerStep: nu
     pending = '';
   };
   write(`cluster:${canonicalJson(captured.cluster)}\n`);
-  // The tasks of a service share its spec object: its text is worked out once.
+  // The tasks of a service share its spec object: its text is worked out once. A task's
+  // fields are hashed under the names the state is written out with (TASK_DATA_NAMES).
   const specs = new Map<unknown, string>();
   let sinceStep = 0;
   for (const [name, entries] of captured.sections) {
     write(`${name}:${entries.length}\n`);
     const tasks = name === 'tasks';
     for (const [key, value] of entries) {
-      const text = tasks ? canonicalJsonSharing(value as Record<string, unknown>, 'spec', specs) : canonicalJson(value);
+      const text = tasks ? canonicalJsonSharing(value as Record<string, unknown>, 'spec', specs, TASK_DATA_NAMES) : canonicalJson(value);
       write(`${JSON.stringify(key)}=${text}\n`);
       if (++sinceStep >= entitiesPerStep) {
         sinceStep = 0;

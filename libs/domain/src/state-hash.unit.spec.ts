@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { taskData } from '@shoal/contracts';
 import { histories } from '@shoal/testing';
 import { replay } from './projection';
 import { stateHash } from './state-hash';
@@ -8,7 +9,10 @@ import { sha256 } from './hash/sha256';
 
 const records = (values: readonly string[]) => values.map((value, offset) => ({ offset, value }));
 
-/** The hash as its definition reads: one text, every entity in canonical JSON, section by section, ids sorted; one digest. */
+/**
+ * The hash as its definition reads: one text, every entity in canonical JSON (a task as
+ * the state is written out, TaskData), section by section, ids sorted; one digest.
+ */
 const definition = (state: ClusterState): string => {
   const sorted = <V>(map: ReadonlyMap<string, V>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const sections: [string, [string, unknown][]][] = [
@@ -17,7 +21,7 @@ const definition = (state: ClusterState): string => {
     ['networks', sorted(state.networks)],
     // Configs only when there are any, so states from before configs keep their hashes.
     ...(state.configs.size > 0 ? [['configs', sorted(state.configs)] as [string, [string, unknown][]]] : []),
-    ['tasks', sorted(state.tasks)],
+    ['tasks', sorted(state.tasks).map(([id, task]): [string, unknown] => [id, taskData(task)])],
     ['terms', sorted(state.terms)],
     ['writers', sorted(state.writers)],
   ];

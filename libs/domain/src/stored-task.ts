@@ -40,7 +40,7 @@ export const storedTask = (task: Task): MutableTask => {
     startedAt: task.startedAt,
     attachments: task.attachments,
     ports: task.ports,
-    placement: task.placement,
+    assignmentReason: task.assignmentReason,
   };
   return copy;
 };
@@ -62,7 +62,7 @@ export const createdTask = (item: CreatedTask, spec: TaskSpec, at: string): Task
     startedAt: undefined,
     attachments: undefined,
     ports: undefined,
-    placement: undefined,
+    assignmentReason: undefined,
   };
   return task;
 };

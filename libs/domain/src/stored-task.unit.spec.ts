@@ -5,7 +5,7 @@ import { fromStateData, toStateData } from './snapshot';
 import { stateHash } from './state-hash';
 import type { ClusterState } from './state';
 
-const TASK_FIELDS = ['id', 'serviceId', 'slot', 'nodeId', 'specVersion', 'spec', 'desiredState', 'replaces', 'jobIteration', 'createdAt', 'status', 'startedAt', 'attachments', 'ports', 'placement'];
+const TASK_FIELDS = ['id', 'serviceId', 'slot', 'nodeId', 'specVersion', 'spec', 'desiredState', 'replaces', 'jobIteration', 'createdAt', 'status', 'startedAt', 'attachments', 'ports', 'assignmentReason'];
 const STATUS_FIELDS = ['state', 'at', 'message', 'err', 'exitCode'];
 
 const records = (values: readonly string[]) => values.map((value, offset) => ({ offset, value }));

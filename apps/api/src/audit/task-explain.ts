@@ -92,7 +92,7 @@ export const explainTask = (state: ClusterState, task: Task, now: Date): TaskExp
     state: taskStateName(task.status.state),
     desiredState: taskStateName(task.desiredState),
     running: task.status.state === TaskState.RUNNING,
-    ...(task.placement ? { placement: task.placement } : {}),
+    ...(task.assignmentReason ? { placement: task.assignmentReason } : {}),
   };
   const { status } = task;
   const nodeName = node?.description.hostname ?? task.nodeId;

@@ -11,12 +11,18 @@
  * specs, a dozen objects shared by a hundred thousand tasks: canonicalJsonSharing.)
  */
 
+/** Names some keys are written under instead of their own (key → name). */
+export type KeyNames = Readonly<Record<string, string>>;
+
+const OWN_NAMES: KeyNames = {};
+
 /** A list of keys as Object.keys gives it, and the order in which canonical JSON writes them. */
 interface KeyOrder {
   readonly keys: readonly string[];
-  /** Indexes into `keys`, sorted by key. */
+  readonly names: KeyNames;
+  /** Indexes into `keys`, sorted by the name each is written under. */
   readonly sorted: readonly number[];
-  /** `"key":` for each entry of `sorted`. */
+  /** `"name":` for each entry of `sorted`. */
   readonly labels: readonly string[];
 }
 
@@ -30,10 +36,11 @@ const sameKeys = (a: readonly string[], b: readonly string[]): boolean => {
   return true;
 };
 
-const orderOf = (keys: readonly string[]): KeyOrder => {
-  for (const order of orders) if (sameKeys(order.keys, keys)) return order;
-  const sorted = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-  const order: KeyOrder = { keys, sorted, labels: sorted.map((i) => `${JSON.stringify(keys[i])}:`) };
+const orderOf = (keys: readonly string[], names: KeyNames): KeyOrder => {
+  for (const order of orders) if (order.names === names && sameKeys(order.keys, keys)) return order;
+  const written = keys.map((key) => names[key] ?? key);
+  const sorted = keys.map((_, i) => i).sort((a, b) => (written[a]! < written[b]! ? -1 : written[a]! > written[b]! ? 1 : 0));
+  const order: KeyOrder = { keys, names, sorted, labels: sorted.map((i) => `${JSON.stringify(written[i])}:`) };
   if (orders.length >= MAX_ORDERS) orders.pop();
   orders.unshift(order);
   return order;
@@ -53,8 +60,8 @@ export const canonicalJson = (value: unknown): string => {
   return out;
 };
 
-const objectJson = (record: Record<string, unknown>, sharedKey?: string, memo?: Map<unknown, string>): string => {
-  const { keys, sorted, labels } = orderOf(Object.keys(record));
+const objectJson = (record: Record<string, unknown>, sharedKey?: string, memo?: Map<unknown, string>, names: KeyNames = OWN_NAMES): string => {
+  const { keys, sorted, labels } = orderOf(Object.keys(record), names);
   let out = '{';
   let first = true;
   for (let j = 0; j < sorted.length; j++) {
@@ -79,6 +86,8 @@ const objectJson = (record: Record<string, unknown>, sharedKey?: string, memo?: 
  * canonicalJson(record), with the text of `record[key]` remembered in `memo` by identity:
  * for entities that share one object in that field, such as the tasks of a service, which
  * share its spec (a hundred thousand tasks, a dozen specs), the object is written once.
- * The caller keeps `memo` only while the objects in it stay as they are.
+ * The caller keeps `memo` only while the objects in it stay as they are. `names`: the
+ * record's keys written under another name (sorted by that name), as if it had them.
  */
-export const canonicalJsonSharing = (record: Record<string, unknown>, key: string, memo: Map<unknown, string>): string => objectJson(record, key, memo);
+export const canonicalJsonSharing = (record: Record<string, unknown>, key: string, memo: Map<unknown, string>, names?: KeyNames): string =>
+  objectJson(record, key, memo, names);
