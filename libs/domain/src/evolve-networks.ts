@@ -4,7 +4,8 @@ import type { EventOf } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
-import { contains, formatSubnet, overlaps, parseAddress, parseSubnet, subnetSize } from './allocator/cidr';
+import { formatSubnet, parseIpv4 as parseAddress, subnetContains as contains, subnetsOverlap as overlaps, subnetSize } from './net';
+import { parseSubnet } from './allocator/subnets';
 
 type NetworkEvent = EventOf<'NetworkCreated' | 'NetworkAllocated' | 'NetworkRemoved'>;
 

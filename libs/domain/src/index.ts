@@ -22,3 +22,4 @@ export * from './dispatcher/orphans';
 export * from './dispatcher/dispatcher-core';
 export * from './allocator/allocator-core';
 export * from './scheduler';
+export * from './net';

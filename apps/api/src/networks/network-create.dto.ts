@@ -2,7 +2,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIP, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateBy, ValidateNested } from 'class-validator';
-import { parseSubnet } from './cidr';
+import { ipamSubnet } from './ipam';
 
 /** SwarmKit's rule for object names: a DNS name component. */
 export const NETWORK_NAME = /^[a-zA-Z0-9](?:[-_.]*[A-Za-z0-9]+)*$/;
@@ -14,7 +14,7 @@ export class IpamConfigDto {
   @ValidateBy({
     name: 'cidr',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && parseSubnet(value) !== undefined,
+      validate: (value: unknown) => typeof value === 'string' && ipamSubnet(value) !== undefined,
       defaultMessage: () => 'must be an IPv4 subnet in CIDR notation with no host bits set (e.g. 10.0.9.0/24)',
     },
   })

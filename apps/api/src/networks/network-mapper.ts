@@ -3,9 +3,10 @@
  * naming the field Shoal cannot accept), a Network becomes Docker's network resource.
  */
 import type { IpamConfig, NetworkSpec } from '@shoal/contracts';
+import { parseIpv4, subnetContains, subnetsOverlap } from '@shoal/domain';
 import type { ClusterState, Network } from '@shoal/domain';
 import { SpecError } from '../docker/spec-error';
-import { contains, overlaps, parseIpv4, parseSubnet } from './cidr';
+import { ipamSubnet } from './ipam';
 import type { NetworkCreateDto } from './network-create.dto';
 
 export interface DockerIpamConfig {
@@ -54,17 +55,17 @@ export const fromNetworkCreate = (body: NetworkCreateDto, state: ClusterState): 
   const ipam: IpamConfig[] = [];
   (body.IPAM?.Config ?? []).forEach((config, i) => {
     const field = `IPAM.Config[${i}]`;
-    const subnet = config.Subnet ? parseSubnet(config.Subnet) : undefined;
+    const subnet = config.Subnet ? ipamSubnet(config.Subnet) : undefined;
     if (config.Gateway && !config.Subnet) throw new SpecError(`${field}.Gateway`, 'a gateway needs a subnet');
     if (config.IPRange) throw new SpecError(`${field}.IPRange`, 'IP ranges are not supported');
-    if (subnet && config.Gateway && !contains(subnet, parseIpv4(config.Gateway)!)) {
+    if (subnet && config.Gateway && !subnetContains(subnet, parseIpv4(config.Gateway.trim())!)) {
       throw new SpecError(`${field}.Gateway`, `${config.Gateway} is not in subnet ${config.Subnet}`);
     }
     if (subnet) {
       for (const network of state.networks.values()) {
         for (const taken of subnetsOf(network)) {
-          const other = parseSubnet(taken);
-          if (other && overlaps(subnet, other)) throw new SpecError(`${field}.Subnet`, `${config.Subnet} overlaps subnet ${taken} of network ${network.spec.name}`);
+          const other = ipamSubnet(taken);
+          if (other && subnetsOverlap(subnet, other)) throw new SpecError(`${field}.Subnet`, `${config.Subnet} overlaps subnet ${taken} of network ${network.spec.name}`);
         }
       }
     }

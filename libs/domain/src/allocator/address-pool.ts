@@ -4,8 +4,8 @@
  * taken in order after the last one taken (wrapping around), so an address just freed is
  * not reused at once — as Docker's serial allocation does.
  */
-import { contains, formatAddress, subnetSize } from './cidr';
-import type { Subnet } from './cidr';
+import { formatIpv4, parseIpv4, subnetContains, subnetSize } from '../net';
+import type { Ipv4Subnet } from '../net';
 
 /** Who holds an address: a task ("task:<id>") or a service's virtual IP ("vip:<id>"). */
 export type Holder = string;
@@ -23,12 +23,12 @@ export class AddressPool {
 
   constructor(
     readonly network: string,
-    readonly subnet: Subnet,
+    readonly subnet: Ipv4Subnet,
     readonly gateway: number,
   ) {
     this.size = subnetSize(subnet);
     this.reserved = new Set([subnet.base, subnet.base + this.size - 1, gateway]);
-    this.capacity = this.size - [...this.reserved].filter((a) => contains(subnet, a)).length;
+    this.capacity = this.size - [...this.reserved].filter((a) => subnetContains(subnet, a)).length;
     this.cursor = subnet.base + 1;
   }
 
@@ -42,7 +42,7 @@ export class AddressPool {
 
   /** Whether `address` is one this pool could ever hand out: in the subnet, not reserved. */
   canHold(address: number): boolean {
-    return contains(this.subnet, address) && !this.reserved.has(address);
+    return subnetContains(this.subnet, address) && !this.reserved.has(address);
   }
 
   /**
@@ -80,6 +80,9 @@ export class AddressPool {
 
   /** "10.0.1.5/24" */
   format(address: number): string {
-    return `${formatAddress(address)}/${this.subnet.prefix}`;
+    return `${formatIpv4(address)}/${this.subnet.prefix}`;
   }
 }
+
+/** "10.0.1.5/24" (or a bare "10.0.1.5"), as a pool writes an address → the address's number, or undefined. */
+export const addressOf = (withPrefix: string): number | undefined => parseIpv4(withPrefix.split('/')[0] ?? '');

@@ -1,8 +1,9 @@
-import { AddressPool, taskHolder } from './address-pool';
-import { parseAddress, parseSubnet } from './cidr';
-import type { Subnet } from './cidr';
+import { parseIpv4 as parseAddress } from '../net';
+import { AddressPool, addressOf, taskHolder } from './address-pool';
+import { parseSubnet } from './subnets';
+import type { Ipv4Subnet } from '../net';
 
-const pool = (subnet: string, gateway: string) => new AddressPool('n1', parseSubnet(subnet) as Subnet, parseAddress(gateway) as number);
+const pool = (subnet: string, gateway: string) => new AddressPool('n1', parseSubnet(subnet) as Ipv4Subnet, parseAddress(gateway) as number);
 
 describe('a network\'s address pool', () => {
   it('never hands out the network address, the broadcast address or the gateway', () => {
@@ -32,6 +33,12 @@ describe('a network\'s address pool', () => {
     expect(p.release(address, 'task:b')).toBe(false);
     expect(p.holderOf(address)).toBe('task:a');
     expect(p.available).toBe(252);
+  });
+
+  it('reads back an address it wrote, with or without its prefix', () => {
+    expect(addressOf('10.0.1.5/24')).toBe(0x0a000105);
+    expect(addressOf('10.0.1.5')).toBe(0x0a000105);
+    expect(addressOf('10.0.1/24')).toBeUndefined();
   });
 
   it('can hold only an address of its subnet that is not reserved, held or not', () => {

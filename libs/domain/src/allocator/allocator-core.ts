@@ -17,9 +17,9 @@ import { allocateEndpoint, endpointReady } from './endpoint-allocation';
 import { Ledger } from './ledger';
 import type { Freed } from './ledger';
 import { NetworkIndex } from './network-index';
-import { chooseSubnet } from './subnets';
-import { formatAddress, formatSubnet, parseSubnet } from './cidr';
-import type { Subnet } from './cidr';
+import { chooseSubnet, parseSubnet } from './subnets';
+import { formatIpv4 as formatAddress, formatSubnet } from '../net';
+import type { Ipv4Subnet as Subnet } from '../net';
 import { INGRESS_KEY, allocateTask, networkKey, serviceKey } from './task-allocation';
 
 export interface AllocatorOptions {

@@ -8,7 +8,7 @@ import type { Endpoint, PortConfig, PortProtocol, ServiceSpec } from '@shoal/con
 import type { ClusterState, Service } from '../state';
 import { vipHolder } from './address-pool';
 import type { AddressPool } from './address-pool';
-import { formatSubnet } from './cidr';
+import { formatSubnet } from '../net';
 import type { HeldAddress, Ledger } from './ledger';
 import { ingressPorts } from './ledger';
 import { DYNAMIC_PORT_END, DYNAMIC_PORT_START, MAX_PORT } from './port-space';

@@ -19,8 +19,9 @@
 import { TaskState } from '@shoal/contracts';
 import type { Endpoint, NetworkAttachment, PortConfig, PortProtocol, Task } from '@shoal/contracts';
 import type { ClusterState, Network } from '../state';
-import { AddressPool, taskHolder, vipHolder } from './address-pool';
-import { addressOf, parseAddress, parseSubnet } from './cidr';
+import { AddressPool, addressOf, taskHolder, vipHolder } from './address-pool';
+import { parseIpv4 as parseAddress } from '../net';
+import { parseSubnet } from './subnets';
 import { PortSpace } from './port-space';
 
 export interface HeldAddress {

@@ -4,19 +4,28 @@
  * address pool 10.0.0.0/8 — as Docker's swarm does by default.
  */
 import type { IpamConfig } from '@shoal/contracts';
-import { contains, formatAddress, formatSubnet, overlaps, parseAddress, parseSubnet, subnetSize } from './cidr';
-import type { Subnet } from './cidr';
+import { formatIpv4, formatSubnet, hasHostBits, isHostAddress, parseIpv4, parseIpv4Subnet, subnetSize, subnetsOverlap, withoutHostBits } from '../net';
+import type { Ipv4Subnet } from '../net';
 
-export const DEFAULT_ADDRESS_POOL: Subnet = { base: 10 * 2 ** 24, prefix: 8 };
+/** "10.0.1.0/24" → a network's subnet, or a reason. Host bits must be zero, as Docker requires of a pool, and a task needs room (at most /30). */
+export const parseSubnet = (text: string): Ipv4Subnet | string => {
+  const subnet = parseIpv4Subnet(text);
+  if (subnet === undefined) return `invalid subnet ${text}: expected an IPv4 CIDR such as 10.0.1.0/24`;
+  if (subnet.prefix > 30) return `invalid subnet ${text}: a /${subnet.prefix} has no room for tasks (at most /30)`;
+  if (hasHostBits(subnet)) return `invalid subnet ${text}: host bits are set (did you mean ${formatSubnet(withoutHostBits(subnet))}?)`;
+  return subnet;
+};
+
+export const DEFAULT_ADDRESS_POOL: Ipv4Subnet = { base: 10 * 2 ** 24, prefix: 8 };
 export const DEFAULT_SUBNET_PREFIX = 24;
 
 export interface SubnetChoice {
-  readonly subnet: Subnet;
+  readonly subnet: Ipv4Subnet;
   readonly gateway: number;
 }
 
 /** A subnet and gateway for a network with `ipam`, clear of every subnet in `taken`; or why not. */
-export const chooseSubnet = (ipam: readonly IpamConfig[] | undefined, taken: readonly Subnet[]): SubnetChoice | string => {
+export const chooseSubnet = (ipam: readonly IpamConfig[] | undefined, taken: readonly Ipv4Subnet[]): SubnetChoice | string => {
   const config = ipam?.[0];
   if (config?.subnet === undefined) {
     if (config?.gateway !== undefined) return `invalid ipam: gateway ${config.gateway} given without a subnet`;
@@ -26,22 +35,20 @@ export const chooseSubnet = (ipam: readonly IpamConfig[] | undefined, taken: rea
   }
   const subnet = parseSubnet(config.subnet);
   if (typeof subnet === 'string') return subnet;
-  const clash = taken.find((other) => overlaps(other, subnet));
+  const clash = taken.find((other) => subnetsOverlap(other, subnet));
   if (clash) return `invalid pool request: subnet ${formatSubnet(subnet)} overlaps with ${formatSubnet(clash)}, already in use`;
   if (config.gateway === undefined) return { subnet, gateway: subnet.base + 1 };
-  const gateway = parseAddress(config.gateway);
+  const gateway = parseIpv4(config.gateway);
   if (gateway === undefined) return `invalid gateway ${config.gateway}: expected an IPv4 address`;
-  if (!contains(subnet, gateway) || gateway === subnet.base || gateway === subnet.base + subnetSize(subnet) - 1) {
-    return `invalid gateway ${formatAddress(gateway)}: not a usable address of ${formatSubnet(subnet)}`;
-  }
+  if (!isHostAddress(subnet, gateway)) return `invalid gateway ${formatIpv4(gateway)}: not a usable address of ${formatSubnet(subnet)}`;
   return { subnet, gateway };
 };
 
 /** The lowest subnet of `prefix` bits in `pool` that overlaps nothing in `taken`. */
-const firstFree = (pool: Subnet, prefix: number, taken: readonly Subnet[]): Subnet | undefined => {
+const firstFree = (pool: Ipv4Subnet, prefix: number, taken: readonly Ipv4Subnet[]): Ipv4Subnet | undefined => {
   const step = 2 ** (32 - prefix);
   const end = pool.base + subnetSize(pool);
-  const inPool = taken.filter((t) => overlaps(t, pool)).sort((a, b) => a.base - b.base);
+  const inPool = taken.filter((t) => subnetsOverlap(t, pool)).sort((a, b) => a.base - b.base);
   let candidate = pool.base;
   for (const used of inPool) {
     const usedEnd = used.base + subnetSize(used);

@@ -1,8 +1,25 @@
-import { parseSubnet } from './cidr';
-import type { Subnet } from './cidr';
-import { chooseSubnet } from './subnets';
+import { formatSubnet } from '../net';
+import type { Ipv4Subnet } from '../net';
+import { chooseSubnet, parseSubnet } from './subnets';
 
-const sub = (text: string) => parseSubnet(text) as Subnet;
+const sub = (text: string) => parseSubnet(text) as Ipv4Subnet;
+
+describe('a network\'s subnet as the user gives it', () => {
+  it('reads a CIDR, refusing host bits, bad prefixes and subnets too small for a task', () => {
+    expect(parseSubnet('10.0.1.0/24')).toEqual({ base: 0x0a000100, prefix: 24 });
+    expect(formatSubnet(parseSubnet('172.16.0.0/12') as never)).toBe('172.16.0.0/12');
+    expect(parseSubnet('10.0.1.5/24')).toMatch(/host bits are set \(did you mean 10.0.1.0\/24\?\)/);
+    expect(parseSubnet('10.0.1.0/31')).toMatch(/no room for tasks/);
+    expect(parseSubnet('10.0.1.0')).toMatch(/expected an IPv4 CIDR/);
+    expect(parseSubnet('fd00::/64')).toMatch(/expected an IPv4 CIDR/);
+  });
+
+  it('says so in the words evolve and the allocator record', () => {
+    expect(parseSubnet('10.0.1.0')).toBe('invalid subnet 10.0.1.0: expected an IPv4 CIDR such as 10.0.1.0/24');
+    expect(parseSubnet('10.0.1.0/31')).toBe('invalid subnet 10.0.1.0/31: a /31 has no room for tasks (at most /30)');
+    expect(parseSubnet('10.0.1.5/24')).toBe('invalid subnet 10.0.1.5/24: host bits are set (did you mean 10.0.1.0/24?)');
+  });
+});
 
 describe('choosing a network subnet', () => {
   it('carves the first free /24 of 10.0.0.0/8, stepping over anything taken', () => {

@@ -7,7 +7,7 @@
 import type { NetworkAttachment, PortConfig, Task } from '@shoal/contracts';
 import type { Network, Service } from '../state';
 import { taskHolder } from './address-pool';
-import { formatSubnet } from './cidr';
+import { formatSubnet } from '../net';
 import { wantsEndpoint } from './endpoint-allocation';
 import type { HeldAddress, Ledger } from './ledger';
 import type { NetworkIndex } from './network-index';
