@@ -4,6 +4,10 @@
  * when this event arrives or the core decides at this time, then this verdict, these
  * proposals, nothing — or this is the state. A specification is also a small log that
  * goes on: the next `when` starts from where the last one left the state.
+ *
+ * Events built with the spec's own builder (`event`, `happen`, steps) and the records the
+ * core's proposals become share one counter per writer, so their seqs never clash; an
+ * event built by another builder keeps its own seq.
  */
 import { emptyState, evolve, stateHash } from '@shoal/domain';
 import type { ClusterState, ComponentCore, Proposal, Verdict } from '@shoal/domain';
