@@ -22,4 +22,5 @@ export * from './dispatcher/orphans';
 export * from './dispatcher/dispatcher-core';
 export * from './allocator/allocator-core';
 export * from './scheduler';
+export * from './constraints';
 export * from './net';

@@ -7,7 +7,7 @@
  */
 import type { PlacementPreference } from '@shoal/contracts';
 import type { NodeInfo } from './node-info';
-import { ENGINE_LABEL_PREFIX, NODE_LABEL_PREFIX } from './constraint';
+import { ENGINE_LABEL_PREFIX, NODE_LABEL_PREFIX } from '../constraints';
 import { BoundedMaxHeap } from './node-heap';
 import type { Compare, MinHeap } from './node-heap';
 

@@ -4,8 +4,8 @@
  * (`check`), and says what a failure on some number of nodes means (`explain`).
  */
 import type { PluginDescription, Platform } from '@shoal/contracts';
-import { parseConstraints, matchesConstraints } from './constraint';
-import type { Constraint } from './constraint';
+import { parseConstraints, matchesConstraints } from '../constraints';
+import type { Constraint } from '../constraints';
 import { hasEnough } from './generic-resources';
 import type { NodeInfo } from './node-info';
 import type { SchedulingTask } from './scheduling-task';

@@ -1,7 +1,5 @@
-/** What the scheduler offers the rest of Shoal: its core, and the constraint matcher it shares. */
+/** What the scheduler offers the rest of Shoal: its core and its filters. */
 export { SchedulerCore, nodeOrder } from './scheduler-core';
-export { parseConstraint, parseConstraints, matchesConstraint, matchesConstraints, NODE_LABEL_PREFIX, ENGINE_LABEL_PREFIX } from './constraint';
-export type { Constraint, ConstraintOperator } from './constraint';
 export { hostPortKeys, taskHostPorts } from './scheduling-task';
 export { Pipeline, noSuitableNode } from './pipeline';
 export { defaultFilters } from './filters';

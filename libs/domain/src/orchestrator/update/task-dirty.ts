@@ -9,7 +9,7 @@ import { TaskState } from '@shoal/contracts';
 import type { PortConfig, Task, TaskSpec } from '@shoal/contracts';
 import { canonicalJson } from '../../hash/canonical';
 import type { Node, Service } from '../../state';
-import { matchesConstraints, parseConstraints } from '../../scheduler/constraint';
+import { matchesConstraints, parseConstraints } from '../../constraints';
 
 /** True when the task runs another spec than its service's current one (given its node, if placed). */
 export const isTaskDirty = (service: Service, task: Task, node?: Node): boolean => specDirtiness(service)(task, node);

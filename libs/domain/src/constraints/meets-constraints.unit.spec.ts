@@ -1,10 +1,10 @@
 import type { Node } from '../state';
-import { constraintsOf, meetsConstraints } from './constraints';
-import { simNode } from './simulation';
+import { constraintsOf } from './constraint';
+import { meetsConstraints } from './matching';
 
 const node = (labels: Record<string, string> = {}, addr?: string): Node => ({
   id: 'n1',
-  description: { ...simNode('host-1'), engine: { version: '28', labels: { storage: 'ssd' } } },
+  description: { hostname: 'host-1', platform: { os: 'linux', architecture: 'x86_64' }, resources: {}, engine: { version: '28', labels: { storage: 'ssd' } } },
   spec: { labels, role: 'worker', availability: 'active' },
   version: 1,
   status: { state: 'ready', at: '2026-01-01T00:00:00.000Z', ...(addr ? { addr } : {}) },
@@ -14,7 +14,7 @@ const node = (labels: Record<string, string> = {}, addr?: string): Node => ({
 
 const meets = (expressions: string[] | undefined, n = node()) => meetsConstraints(constraintsOf(expressions), n);
 
-describe('placement constraints, as the global orchestrator reads them', () => {
+describe('a service\'s constraints, as the orchestrators read them', () => {
   it('puts a service without constraints on every node', () => {
     expect(meets(undefined)).toBe(true);
     expect(meets([])).toBe(true);
