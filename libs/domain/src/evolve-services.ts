@@ -1,9 +1,8 @@
 /** Services: the user's intents, their endpoints and their rolling-update status. */
 import { isJob } from '@shoal/contracts';
-import type { EventOf, ServiceSpec } from '@shoal/contracts';
-import { canonicalJson } from './hash/canonical';
-import { missingConfig, missingNetwork } from './state';
-import type { ClusterState, Service } from './state';
+import type { EventOf } from '@shoal/contracts';
+import { admitServiceSpec } from './admission/service-admission';
+import type { ClusterState } from './state';
 import { applied, batchVerdict, refuse, rejected } from './verdict';
 import type { Refused, Verdict } from './verdict';
 
@@ -11,31 +10,12 @@ type ServiceEvent = EventOf<
   'ServiceCreated' | 'ServiceUpdated' | 'ServiceRemoved' | 'ServiceEndpointsAllocated' | 'ServiceUpdateStatusChanged'
 >;
 
-const serviceNamed = (state: ClusterState, name: string): Service | undefined => {
-  for (const service of state.services.values()) if (service.spec.name === name) return service;
-  return undefined;
-};
-
-/** The orchestrator may only roll a service back to its previous spec, and never roll back a rollback. */
-const automaticRollbackRefusal = (service: Service, spec: ServiceSpec, rollback: boolean | undefined): string | undefined => {
-  if (!rollback) return 'the orchestrator may only roll a service back, not update it';
-  if (canonicalJson(spec) !== canonicalJson(service.previousSpec)) return `a rollback of ${service.id} must restore its previous spec`;
-  const state = service.updateStatus?.state;
-  if (state === 'rollback_started' || state === 'rollback_paused') return `service ${service.id} is already rolling back: a rollback is never rolled back`;
-  return undefined;
-};
-
 export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdict => {
   switch (event.type) {
     case 'ServiceCreated': {
       const { id, spec } = event.data;
-      if (state.services.has(id)) return rejected(event.type, 'already-exists', `service ${id} already exists`);
-      const clash = serviceNamed(state, spec.name);
-      if (clash) return rejected(event.type, 'name-conflict', `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
-      const missing = missingNetwork(state, spec);
-      if (missing !== undefined) return rejected(event.type, 'not-found', `network ${missing} not found`);
-      const missingConfigId = missingConfig(state, spec);
-      if (missingConfigId !== undefined) return rejected(event.type, 'not-found', `config ${missingConfigId} not found`);
+      const refusal = admitServiceSpec(state, { id, spec, by: event.by.component }, 'record');
+      if (refusal) return rejected(event.type, refusal.code, refusal.reason);
       state.services.set(id, {
         id,
         spec,
@@ -50,22 +30,8 @@ export const evolveServices = (state: ClusterState, event: ServiceEvent): Verdic
       const { id, spec, rollback, message } = event.data;
       const service = state.services.get(id);
       if (!service) return rejected(event.type, 'not-found', `service ${id} not found`);
-      if (spec.name !== service.spec.name) return rejected(event.type, 'invalid', `renaming services is not supported`);
-      if (spec.mode.kind !== service.spec.mode.kind) {
-        return rejected(event.type, 'invalid', `service mode change is not allowed (${service.spec.mode.kind} → ${spec.mode.kind})`);
-      }
-      if (rollback && !service.previousSpec) return rejected(event.type, 'invalid', `service ${id} has no previous spec to roll back to`);
-      // A rollback restores a spec that was once accepted: as SwarmKit, a network it names
-      // that has gone since is the allocator's to report, not a reason to refuse the rollback.
-      // So is a config: its tasks fail on their nodes, as they do in SwarmKit.
-      const missing = rollback ? undefined : missingNetwork(state, spec);
-      if (missing !== undefined) return rejected(event.type, 'not-found', `network ${missing} not found`);
-      const missingConfigId = rollback ? undefined : missingConfig(state, spec);
-      if (missingConfigId !== undefined) return rejected(event.type, 'not-found', `config ${missingConfigId} not found`);
-      if (event.by.component === 'orchestrator') {
-        const refusal = automaticRollbackRefusal(service, spec, rollback);
-        if (refusal) return rejected(event.type, 'invalid', refusal);
-      }
+      const refusal = admitServiceSpec(state, { id, spec, current: service, rollback, by: event.by.component }, 'record');
+      if (refusal) return rejected(event.type, refusal.code, refusal.reason);
       // A new update starts afresh (a paused one is unpaused); a rollback starts rolling back.
       const { updateStatus: _previousStatus, ...rest } = service;
       state.services.set(id, {

@@ -18,6 +18,7 @@ import { evolveNodes } from './evolve-nodes';
 import { evolveNetworks } from './evolve-networks';
 import { evolveConfigs } from './evolve-configs';
 import { evolveTasks } from './evolve-tasks';
+import { unmetExpectation } from './admission/expectations';
 
 export const evolve = (state: ClusterState, event: ShoalEvent): Verdict => {
   const writer = writerKey(event.by);
@@ -50,36 +51,7 @@ const admit = (state: ClusterState, event: ShoalEvent, writer: string): Refused 
   const last = state.writers.get(writer);
   if (last !== undefined && event.seq <= last) return refuse('duplicate', `duplicate: ${writer} seq ${event.seq} already applied`);
 
-  return unmetExpectation(state, event);
-};
-
-const unmetExpectation = (state: ClusterState, event: ShoalEvent): Refused | undefined => {
-  const expect = event.expect;
-  if (!expect) return undefined;
-  for (const [id, version] of Object.entries(expect.serviceVersions ?? {})) {
-    const service = state.services.get(id);
-    if (!service) return refuse('not-found', `expected service ${id} at version ${version}, but it does not exist`);
-    if (service.version !== version) {
-      return refuse('stale-version', `update out of sequence: service ${id} is at version ${service.version}, not ${version}`);
-    }
-  }
-  for (const [id, version] of Object.entries(expect.nodeVersions ?? {})) {
-    const node = state.nodes.get(id);
-    if (!node) return refuse('not-found', `expected node ${id} at version ${version}, but it does not exist`);
-    if (node.version !== version) return refuse('stale-version', `update out of sequence: node ${id} is at version ${node.version}, not ${version}`);
-  }
-  for (const [id, version] of Object.entries(expect.configVersions ?? {})) {
-    const config = state.configs.get(id);
-    if (!config) return refuse('not-found', `expected config ${id} at version ${version}, but it does not exist`);
-    if (config.version !== version) return refuse('stale-version', `update out of sequence: config ${id} is at version ${config.version}, not ${version}`);
-  }
-  if (expect.clusterVersion !== undefined) {
-    const at = state.cluster?.version;
-    if (at !== expect.clusterVersion) {
-      return refuse('stale-version', `update out of sequence: cluster is at version ${at ?? 'none'}, not ${expect.clusterVersion}`);
-    }
-  }
-  return undefined;
+  return unmetExpectation(state, event.expect);
 };
 
 const route = (state: ClusterState, event: ShoalEvent): Verdict => {

@@ -24,3 +24,4 @@ export * from './allocator/allocator-core';
 export * from './scheduler';
 export * from './constraints';
 export * from './net';
+export * from './admission';

@@ -2,9 +2,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ServiceSpec } from '@shoal/contracts';
-import { missingNetwork } from '@shoal/domain';
-import type { ClusterState } from '@shoal/domain';
+import { admitServiceSpec } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
 import { Intents } from '../intents/intents';
 import type { DockerService, DockerServiceSpec } from './docker-types';
@@ -15,28 +13,8 @@ import { LogsOperation } from './logs/logs-openapi';
 import { LogsResponder } from './logs/logs-responder';
 import { parseLogsQuery } from './logs/logs-query';
 import type { RawLogsQuery } from './logs/logs-query';
-import { ingressPortConflict } from './port-conflicts';
 import { queryFlag, queryVersion } from './query';
 import { fromDockerServiceSpec, serviceStatuses, toDockerService } from './service-mapper';
-
-/**
- * Every network a spec attaches to (by id or name) must exist (404, as Docker's daemon
- * resolves them), and every config it uses, by id and under its name (400, as swarmkit's
- * InvalidArgument: "config not found: NAME"). evolve checks the ids again on the log.
- */
-const checkReferences = (state: ClusterState, spec: ServiceSpec): void => {
-  const network = missingNetwork(state, spec);
-  if (network !== undefined) throw new HttpException(`network ${network} not found`, 404);
-  const missing = (spec.task.container.configs ?? []).filter((ref) => state.configs.get(ref.configId)?.spec.name !== ref.configName);
-  if (missing.length > 0) {
-    throw new HttpException(`${missing.length === 1 ? 'config' : 'configs'} not found: ${missing.map((ref) => ref.configName).join(', ')}`, 400);
-  }
-};
-
-const checkPorts = (state: ClusterState, spec: ServiceSpec, self?: string): void => {
-  const conflict = ingressPortConflict(state, spec, self);
-  if (conflict) throw new HttpException(conflict, 400);
-};
 
 @ApiTags('docker: services')
 @Controller('services')
@@ -67,9 +45,8 @@ export class ServicesController {
   async create(@Body() body: ServiceSpecDto): Promise<{ ID: string; Warnings: string[] }> {
     this.intents.cluster();
     const spec = fromDockerServiceSpec(body as DockerServiceSpec);
-    checkReferences(this.intents.state, spec);
-    checkPorts(this.intents.state, spec);
     const id = newObjectId();
+    this.intents.admit(admitServiceSpec(this.intents.state, { id, spec, by: 'api' }, 'intent'));
     await this.intents.submit('ServiceCreated', { id, spec });
     return { ID: id, Warnings: [] };
   }
@@ -99,16 +76,13 @@ export class ServicesController {
     const version = queryVersion(rawVersion);
     const service = findService(this.intents.state, id);
     const expect = { serviceVersions: { [service.id]: version } };
-    if (rollback === 'previous') {
-      if (!service.previousSpec) throw new HttpException(`service ${service.id} does not have a previous spec`, 400);
-      await this.intents.submit('ServiceUpdated', { id: service.id, spec: service.previousSpec, rollback: true }, expect);
-      return { Warnings: [] };
-    }
-    if (rollback !== undefined && rollback !== '') throw new HttpException(`unrecognized rollback option ${rollback}`, 400);
-    const spec = fromDockerServiceSpec(body as DockerServiceSpec);
-    checkReferences(this.intents.state, spec);
-    checkPorts(this.intents.state, spec, service.id);
-    await this.intents.submit('ServiceUpdated', { id: service.id, spec }, expect);
+    const rollingBack = rollback === 'previous';
+    if (!rollingBack && rollback !== undefined && rollback !== '') throw new HttpException(`unrecognized rollback option ${rollback}`, 400);
+    // A rollback without a previous spec is refused by the admission, before its spec is read.
+    const spec = rollingBack ? (service.previousSpec ?? service.spec) : fromDockerServiceSpec(body as DockerServiceSpec);
+    const data = { id: service.id, spec, ...(rollingBack ? { rollback: true } : {}) };
+    this.intents.admit(admitServiceSpec(this.intents.state, { ...data, current: service, by: 'api', expect }, 'intent'));
+    await this.intents.submit('ServiceUpdated', data, expect);
     return { Warnings: [] };
   }
 

@@ -7,15 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { HttpException, Inject, Injectable } from '@nestjs/common';
 import { EVENT_SHAPES } from '@shoal/contracts';
 import type { EventDataMap, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
-import type { Cluster, ClusterState } from '@shoal/domain';
+import type { Cluster, ClusterState, Refused } from '@shoal/domain';
 import type { LiveView } from '@shoal/runtime';
 import { API_VIEW, API_WRITER } from '../api.tokens';
 import type { ApiEventWriter } from '../api-writer';
-import { verdictAnswer } from './verdict-answer';
+import { refusalAnswer, verdictAnswer } from './verdict-answer';
 
 const NOT_A_SWARM =
   'This node is not a swarm manager. Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.';
-
 
 @Injectable()
 export class Intents {
@@ -38,6 +37,13 @@ export class Intents {
   /** The cluster id this API writes for (the one `docker swarm init` creates, on a log with none). */
   get clusterId(): string {
     return this.writer.currentCluster;
+  }
+
+  /** The domain's refusal of an intent, before anything is written, as Docker's error. */
+  admit(refusal: Refused | undefined): void {
+    if (!refusal) return;
+    const answer = refusalAnswer(refusal);
+    throw new HttpException(answer.message, answer.status);
   }
 
   /** Appends one intent and waits for evolve's verdict; a refusal throws Docker's error. */

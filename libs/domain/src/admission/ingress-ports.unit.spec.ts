@@ -1,7 +1,8 @@
 import type { PortConfig } from '@shoal/contracts';
-import { emptyState, evolve } from '@shoal/domain';
+import { emptyState } from '../state';
+import { evolve } from '../evolve';
 import { EventBuilder, serviceSpec } from '@shoal/testing';
-import { ingressPortConflict } from './port-conflicts';
+import { ingressPortConflict } from './ingress-ports';
 
 const port = (publishedPort: number | undefined, publishMode: 'ingress' | 'host' = 'ingress'): PortConfig => ({
   protocol: 'tcp',

@@ -1,9 +1,10 @@
 /**
  * Docker refuses, at create and update, a service whose ingress published port another
  * service already publishes — rather than accepting it and leaving its tasks unallocated.
+ * A rule of the intent (the API's view, before it writes): evolve does not hold records to it.
  */
 import type { PortConfig, ServiceSpec } from '@shoal/contracts';
-import type { ClusterState } from '@shoal/domain';
+import type { ClusterState } from '../state';
 
 const key = (port: PortConfig): string | undefined =>
   port.publishMode === 'ingress' && port.publishedPort !== undefined ? `${port.protocol}/${port.publishedPort}` : undefined;

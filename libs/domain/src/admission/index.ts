@@ -1,0 +1,3 @@
+export * from './expectations';
+export * from './ingress-ports';
+export * from './service-admission';

@@ -1,0 +1,117 @@
+/**
+ * Whether a service spec may be admitted: create a service, or replace one's spec. One set
+ * of rules, asked at two stages:
+ *  - 'record': evolve, ruling on ServiceCreated / ServiceUpdated on the log;
+ *  - 'intent': the API, against its view, before it writes. An intent is also held to what
+ *    Docker's daemon checks there and then — a rollback needs a spec to go back to, the
+ *    configs it uses are there under the names it gives, no other service publishes its
+ *    ingress ports — in Docker's words, and to the versions its writer expects, which evolve
+ *    checks before anything else; so the API answers what the log would, in the same order.
+ */
+import type { Component, Expectations, ServiceSpec } from '@shoal/contracts';
+import { canonicalJson } from '../hash/canonical';
+import { missingConfig, missingNetwork } from '../state';
+import type { ClusterState, Service } from '../state';
+import { refuse } from '../verdict';
+import type { Refused } from '../verdict';
+import { unmetExpectation } from './expectations';
+import { ingressPortConflict } from './ingress-ports';
+
+export type AdmissionStage = 'intent' | 'record';
+
+export interface ServiceProposal {
+  /** The service's id: a new one's, or the one whose spec is replaced. */
+  readonly id: string;
+  readonly spec: ServiceSpec;
+  /** The service whose spec `spec` replaces; absent for a create. */
+  readonly current?: Service;
+  /** An update back to the current service's previous spec. */
+  readonly rollback?: boolean;
+  /** Who proposes it: the orchestrator may only roll back. */
+  readonly by: Component;
+  /** The versions the writer decided from (evolve checks a record's before it routes it). */
+  readonly expect?: Expectations;
+}
+
+/** Why `proposal` may not be admitted at `stage`; undefined when it may. */
+export const admitServiceSpec = (state: ClusterState, proposal: ServiceProposal, stage: AdmissionStage): Refused | undefined =>
+  (stage === 'intent' ? intentRefusal(state, proposal) : undefined) ??
+  (proposal.current ? updateRefusal(state, proposal, proposal.current, stage) : createRefusal(state, proposal));
+
+const intentRefusal = (state: ClusterState, { spec, current, rollback, expect }: ServiceProposal): Refused | undefined =>
+  (rollback && current ? nothingToRollBackTo(current, 'intent') : undefined) ??
+  (rollback ? undefined : networkRefusal(state, spec) ?? configRefusal(state, spec, 'intent') ?? portRefusal(state, spec, current)) ??
+  unmetExpectation(state, expect);
+
+const createRefusal = (state: ClusterState, { id, spec }: ServiceProposal): Refused | undefined => {
+  if (state.services.has(id)) return refuse('already-exists', `service ${id} already exists`);
+  const clash = serviceNamed(state, spec.name);
+  if (clash) return refuse('name-conflict', `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
+  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record');
+};
+
+const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServiceProposal, current: Service, stage: AdmissionStage): Refused | undefined => {
+  if (spec.name !== current.spec.name) return refuse('invalid', `renaming services is not supported`);
+  if (spec.mode.kind !== current.spec.mode.kind) {
+    return refuse('invalid', `service mode change is not allowed (${current.spec.mode.kind} → ${spec.mode.kind})`);
+  }
+  if (rollback) {
+    // A rollback restores a spec that was once accepted: as SwarmKit, a network it names
+    // that has gone since is the allocator's to report, not a reason to refuse the rollback.
+    // So is a config: its tasks fail on their nodes, as they do in SwarmKit.
+    const refusal = nothingToRollBackTo(current, stage);
+    if (refusal) return refusal;
+  } else {
+    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record');
+    if (refusal) return refusal;
+  }
+  return by === 'orchestrator' ? automaticRollbackRefusal(current, spec, rollback) : undefined;
+};
+
+const serviceNamed = (state: ClusterState, name: string): Service | undefined => {
+  for (const service of state.services.values()) if (service.spec.name === name) return service;
+  return undefined;
+};
+
+/** A rollback needs a previous spec; an intent is told so in Docker's words. */
+const nothingToRollBackTo = (current: Service, stage: AdmissionStage): Refused | undefined => {
+  if (current.previousSpec) return undefined;
+  return refuse('invalid', stage === 'intent' ? `service ${current.id} does not have a previous spec` : `service ${current.id} has no previous spec to roll back to`);
+};
+
+/** Every network a spec attaches to (by id or name) must exist (404, as Docker's daemon resolves them). */
+const networkRefusal = (state: ClusterState, spec: ServiceSpec): Refused | undefined => {
+  const network = missingNetwork(state, spec);
+  return network === undefined ? undefined : refuse('not-found', `network ${network} not found`);
+};
+
+/**
+ * Every config a spec uses must exist. An intent's must also have the name it gives them,
+ * and is refused as swarmkit's InvalidArgument, naming them all ("config not found: NAME");
+ * a record is refused for the first id that is not there.
+ */
+const configRefusal = (state: ClusterState, spec: ServiceSpec, stage: AdmissionStage): Refused | undefined => {
+  if (stage === 'record') {
+    const id = missingConfig(state, spec);
+    return id === undefined ? undefined : refuse('not-found', `config ${id} not found`);
+  }
+  const missing = (spec.task.container.configs ?? []).filter((ref) => state.configs.get(ref.configId)?.spec.name !== ref.configName);
+  if (missing.length === 0) return undefined;
+  return refuse('invalid', `${missing.length === 1 ? 'config' : 'configs'} not found: ${missing.map((ref) => ref.configName).join(', ')}`);
+};
+
+const portRefusal = (state: ClusterState, spec: ServiceSpec, current: Service | undefined): Refused | undefined => {
+  const conflict = ingressPortConflict(state, spec, current?.id);
+  return conflict === undefined ? undefined : refuse('in-use', conflict);
+};
+
+/** The orchestrator may only roll a service back to its previous spec, and never roll back a rollback. */
+const automaticRollbackRefusal = (service: Service, spec: ServiceSpec, rollback: boolean | undefined): Refused | undefined => {
+  if (!rollback) return refuse('invalid', 'the orchestrator may only roll a service back, not update it');
+  if (canonicalJson(spec) !== canonicalJson(service.previousSpec)) return refuse('invalid', `a rollback of ${service.id} must restore its previous spec`);
+  const state = service.updateStatus?.state;
+  if (state === 'rollback_started' || state === 'rollback_paused') {
+    return refuse('invalid', `service ${service.id} is already rolling back: a rollback is never rolled back`);
+  }
+  return undefined;
+};
