@@ -1,5 +1,6 @@
 /** Configs: created by the user, relabelled, removed once no service uses them (as SwarmKit). */
 import type { EventOf } from '@shoal/contracts';
+import { admitConfigSpec } from './admission/config-admission';
 import type { ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
@@ -10,10 +11,8 @@ export const evolveConfigs = (state: ClusterState, event: ConfigEvent): Verdict 
   switch (event.type) {
     case 'ConfigCreated': {
       const { id, spec } = event.data;
-      if (state.configs.has(id)) return rejected(event.type, 'already-exists', `config ${id} already exists`);
-      for (const config of state.configs.values()) {
-        if (config.spec.name === spec.name) return rejected(event.type, 'name-conflict', `config ${spec.name} already exists`);
-      }
+      const refusal = admitConfigSpec(state, id, spec);
+      if (refusal) return rejected(event.type, refusal.code, refusal.reason);
       state.configs.set(id, { id, spec, version: 1, createdAt: event.at, updatedAt: event.at });
       return applied(event.type);
     }

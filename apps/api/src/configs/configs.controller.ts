@@ -2,8 +2,9 @@
  * Docker's /configs: list (filters), create, inspect (id, name or id prefix), update (only
  * the labels), remove (refused by evolve while a service uses the config).
  */
-import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { admitConfigSpec } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
 import { parseFilters } from '../docker/filters';
 import { findConfig } from '../docker/lookup';
@@ -35,9 +36,8 @@ export class ConfigsController {
   async create(@Body() body: ConfigSpecDto): Promise<{ ID: string }> {
     this.intents.cluster();
     const spec = fromDockerConfigCreate(body);
-    const clash = [...this.intents.state.configs.values()].some((config) => config.spec.name === spec.name);
-    if (clash) throw new HttpException(`config ${spec.name} already exists`, 409);
     const id = newObjectId();
+    this.intents.admit(admitConfigSpec(this.intents.state, id, spec));
     await this.intents.submit('ConfigCreated', { id, spec });
     return { ID: id };
   }

@@ -1,3 +1,4 @@
 export * from './expectations';
 export * from './ingress-ports';
 export * from './service-admission';
+export * from './config-admission';
