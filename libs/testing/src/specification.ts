@@ -41,7 +41,7 @@ export interface ThenVerdict {
 }
 
 /** After a tick: what the core proposed, as the records its runner appended, and their verdicts. */
-export interface Decision {
+export interface Tick {
   readonly proposals: readonly Proposal[];
   readonly events: readonly ShoalEvent[];
   readonly verdicts: readonly Verdict[];
@@ -190,7 +190,7 @@ export class Specification<C extends ComponentCore = ComponentCore> {
   }
 
   /** When the core ticks at `now`: it decides, and its runner appends each proposal as the core's writer. */
-  whenTicked(now: Date = new Date(this.clock)): Decision {
+  whenTicked(now: Date = new Date(this.clock)): Tick {
     const proposals = this.decide(now);
     const events: ShoalEvent[] = [];
     const verdicts: Verdict[] = [];
