@@ -38,7 +38,8 @@ const sameKeys = (a: readonly string[], b: readonly string[]): boolean => {
 
 const orderOf = (keys: readonly string[], names: KeyNames): KeyOrder => {
   for (const order of orders) if (order.names === names && sameKeys(order.keys, keys)) return order;
-  const written = keys.map((key) => names[key] ?? key);
+  // Own names only: a key such as `constructor` or `__proto__` is not looked up on Object.prototype.
+  const written = keys.map((key) => (Object.hasOwn(names, key) ? names[key]! : key));
   const sorted = keys.map((_, i) => i).sort((a, b) => (written[a]! < written[b]! ? -1 : written[a]! > written[b]! ? 1 : 0));
   const order: KeyOrder = { keys, names, sorted, labels: sorted.map((i) => `${JSON.stringify(written[i])}:`) };
   if (orders.length >= MAX_ORDERS) orders.pop();

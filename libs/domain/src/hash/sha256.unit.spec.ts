@@ -52,6 +52,12 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('writes keys that Object.prototype also has as the keys they are', () => {
+    const record = JSON.parse('{"constructor":1,"toString":2,"__proto__":3,"valueOf":4}') as Record<string, unknown>;
+    expect(canonicalJson(record)).toBe('{"__proto__":3,"constructor":1,"toString":2,"valueOf":4}');
+    expect(canonicalJson(record)).toBe(reference(record));
+  });
+
   it('sorts the same list of keys the same way, whichever order they came in', () => {
     expect(canonicalJson({ b: 1, a: 2 })).toBe('{"a":2,"b":1}');
     expect(canonicalJson({ a: 2, b: 1 })).toBe('{"a":2,"b":1}');
