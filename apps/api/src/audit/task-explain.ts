@@ -3,9 +3,9 @@
  * scheduler's unschedulable explanation, a restart delay, a node that is down, a task
  * being shut down or already ended (and what replaced it). Pure: `now` comes in.
  */
-import { DEFAULT_RESTART_POLICY, TaskState, taskStateName } from '@shoal/contracts';
+import { TaskState, taskStateName } from '@shoal/contracts';
 import type { Task, TaskStateName } from '@shoal/contracts';
-import { OLD_TASK_TIMEOUT_MS } from '@shoal/domain';
+import { mayBeRunning, oldTaskGivenUpAt, replacementStartsAt } from '@shoal/domain';
 import type { ClusterState } from '@shoal/domain';
 
 export type ExplainReason =
@@ -48,28 +48,27 @@ const findReplacement = (state: ClusterState, task: Task): Task | undefined => {
 const inSeconds = (ms: number): string => `${Math.max(0, Math.ceil(ms / 1000))}s`;
 
 /**
- * A task created to wait (desired READY), as the restart supervisor rules: it starts once
- * the restart delay has passed (none when the task it replaces was on a drained node) and
- * the task it replaces has stopped — or that one's node is down, or a minute has gone by.
+ * A task created to wait (desired READY), as the restart supervisor rules
+ * (replacementStartsAt): it starts once the restart delay has passed and the task it
+ * replaces has stopped — or that one's node is down, or a minute has gone by.
  */
 const waitingToStart = (state: ClusterState, task: Task, now: Date): Pick<TaskExplanation, 'reason' | 'explanation' | 'startsAt'> => {
-  const created = Date.parse(task.createdAt);
   if (task.replaces === undefined) {
     return { reason: 'restart-delay', explanation: 'the task waits for the orchestrator to start it (desired state READY)' };
   }
   const old = state.tasks.get(task.replaces);
   const oldNode = old?.nodeId === undefined ? undefined : state.nodes.get(old.nodeId);
-  const delayMs = oldNode?.spec.availability === 'drain' ? 0 : (task.spec.restartPolicy?.delayMs ?? DEFAULT_RESTART_POLICY.delayMs);
-  const startsAt = new Date(created + delayMs).toISOString();
-  if (created + delayMs > now.getTime()) {
+  const startsAtMs = replacementStartsAt(task, oldNode);
+  const startsAt = new Date(startsAtMs).toISOString();
+  if (startsAtMs > now.getTime()) {
     return {
       reason: 'restart-delay',
-      explanation: `restart delay: the task may start at ${startsAt} (in ${inSeconds(created + delayMs - now.getTime())})`,
+      explanation: `restart delay: the task may start at ${startsAt} (in ${inSeconds(startsAtMs - now.getTime())})`,
       startsAt,
     };
   }
-  const oldMayRun = old !== undefined && old.status.state >= TaskState.ASSIGNED && old.status.state <= TaskState.RUNNING && oldNode?.status.state !== 'down';
-  const giveUpAt = created + OLD_TASK_TIMEOUT_MS;
+  const oldMayRun = old !== undefined && mayBeRunning(old) && oldNode?.status.state !== 'down';
+  const giveUpAt = oldTaskGivenUpAt(task);
   if (oldMayRun && giveUpAt > now.getTime()) {
     return {
       reason: 'restart-delay',

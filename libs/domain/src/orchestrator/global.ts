@@ -8,52 +8,57 @@ import { TaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { Node, Service } from '../state';
 import { constraintsOf, meetsConstraints } from '../constraints';
-import { invalidNode, whyInvalid } from './decision';
-import type { Decision } from './decision';
-import { isRunnable } from './plan';
-import { newTaskFor } from './restart-supervisor';
-import { groupBy, holders } from './slots';
+import type { DecisionContext } from './decision-context';
+import { newTaskFor } from './new-task';
+import { invalidNode, whyInvalid } from './node-validity';
+import { groupBy, holders, isRunnable } from './slots';
+import { Wants } from './wants';
 
 /** Takes new tasks: active and ready. */
 export const acceptsTasks = (node: Node): boolean => node.spec.availability === 'active' && node.status.state === 'ready';
 
-const shutDown = (d: Decision, tasks: readonly Task[], reason: string, keepCompleted = false): void => {
+const shutDown = (wants: Wants, tasks: readonly Task[], reason: string, keepCompleted = false): void => {
   for (const task of tasks) {
-    if (!isRunnable(d.plan.desiredOf(task))) continue;
+    if (!isRunnable(wants.desiredOf(task))) continue;
     if (keepCompleted && task.status.state === TaskState.COMPLETE) continue;
-    d.plan.setDesired(task, TaskState.SHUTDOWN, reason);
+    wants.setDesired(task, TaskState.SHUTDOWN, reason);
   }
 };
 
 /**
- * Per node of the cluster, what a global service (or global job) has there. `current`
- * says which tasks count (a job's current iteration); the others are left to the caller.
+ * Per node of the cluster, what a global service (or global job) has there, added to
+ * `wants`. `current` says which tasks count (a job's current iteration); the others are
+ * left to the caller.
  */
-export const reconcileByNode = (d: Decision, service: Service, current: (task: Task) => boolean = () => true): void => {
+export const reconcileByNode = (ctx: DecisionContext, wants: Wants, service: Service, current: (task: Task) => boolean = () => true): void => {
   const job = service.spec.mode.kind === 'global-job';
   const constraints = constraintsOf(service.spec.task.placement?.constraints);
-  const byNode = groupBy(d, d.tasksOf(service.id).filter(current), (task) => task.nodeId);
+  const byNode = groupBy(wants, ctx.tasksOf(service.id).filter(current), (task) => task.nodeId);
   const planned = new Set<string>();
-  for (const task of d.plan.createdFor(service.id)) if (task.nodeId !== undefined) planned.add(task.nodeId);
+  for (const task of wants.createdFor(service.id)) if (task.nodeId !== undefined) planned.add(task.nodeId);
 
-  for (const node of d.state.nodes.values()) {
+  for (const node of ctx.state.nodes.values()) {
     const tasks = byNode.get(node.id) ?? [];
     byNode.delete(node.id);
     if (!meetsConstraints(constraints, node)) {
-      shutDown(d, tasks, `node ${node.id} no longer meets the service's constraints`, job);
+      shutDown(wants, tasks, `node ${node.id} no longer meets the service's constraints`, job);
       continue;
     }
     if (invalidNode(node)) {
-      shutDown(d, tasks, whyInvalid(node.id, node), job);
+      shutDown(wants, tasks, whyInvalid(node.id, node), job);
       continue;
     }
     if (!acceptsTasks(node) || planned.has(node.id)) continue;
-    if (holders(d, tasks, service).length === 0) d.plan.create(newTaskFor(d.newId(), service, { nodeId: node.id }));
+    if (holders(wants, ctx.restarts.history, tasks, service).length === 0) wants.create(newTaskFor(ctx.newId(), service, { nodeId: node.id }));
   }
   // Tasks on nodes that no longer exist.
   for (const [nodeId, tasks] of byNode) {
-    for (const task of tasks) d.plan.setDesired(task, TaskState.REMOVE, whyInvalid(nodeId, undefined));
+    for (const task of tasks) wants.setDesired(task, TaskState.REMOVE, whyInvalid(nodeId, undefined));
   }
 };
 
-export const reconcileGlobal = (d: Decision, service: Service): void => reconcileByNode(d, service);
+export const reconcileGlobal = (ctx: DecisionContext, service: Service): Wants => {
+  const wants = new Wants(ctx.planned);
+  reconcileByNode(ctx, wants, service);
+  return wants;
+};

@@ -8,56 +8,58 @@
 import { TaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { Service } from '../state';
-import type { Decision } from './decision';
+import type { DecisionContext } from './decision-context';
 import { reconcileByNode } from './global';
-import { isRunnable } from './plan';
-import { newTaskFor } from './restart-supervisor';
-import { groupBy, holders } from './slots';
+import { newTaskFor } from './new-task';
+import { restartTask } from './restart-supervisor';
+import { groupBy, holders, isRunnable } from './slots';
+import { Wants } from './wants';
 
 const iterationOf = (service: Service): number => service.jobIteration ?? 0;
 
 /** Tasks of an earlier iteration: those still running are removed, the others stood down. */
-const retireOldIterations = (d: Decision, service: Service, tasks: readonly Task[]): void => {
+const retireOldIterations = (wants: Wants, service: Service, tasks: readonly Task[]): void => {
   const iteration = iterationOf(service);
   for (const task of tasks) {
-    if ((task.jobIteration ?? 0) === iteration || !isRunnable(d.plan.desiredOf(task))) continue;
-    if (task.status.state <= TaskState.RUNNING) d.plan.setDesired(task, TaskState.REMOVE, `job iteration ${iteration} replaces it`);
-    else d.plan.setDesired(task, TaskState.SHUTDOWN, `job iteration ${iteration} replaces it`);
+    if ((task.jobIteration ?? 0) === iteration || !isRunnable(wants.desiredOf(task))) continue;
+    if (task.status.state <= TaskState.RUNNING) wants.setDesired(task, TaskState.REMOVE, `job iteration ${iteration} replaces it`);
+    else wants.setDesired(task, TaskState.SHUTDOWN, `job iteration ${iteration} replaces it`);
   }
 };
 
 /** A task of the job that ended without completing and is still meant to run: restart it. */
-const restartFailed = (d: Decision, service: Service, tasks: readonly Task[]): void => {
+const restartFailed = (ctx: DecisionContext, wants: Wants, service: Service, tasks: readonly Task[]): void => {
   for (const task of tasks) {
-    if (task.status.state > TaskState.COMPLETE && isRunnable(d.plan.desiredOf(task))) {
-      d.restarts.restart(d, task, service, `task ${task.id} failed`);
+    if (task.status.state > TaskState.COMPLETE && isRunnable(wants.desiredOf(task))) {
+      restartTask(ctx, wants, task, service, `task ${task.id} failed`);
     }
   }
 };
 
-export const reconcileReplicatedJob = (d: Decision, service: Service, maxConcurrent: number, totalCompletions: number): void => {
-  const all = d.tasksOf(service.id);
-  retireOldIterations(d, service, all);
+export const reconcileReplicatedJob = (ctx: DecisionContext, service: Service, maxConcurrent: number, totalCompletions: number): Wants => {
+  const wants = new Wants(ctx.planned);
+  const all = ctx.tasksOf(service.id);
+  retireOldIterations(wants, service, all);
   const current = all.filter((task) => (task.jobIteration ?? 0) === iterationOf(service));
-  restartFailed(d, service, current);
+  restartFailed(ctx, wants, service, current);
 
   let complete = 0;
   let active = 0;
   let failed = 0;
   const used = new Set<number>();
-  for (const [slot, tasks] of groupBy(d, current, (task) => task.slot)) {
+  for (const [slot, tasks] of groupBy(wants, current, (task) => task.slot)) {
     if (tasks.some((task) => task.status.state === TaskState.COMPLETE)) {
       complete++;
       used.add(slot);
       continue;
     }
-    const holding = holders(d, tasks, service);
+    const holding = holders(wants, ctx.restarts.history, tasks, service);
     if (holding.length === 0) continue;
     used.add(slot);
-    if (holding.some((task) => isRunnable(d.plan.desiredOf(task)))) active++;
+    if (holding.some((task) => isRunnable(wants.desiredOf(task)))) active++;
     else failed++;
   }
-  for (const task of d.plan.createdFor(service.id)) {
+  for (const task of wants.createdFor(service.id)) {
     if (task.slot !== undefined && !used.has(task.slot)) {
       used.add(task.slot);
       active++;
@@ -69,14 +71,17 @@ export const reconcileReplicatedJob = (d: Decision, service: Service, maxConcurr
   for (let i = 0; i < wanted; i++) {
     do slot++;
     while (used.has(slot));
-    d.plan.create(newTaskFor(d.newId(), service, { slot }));
+    wants.create(newTaskFor(ctx.newId(), service, { slot }));
   }
+  return wants;
 };
 
-export const reconcileGlobalJob = (d: Decision, service: Service): void => {
-  const all = d.tasksOf(service.id);
-  retireOldIterations(d, service, all);
+export const reconcileGlobalJob = (ctx: DecisionContext, service: Service): Wants => {
+  const wants = new Wants(ctx.planned);
+  const all = ctx.tasksOf(service.id);
+  retireOldIterations(wants, service, all);
   const current = (task: Task): boolean => (task.jobIteration ?? 0) === iterationOf(service);
-  restartFailed(d, service, all.filter(current));
-  reconcileByNode(d, service, current);
+  restartFailed(ctx, wants, service, all.filter(current));
+  reconcileByNode(ctx, wants, service, current);
+  return wants;
 };

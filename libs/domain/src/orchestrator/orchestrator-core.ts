@@ -10,9 +10,11 @@
  * - restart delays that ran out → the waiting replacements start;
  * - services that changed or have an update under way → the update supervisor.
  *
- * One decision is one plan: at most one TaskDesiredStatesChanged and one TasksCreated
- * (then the update supervisor's own proposals, less those on a slot or node the plan acts
- * on: those wait for the next decision). Ids come from `newId`; time from `now`.
+ * Every decider returns what it wants (Wants; the update supervisor an UpdateStep) and
+ * the decision's plan merges them in the order they ran: at most one
+ * TaskDesiredStatesChanged and one TasksCreated, then the update supervisor's own records,
+ * less those on a slot or node the plan acts on: those wait for the next decision. Ids
+ * come from `newId`; time from `now`.
  */
 import { TaskState, isGlobal } from '@shoal/contracts';
 import type { ShoalEvent, Task } from '@shoal/contracts';
@@ -21,17 +23,19 @@ import type { ClusterState, Service } from '../state';
 import type { Verdict } from '../verdict';
 import { slotKey } from '../reaper/slots';
 import type { SlotKey } from '../reaper/slots';
-import type { Decision } from './decision';
+import type { DecisionContext } from './decision-context';
 import { reconcileGlobal } from './global';
 import { reconcileGlobalJob, reconcileReplicatedJob } from './jobs';
 import { Plan } from './plan';
 import { reconcileReplicated } from './replicated';
-import { RestartSupervisor } from './restart-supervisor';
+import { RestartMemory } from './restart-memory';
+import { startDue } from './restart-supervisor';
 import { superviseTask } from './task-events';
 import { TaskIndex } from './task-index';
 import { UPDATE_IN_PROGRESS } from './update-seam';
 import { superviseUpdate } from './update';
 import type { UpdateSupervisor } from './update-seam';
+import { Wants } from './wants';
 
 export interface OrchestratorOptions {
   /** Makes task ids (the shell passes a random UUID maker; tests a counter). */
@@ -48,7 +52,7 @@ const PAST_WAKE_RETRY_MS = 1_000;
 
 export class OrchestratorCore implements ComponentCore {
   readonly component = 'orchestrator' as const;
-  readonly restarts = new RestartSupervisor();
+  readonly restarts = new RestartMemory();
   private readonly index = new TaskIndex();
   private readonly newId: () => string;
   private readonly superviseUpdate: UpdateSupervisor;
@@ -190,36 +194,35 @@ export class OrchestratorCore implements ComponentCore {
   decide(state: ClusterState, now: Date): readonly Proposal[] {
     const plan = new Plan();
     this.lastNow = now.getTime();
-    const d: Decision = {
+    const ctx: DecisionContext = {
       state,
       now: this.lastNow,
       newId: this.newId,
-      plan,
+      planned: plan,
       restarts: this.restarts,
       tasksOf: (serviceId) => this.index.tasksOf(serviceId, state),
       slotmates: slotmatesIn((serviceId) => this.index.tasksOf(serviceId, state)),
     };
 
     for (const id of this.removedServices) {
-      if (state.services.has(id)) continue;
-      for (const task of d.tasksOf(id)) plan.setDesired(task, TaskState.REMOVE, `service ${id} was removed`);
+      if (!state.services.has(id)) plan.merge(removeTasksOf(ctx, id));
     }
     this.removedServices.clear();
 
-    this.restarts.startDue(d);
+    plan.merge(startDue(ctx));
 
     for (const id of this.taskCandidates) {
       if (plan.size >= this.maxPlanSize) break;
       this.taskCandidates.delete(id);
       const task = state.tasks.get(id);
-      if (task) superviseTask(d, task);
+      if (task) plan.merge(superviseTask(ctx, task));
     }
 
     if (this.dirtyNodes.size > 0) {
       for (const nodeId of this.dirtyNodes) {
         for (const id of this.index.taskIdsOnNode(nodeId)) {
           const task = state.tasks.get(id);
-          if (task) superviseTask(d, task);
+          if (task) plan.merge(superviseTask(ctx, task));
         }
       }
       this.dirtyNodes.clear();
@@ -230,10 +233,11 @@ export class OrchestratorCore implements ComponentCore {
       if (plan.size >= this.maxPlanSize) break;
       this.dirtyServices.delete(id);
       const service = state.services.get(id);
-      if (service) reconcileService(d, service);
+      if (service) plan.merge(reconcileService(ctx, service));
     }
 
-    return [...plan.proposals(), ...this.updates(state, now, plan)].map((proposal) => withoutServiceSpecs(proposal, state));
+    this.updates(state, now, plan);
+    return plan.proposals().map((proposal) => withoutServiceSpecs(proposal, state));
   }
 
   wakeAt(_state: ClusterState): number | undefined {
@@ -251,14 +255,12 @@ export class OrchestratorCore implements ComponentCore {
    * service's tasks out of date, so outside an update only the services whose tasks this
    * decision changes are looked at again: a busy cluster does not pay for it per report.
    */
-  private updates(state: ClusterState, now: Date, plan: Plan): Proposal[] {
+  private updates(state: ClusterState, now: Date, plan: Plan): void {
     // A service whose tasks this decision changes is looked at again once they have applied:
     // an update that could not go on (its slot's task still waiting to start) may go on then.
     const due = new Set([...this.updateCandidates, ...plan.services]);
     for (const service of state.services.values()) if (service.updateStatus && UPDATE_IN_PROGRESS.has(service.updateStatus.state)) due.add(service.id);
     for (const [id, at] of this.updateWake) if (at <= now.getTime()) due.add(id);
-    const proposals: Proposal[] = [];
-    let footprint: PlanFootprint | undefined;
     for (const id of due) {
       if (plan.services.has(id) && !this.updateDeferred.has(id)) {
         this.updateDeferred.add(id);
@@ -271,19 +273,13 @@ export class OrchestratorCore implements ComponentCore {
         this.updateWake.delete(id);
         continue;
       }
-      const decision = this.superviseUpdate(state, id, now, this.newId, this.index.tasksOf(id, state));
-      if (plan.services.has(id)) {
-        // It saw the state before this plan: what the plan already does to a slot (or node) is not done twice.
-        footprint ??= planFootprint(plan, state);
-        const kept = withoutPlanned(decision.proposals, footprint, state);
-        proposals.push(...kept.proposals);
-        if (kept.dropped) this.updateCandidates.add(id);
-      } else proposals.push(...decision.proposals);
-      if (decision.wakeAt === undefined) this.updateWake.delete(id);
+      const step = this.superviseUpdate(state, id, now, this.newId, this.index.tasksOf(id, state));
+      // What it left for the next decision (its work on a slot this plan acts on) is looked at then.
+      if (plan.addUpdateStep(id, step, state)) this.updateCandidates.add(id);
+      if (step.wakeAt === undefined) this.updateWake.delete(id);
       // A time already past would wake the runner at once, again and again: look a little later.
-      else this.updateWake.set(id, decision.wakeAt > now.getTime() ? decision.wakeAt : now.getTime() + PAST_WAKE_RETRY_MS);
+      else this.updateWake.set(id, step.wakeAt > now.getTime() ? step.wakeAt : now.getTime() + PAST_WAKE_RETRY_MS);
     }
-    return proposals;
   }
 }
 
@@ -301,73 +297,6 @@ const withoutServiceSpecs = (proposal: Proposal, state: ClusterState): Proposal 
     return rest;
   });
   return { ...proposal, data: { ...proposal.data, tasks } };
-};
-
-/** The slots (or nodes) and the tasks one decision's plan acts on. */
-interface PlanFootprint {
-  readonly slots: ReadonlySet<SlotKey>;
-  readonly tasks: ReadonlySet<string>;
-}
-
-const planFootprint = (plan: Plan, state: ClusterState): PlanFootprint => {
-  const slots = new Set<SlotKey>();
-  const tasks = new Set<string>();
-  for (const proposal of plan.proposals()) {
-    if (proposal.type === 'TaskDesiredStatesChanged') {
-      for (const item of proposal.data.tasks) {
-        tasks.add(item.id);
-        const task = state.tasks.get(item.id);
-        const key = task && slotKey(task);
-        if (key !== undefined) slots.add(key);
-      }
-    } else if (proposal.type === 'TasksCreated') {
-      for (const item of proposal.data.tasks) {
-        const key = slotKey(item);
-        if (key !== undefined) slots.add(key);
-      }
-    }
-  }
-  return { slots, tasks };
-};
-
-/**
- * The update supervisor's proposals less its work on the slots the plan already acts on:
- * a slot's shutdowns and its new task go together, so the whole slot waits for the next
- * decision, which sees the plan applied. Status changes go as they are.
- */
-const withoutPlanned = (
-  proposals: readonly Proposal[],
-  footprint: PlanFootprint,
-  state: ClusterState,
-): { readonly proposals: Proposal[]; readonly dropped: boolean } => {
-  const keyOfTask = (id: string): SlotKey | undefined => {
-    const task = state.tasks.get(id);
-    return task && slotKey(task);
-  };
-  // A slot is left alone when the plan acts on it, or on any task the updater would change there.
-  const blocked = new Set(footprint.slots);
-  for (const proposal of proposals) {
-    if (proposal.type !== 'TaskDesiredStatesChanged') continue;
-    for (const item of proposal.data.tasks) {
-      const key = keyOfTask(item.id);
-      if (footprint.tasks.has(item.id) && key !== undefined) blocked.add(key);
-    }
-  }
-  const planned = (id: string, key: SlotKey | undefined): boolean => footprint.tasks.has(id) || (key !== undefined && blocked.has(key));
-  let dropped = false;
-  const out: Proposal[] = [];
-  for (const proposal of proposals) {
-    if (proposal.type === 'TaskDesiredStatesChanged') {
-      const tasks = proposal.data.tasks.filter((item) => !planned(item.id, keyOfTask(item.id)));
-      if (tasks.length < proposal.data.tasks.length) dropped = true;
-      if (tasks.length > 0) out.push({ ...proposal, data: { ...proposal.data, tasks } });
-    } else if (proposal.type === 'TasksCreated') {
-      const tasks = proposal.data.tasks.filter((item) => !planned(item.id, slotKey(item)));
-      if (tasks.length < proposal.data.tasks.length) dropped = true;
-      if (tasks.length > 0) out.push({ ...proposal, data: { ...proposal.data, tasks } });
-    } else out.push(proposal);
-  }
-  return { proposals: out, dropped };
 };
 
 /** Tasks by slot, per service, built once per decision when first asked. */
@@ -391,21 +320,24 @@ const slotmatesIn = (tasksOf: (serviceId: string) => Task[]): ((task: Task) => r
   };
 };
 
-const reconcileService = (d: Decision, service: Service): void => {
+/** A removed service's tasks: desired REMOVE. */
+const removeTasksOf = (ctx: DecisionContext, serviceId: string): Wants => {
+  const wants = new Wants(ctx.planned);
+  for (const task of ctx.tasksOf(serviceId)) wants.setDesired(task, TaskState.REMOVE, `service ${serviceId} was removed`);
+  return wants;
+};
+
+const reconcileService = (ctx: DecisionContext, service: Service): Wants => {
   const mode = service.spec.mode;
   switch (mode.kind) {
     case 'replicated':
-      reconcileReplicated(d, service, mode.replicas);
-      return;
+      return reconcileReplicated(ctx, service, mode.replicas);
     case 'global':
-      reconcileGlobal(d, service);
-      return;
+      return reconcileGlobal(ctx, service);
     case 'replicated-job':
-      reconcileReplicatedJob(d, service, mode.maxConcurrent, mode.totalCompletions);
-      return;
+      return reconcileReplicatedJob(ctx, service, mode.maxConcurrent, mode.totalCompletions);
     case 'global-job':
-      reconcileGlobalJob(d, service);
-      return;
+      return reconcileGlobalJob(ctx, service);
     default: {
       const _exhaustive: never = mode;
       return _exhaustive;

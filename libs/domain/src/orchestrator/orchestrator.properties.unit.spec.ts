@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { TaskState } from '@shoal/contracts';
 import type { NodeAvailability, ServiceSpec, TaskDesiredStatesChanged } from '@shoal/contracts';
 import { OrchestratorCore } from './orchestrator-core';
-import { RESTARTED } from './restart-supervisor';
+import { RESTARTED } from './restart-memory';
 import { Simulation } from './simulation';
 
 const { RUNNING, FAILED, COMPLETE } = TaskState;

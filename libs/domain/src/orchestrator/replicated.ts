@@ -7,10 +7,11 @@
 import { TaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { Service } from '../state';
-import type { Decision } from './decision';
-import { newTaskFor } from './restart-supervisor';
-import { isRunnable } from './plan';
-import { groupBy, holders } from './slots';
+import type { DecisionContext } from './decision-context';
+import { newTaskFor } from './new-task';
+import { groupBy, holders, isRunnable } from './slots';
+import { Wants } from './wants';
+import type { PlannedView } from './wants';
 
 export interface HeldSlot {
   readonly slot: number;
@@ -22,37 +23,39 @@ export interface HeldSlot {
   readonly planned: boolean;
 }
 
-export const reconcileReplicated = (d: Decision, service: Service, replicas: number): void => {
-  const held = heldSlots(d, service);
+export const reconcileReplicated = (ctx: DecisionContext, service: Service, replicas: number): Wants => {
+  const wants = new Wants(ctx.planned);
+  const held = heldSlots(ctx, wants, service);
   if (replicas > held.length) {
     const used = new Set(held.map((h) => h.slot));
     let slot = 0;
     for (let i = held.length; i < replicas; i++) {
       do slot++;
       while (used.has(slot));
-      d.plan.create(newTaskFor(d.newId(), service, { slot }));
+      wants.create(newTaskFor(ctx.newId(), service, { slot }));
     }
   } else if (replicas < held.length) {
     for (const surplus of scaleDownOrder(held).slice(replicas)) {
       // A slot being restarted in this decision is given up whole: no replacement, and its
       // task goes to REMOVE rather than SHUTDOWN.
-      if (surplus.planned) d.plan.uncreate(service.id, (task) => task.slot === surplus.slot);
+      if (surplus.planned) wants.withdraw(service.id, (task) => task.slot === surplus.slot);
       for (const task of surplus.all) {
-        if (isRunnable(task.desiredState) || isRunnable(d.plan.desiredOf(task))) d.plan.setDesired(task, TaskState.REMOVE, `scaled down to ${replicas}`);
+        if (isRunnable(task.desiredState) || isRunnable(wants.desiredOf(task))) wants.setDesired(task, TaskState.REMOVE, `scaled down to ${replicas}`);
       }
-      for (const task of surplus.tasks) d.plan.setDesired(task, TaskState.REMOVE, `scaled down to ${replicas}`);
+      for (const task of surplus.tasks) wants.setDesired(task, TaskState.REMOVE, `scaled down to ${replicas}`);
     }
   }
+  return wants;
 };
 
-/** The slots of a service that are held (counting those this decision fills). */
-export const heldSlots = (d: Decision, service: Service): HeldSlot[] => {
-  const bySlot = groupBy(d, d.tasksOf(service.id), (task) => task.slot);
+/** The slots of a service that are held (counting those this decision fills), with what is planned (`view`). */
+export const heldSlots = (ctx: DecisionContext, view: PlannedView, service: Service): HeldSlot[] => {
+  const bySlot = groupBy(view, ctx.tasksOf(service.id), (task) => task.slot);
   const planned = new Set<number>();
-  for (const task of d.plan.createdFor(service.id)) if (task.slot !== undefined) planned.add(task.slot);
+  for (const task of view.createdFor(service.id)) if (task.slot !== undefined) planned.add(task.slot);
   const held: HeldSlot[] = [];
   for (const [slot, tasks] of bySlot) {
-    const holding = holders(d, tasks, service);
+    const holding = holders(view, ctx.restarts.history, tasks, service);
     if (holding.length > 0 || planned.has(slot)) held.push({ slot, tasks: holding, all: tasks, planned: planned.has(slot) });
   }
   for (const slot of planned) if (!bySlot.has(slot)) held.push({ slot, tasks: [], all: [], planned: true });

@@ -3,7 +3,8 @@ import type { RestartPolicy, ServiceSpec, Task } from '@shoal/contracts';
 import { evolve } from '../evolve';
 import { emptyState } from '../state';
 import { OrchestratorCore } from './orchestrator-core';
-import { OLD_TASK_TIMEOUT_MS, RESTARTED } from './restart-supervisor';
+import { RESTARTED } from './restart-memory';
+import { OLD_TASK_TIMEOUT_MS } from './replacement-start';
 import { Simulation } from './simulation';
 
 const { READY, RUNNING, COMPLETE, SHUTDOWN, FAILED, REJECTED } = TaskState;

@@ -4,7 +4,7 @@
  */
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
-import type { UpdateDecision } from './update';
+import type { UpdateStep } from './update';
 
 /** `tasks`: the service's tasks in log order, from the orchestrator's index (so the call need not scan the cluster). */
 export type UpdateSupervisor = (
@@ -13,7 +13,7 @@ export type UpdateSupervisor = (
   now: Date,
   newId: () => string,
   tasks?: readonly Task[],
-) => UpdateDecision;
+) => UpdateStep;
 
 /** Update states in which the supervisor is at work on a service. */
 export const UPDATE_IN_PROGRESS: ReadonlySet<string> = new Set(['updating', 'rollback_started']);

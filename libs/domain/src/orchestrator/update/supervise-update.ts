@@ -14,10 +14,11 @@
  * - after the last slot, the monitor period, then completed (or rollback completed);
  * - a paused update stays paused until the service is updated again.
  */
-import { DEFAULT_RESTART_POLICY, DEFAULT_UPDATE_CONFIG, TaskState, isJob } from '@shoal/contracts';
+import { DEFAULT_UPDATE_CONFIG, TaskState, isJob } from '@shoal/contracts';
 import type { NewTask, Task, UpdateConfig } from '@shoal/contracts';
 import type { Proposal } from '../../component-core';
 import type { ClusterState, Service } from '../../state';
+import { restartPolicyOf } from '../restart-policy';
 import { dirtiness } from './task-dirty';
 import type { IsDirty } from './task-dirty';
 import { isSlotDirty, liveSlots, slotKeyOf, tasksOf } from './update-slots';
@@ -25,13 +26,14 @@ import type { UpdateSlot } from './update-slots';
 import { busySlots, failedWhileMonitored, tasksOfUpdate } from './update-progress';
 import { UPDATE_MESSAGES, isPaused, isRollback, isRunning, statusChange } from './update-status';
 
-export interface UpdateDecision {
+/** What the update supervisor wants next for one service: its records, and when to look again. */
+export interface UpdateStep {
   readonly proposals: readonly Proposal[];
   /** When it next needs to look even if the log does not move (delay or monitor period ends), ms since epoch. */
   readonly wakeAt?: number;
 }
 
-const NOTHING: UpdateDecision = { proposals: [] };
+const NOTHING: UpdateStep = { proposals: [] };
 
 /** The configuration the current run uses: the rollback config while rolling back. */
 export const updateConfigOf = (service: Service): UpdateConfig =>
@@ -51,7 +53,7 @@ export const superviseUpdate = (
   now: Date,
   newId: () => string,
   tasks?: readonly Task[],
-): UpdateDecision => {
+): UpdateStep => {
   const service = state.services.get(serviceId);
   if (!service || isJob(service.spec.mode)) return NOTHING;
   const status = service.updateStatus;
@@ -156,7 +158,7 @@ const retryTimeOf = (service: Service, mine: readonly Task[], key: string): numb
     const at = Date.parse(task.status.at);
     last = Math.max(last ?? at, at);
   }
-  return last === undefined ? undefined : last + (service.spec.task.restartPolicy ?? DEFAULT_RESTART_POLICY).delayMs;
+  return last === undefined ? undefined : last + restartPolicyOf(service.spec.task).delayMs;
 };
 
 /** The clean task a dirty slot keeps: meant to run before waiting, further along, then newest. */

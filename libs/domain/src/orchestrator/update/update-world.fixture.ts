@@ -12,7 +12,7 @@ import { emptyState } from '../../state';
 import type { ClusterState, Service } from '../../state';
 import type { Verdict } from '../../verdict';
 import { superviseUpdate } from './supervise-update';
-import type { UpdateDecision } from './supervise-update';
+import type { UpdateStep } from './supervise-update';
 
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
@@ -124,12 +124,12 @@ export class UpdateWorld {
   }
 
   /** What the supervisor decides now. */
-  decide(serviceId: string): UpdateDecision {
+  decide(serviceId: string): UpdateStep {
     return superviseUpdate(this.state, serviceId, this.now, () => `u${++this.updateIds}`);
   }
 
   /** Decides and appends what it proposes, as the orchestrator; returns the decision. */
-  step(serviceId: string): UpdateDecision {
+  step(serviceId: string): UpdateStep {
     const decision = this.decide(serviceId);
     for (const proposal of decision.proposals) this.propose(proposal);
     return decision;
