@@ -8,6 +8,8 @@ export interface ShoalConfig {
   readonly apiPort: number;
   /** The dispatcher's gRPC port on 127.0.0.1, where agents join (0: any free port). */
   readonly dispatcherPort: number;
+  /** The ports the user set (SHOAL_API_PORT, SHOAL_DISPATCHER_PORT); a default that is taken gives way to a free port. */
+  readonly chosenPorts?: { readonly api?: boolean; readonly dispatcher?: boolean };
   /** Simulated nodes started in this process (SHOAL_SIM_NODES, default 3). */
   readonly simNodes: number;
   /** Kafka brokers; empty for the embedded log. */
@@ -31,10 +33,13 @@ const count = (env: NodeJS.ProcessEnv, name: string, fallback: number): number =
   return Number(raw);
 };
 
+const given = (env: NodeJS.ProcessEnv, name: string): boolean => (env[name]?.trim() ?? '') !== '';
+
 export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => ({
   dataDir: env.SHOAL_DATA_DIR ?? '.shoal',
   apiPort: port(env, 'SHOAL_API_PORT', 8080),
   dispatcherPort: port(env, 'SHOAL_DISPATCHER_PORT', 2377),
+  chosenPorts: { api: given(env, 'SHOAL_API_PORT'), dispatcher: given(env, 'SHOAL_DISPATCHER_PORT') },
   simNodes: count(env, 'SHOAL_SIM_NODES', 3),
   snapshotEveryMs: count(env, 'SHOAL_SNAPSHOT_EVERY_MS', 30_000),
   brokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),

@@ -18,6 +18,7 @@ import type { ViewSnapshots } from '@shoal/runtime';
 import { createApiApp } from '../../api/src/create-api-app';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
 import { SimulatedFleet } from '../../agent/src/simulated-fleet';
+import { portToListenOn } from './listen-ports';
 import { SHOAL_CONFIG } from './shoal.config';
 import type { ShoalConfig } from './shoal.config';
 
@@ -44,6 +45,11 @@ export class ShoalRunner implements BeforeApplicationShutdown {
 
   /** Replays (from the latest snapshot when there is one), makes sure the cluster exists, and starts every part. */
   async start(): Promise<Started> {
+    // Before anything is read or written: a start that cannot listen leaves the log as it was.
+    const say = (line: string): void => this.logger.warn(line);
+    const chosen = this.config.chosenPorts ?? {};
+    const dispatcherPortToUse = await portToListenOn({ name: 'SHOAL_DISPATCHER_PORT', port: this.config.dispatcherPort, chosen: chosen.dispatcher ?? true }, say);
+    const apiPortToUse = await portToListenOn({ name: 'SHOAL_API_PORT', port: this.config.apiPort, chosen: chosen.api ?? true }, say);
     const own = this.snapshotsOf('shoal');
     const { snapshot, refused } = own ? await snapshotFor(this.log, own.store) : {};
     const view = new LiveView(this.log, snapshot ? { snapshot } : {});
@@ -57,7 +63,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
 
     const dispatcherSnapshots = this.snapshotsOf('dispatcher');
     this.dispatcher = new DispatcherServer(this.log, {
-      port: this.config.dispatcherPort,
+      port: dispatcherPortToUse,
       cluster,
       ...(dispatcherSnapshots ? { snapshots: dispatcherSnapshots } : {}),
       log: (line) => this.logger.debug(`dispatcher: ${line}`),
@@ -69,7 +75,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     this.api = await createApiApp({
       log: this.log,
       dataDir: this.config.dataDir,
-      port: this.config.apiPort,
+      port: apiPortToUse,
       cluster,
       joinAddr: `127.0.0.1:${dispatcherPort}`,
       moreMetrics: () => dispatcher.metrics(),
