@@ -4,7 +4,7 @@ import type { EventOf } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
-import { formatSubnet, parseIpv4 as parseAddress, subnetContains as contains, subnetsOverlap as overlaps, subnetSize } from './net';
+import { formatSubnet, isHostAddress, parseIpv4, subnetsOverlap } from './net';
 import { parseSubnet } from './allocator/subnets';
 
 type NetworkEvent = EventOf<'NetworkCreated' | 'NetworkAllocated' | 'NetworkRemoved'>;
@@ -66,14 +66,14 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
 const invalidAllocation = (state: ClusterState, id: string, subnetText: string, gatewayText: string): string | undefined => {
   const subnet = parseSubnet(subnetText);
   if (typeof subnet === 'string') return subnet;
-  const gateway = parseAddress(gatewayText);
-  if (gateway === undefined || !contains(subnet, gateway) || gateway === subnet.base || gateway === subnet.base + subnetSize(subnet) - 1) {
+  const gateway = parseIpv4(gatewayText);
+  if (gateway === undefined || !isHostAddress(subnet, gateway)) {
     return `invalid gateway ${gatewayText}: not a usable address of ${formatSubnet(subnet)}`;
   }
   for (const other of state.networks.values()) {
     if (other.id === id || other.subnet === undefined) continue;
     const taken = parseSubnet(other.subnet);
-    if (typeof taken !== 'string' && overlaps(taken, subnet)) {
+    if (typeof taken !== 'string' && subnetsOverlap(taken, subnet)) {
       return `subnet ${formatSubnet(subnet)} overlaps ${other.subnet} of network ${other.spec.name}`;
     }
   }

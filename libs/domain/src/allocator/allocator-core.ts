@@ -18,8 +18,8 @@ import { Ledger } from './ledger';
 import type { Freed } from './ledger';
 import { NetworkIndex } from './network-index';
 import { chooseSubnet, parseSubnet } from './subnets';
-import { formatIpv4 as formatAddress, formatSubnet } from '../net';
-import type { Ipv4Subnet as Subnet } from '../net';
+import { formatIpv4, formatSubnet } from '../net';
+import type { Ipv4Subnet } from '../net';
 import { INGRESS_KEY, allocateTask, networkKey, serviceKey } from './task-allocation';
 
 export interface AllocatorOptions {
@@ -198,7 +198,7 @@ export class AllocatorCore implements ComponentCore {
 
   private allocateNetworks(state: ClusterState): Proposal[] {
     if (this.dirtyNetworks.size === 0) return [];
-    const taken: Subnet[] = [];
+    const taken: Ipv4Subnet[] = [];
     for (const network of state.networks.values()) {
       const subnet = network.subnet === undefined ? undefined : parseSubnet(network.subnet);
       if (subnet !== undefined && typeof subnet !== 'string') taken.push(subnet);
@@ -218,7 +218,7 @@ export class AllocatorCore implements ComponentCore {
         continue;
       }
       taken.push(choice.subnet);
-      proposals.push({ type: 'NetworkAllocated', data: { id, subnet: formatSubnet(choice.subnet), gateway: formatAddress(choice.gateway) } });
+      proposals.push({ type: 'NetworkAllocated', data: { id, subnet: formatSubnet(choice.subnet), gateway: formatIpv4(choice.gateway) } });
     }
     this.dirtyNetworks.clear();
     return proposals;

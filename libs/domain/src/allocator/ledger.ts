@@ -20,7 +20,7 @@ import { TaskState } from '@shoal/contracts';
 import type { Endpoint, NetworkAttachment, PortConfig, PortProtocol, Task } from '@shoal/contracts';
 import type { ClusterState, Network } from '../state';
 import { AddressPool, addressOf, taskHolder, vipHolder } from './address-pool';
-import { parseIpv4 as parseAddress } from '../net';
+import { parseIpv4 } from '../net';
 import { parseSubnet } from './subnets';
 import { PortSpace } from './port-space';
 
@@ -77,7 +77,7 @@ export class Ledger {
   addNetwork(network: Network): void {
     if (network.subnet === undefined || network.gateway === undefined || this.pools.has(network.id)) return;
     const subnet = parseSubnet(network.subnet);
-    const gateway = parseAddress(network.gateway);
+    const gateway = parseIpv4(network.gateway);
     if (typeof subnet === 'string' || gateway === undefined) return;
     this.pools.set(network.id, new AddressPool(network.id, subnet, gateway));
     const on = (held: readonly HeldAddress[]): HeldAddress[] => held.filter((h) => h.network === network.id);

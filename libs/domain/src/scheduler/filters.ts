@@ -4,7 +4,7 @@
  * (`check`), and says what a failure on some number of nodes means (`explain`).
  */
 import type { PluginDescription, Platform } from '@shoal/contracts';
-import { parseConstraints, matchesConstraints } from '../constraints';
+import { constraintsOf, meetsConstraints } from '../constraints';
 import type { Constraint } from '../constraints';
 import { hasEnough } from './generic-resources';
 import type { NodeInfo } from './node-info';
@@ -85,15 +85,11 @@ export class ConstraintFilter implements Filter {
   setTask(task: SchedulingTask): boolean {
     const expressions = task.task.spec.placement?.constraints ?? [];
     if (expressions.length === 0) return false;
-    try {
-      this.constraints = parseConstraints(expressions);
-    } catch {
-      this.constraints = undefined;
-    }
+    this.constraints = constraintsOf(expressions);
     return true;
   }
   check(node: NodeInfo): boolean {
-    return this.constraints !== undefined && matchesConstraints(node.node, this.constraints);
+    return meetsConstraints(this.constraints, node.node);
   }
   explain(nodes: number): string {
     return onNodes('scheduling constraints not satisfied', nodes);
