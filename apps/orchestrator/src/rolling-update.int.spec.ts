@@ -1,8 +1,8 @@
 import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec, ShoalEvent, Task, UpdateConfig } from '@shoal/contracts';
-import { OrchestratorCore, simulatedAgentReports, simulatedAllocations, simulatedAssignments } from '@shoal/domain';
+import { OrchestratorCore } from '@shoal/domain';
 import { ComponentRunner, newObjectId } from '@shoal/runtime';
-import { EventBuilder, KafkaTestTopic, appendEvents, clusterInit, eventually, nodeDescription } from '@shoal/testing';
+import { EventBuilder, KafkaTestTopic, appendEvents, clusterInit, eventually, nodeDescription, simulatedAgentReports, simulatedAllocations, simulatedAssignments } from '@shoal/testing';
 
 const update: UpdateConfig = { parallelism: 1, delayMs: 700, failureAction: 'rollback', monitorMs: 500, maxFailureRatio: 0, order: 'stop-first' };
 const spec = (image: string): ServiceSpec => ({

@@ -3,6 +3,8 @@ export * from './specification';
 export * from './steps/allocator';
 export * from './steps/dispatcher';
 export * from './steps/scheduler';
+export * from './steps/orchestrator';
+export * from './steps/update-world';
 export * from './histories';
 export * from './broker';
 export * from './embedded-test-log';

@@ -60,6 +60,8 @@ export class Specification<C extends ComponentCore = ComponentCore> {
   core: C;
   /** Every record, in log order, refused ones included. */
   readonly log: ShoalEvent[] = [];
+  /** evolve's verdict on each record of `log`, in the same order. */
+  readonly verdicts: Verdict[] = [];
   /** Every record the core's proposals became, with its verdict. */
   readonly proposed: { readonly event: ShoalEvent; readonly verdict: Verdict }[] = [];
   /** The ids of the tasks of the last TasksCreated applied. */
@@ -138,6 +140,7 @@ export class Specification<C extends ComponentCore = ComponentCore> {
   append(event: ShoalEvent): Verdict {
     this.log.push(event);
     const verdict = evolve(this.state, event);
+    this.verdicts.push(verdict);
     if (event.type === 'TasksCreated' && verdict.status !== 'rejected') this.lastCreated = event.data.tasks.map((t) => t.id);
     this.core.observe(event, verdict, this.state);
     return verdict;

@@ -1,7 +1,7 @@
 import { TaskState } from '@shoal/contracts';
 import type { NodeSpec, ServiceSpec } from '@shoal/contracts';
 import { OrchestratorCore } from './orchestrator-core';
-import { Simulation, absentOrchestrator } from './simulation';
+import { Simulation, absentOrchestrator } from '@shoal/testing';
 
 const { RUNNING, SHUTDOWN, REMOVE, FAILED } = TaskState;
 

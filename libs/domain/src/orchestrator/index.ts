@@ -1,10 +1,7 @@
-/** The orchestrator core's public names (the simulation and the deciders stay inside). */
+/** The orchestrator core's public names (the deciders stay inside). */
 export { OrchestratorCore } from './orchestrator-core';
 export type { OrchestratorOptions } from './orchestrator-core';
 export { noUpdates, UPDATE_IN_PROGRESS } from './update-seam';
 export type { UpdateSupervisor } from './update-seam';
 export { RESTARTED } from './restart-memory';
 export { OLD_TASK_TIMEOUT_MS, mayBeRunning, oldTaskGivenUpAt, replacementStartsAt } from './replacement-start';
-/** For tests of the orchestrator elsewhere (apps, e2e): the in-memory cluster and the simply played other components. */
-export { Simulation as OrchestratorSimulation, simulatedAllocations, simulatedAssignments, simulatedAgentReports } from './simulation';
-export type { AgentBehaviour } from './simulation';

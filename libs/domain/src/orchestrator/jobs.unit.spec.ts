@@ -1,7 +1,7 @@
 import { TaskState } from '@shoal/contracts';
 import type { RestartPolicy, ServiceMode, ServiceSpec } from '@shoal/contracts';
 import { OrchestratorCore } from './orchestrator-core';
-import { Simulation } from './simulation';
+import { Simulation } from '@shoal/testing';
 
 const { RUNNING, COMPLETE, FAILED, REMOVE } = TaskState;
 

@@ -2,7 +2,7 @@ import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec } from '@shoal/contracts';
 import type { Proposal } from '../component-core';
 import { OrchestratorCore } from './orchestrator-core';
-import { Simulation } from './simulation';
+import { Simulation } from '@shoal/testing';
 import type { UpdateSupervisor } from './update-seam';
 
 const { RUNNING, SHUTDOWN, REMOVE, FAILED, READY } = TaskState;

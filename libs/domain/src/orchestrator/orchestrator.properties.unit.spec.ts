@@ -7,7 +7,7 @@ import { TaskState } from '@shoal/contracts';
 import type { NodeAvailability, ServiceSpec, TaskDesiredStatesChanged } from '@shoal/contracts';
 import { OrchestratorCore } from './orchestrator-core';
 import { RESTARTED } from './restart-memory';
-import { Simulation } from './simulation';
+import { Simulation } from '@shoal/testing';
 
 const { RUNNING, FAILED, COMPLETE } = TaskState;
 

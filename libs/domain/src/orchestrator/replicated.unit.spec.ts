@@ -1,7 +1,7 @@
 import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec } from '@shoal/contracts';
 import { OrchestratorCore } from './orchestrator-core';
-import { Simulation } from './simulation';
+import { Simulation } from '@shoal/testing';
 
 const { RUNNING, REMOVE, FAILED } = TaskState;
 

@@ -5,7 +5,7 @@ import { emptyState } from '../state';
 import { OrchestratorCore } from './orchestrator-core';
 import { RESTARTED } from './restart-memory';
 import { OLD_TASK_TIMEOUT_MS } from './replacement-start';
-import { Simulation } from './simulation';
+import { Simulation } from '@shoal/testing';
 
 const { READY, RUNNING, COMPLETE, SHUTDOWN, FAILED, REJECTED } = TaskState;
 

@@ -10,7 +10,7 @@ import type { NewTask, ServiceSpec, UpdateConfig } from '@shoal/contracts';
 import type { Proposal } from '../component-core';
 import type { ClusterState } from '../state';
 import { OrchestratorCore } from './orchestrator-core';
-import { Simulation } from './simulation';
+import { Simulation } from '@shoal/testing';
 
 const { RUNNING, FAILED, SHUTDOWN } = TaskState;
 

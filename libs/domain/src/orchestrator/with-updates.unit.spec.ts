@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec, UpdateConfig } from '@shoal/contracts';
 import { OrchestratorCore } from './orchestrator-core';
-import { Simulation } from './simulation';
+import { Simulation } from '@shoal/testing';
 
 const { RUNNING } = TaskState;
 

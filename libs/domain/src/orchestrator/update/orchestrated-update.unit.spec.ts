@@ -6,7 +6,7 @@ import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec, UpdateConfig } from '@shoal/contracts';
 import { serviceSpec } from '@shoal/testing';
 import { OrchestratorCore } from '../orchestrator-core';
-import { Simulation } from '../simulation';
+import { Simulation } from '@shoal/testing';
 import { superviseUpdate } from './supervise-update';
 
 const spec = (tag: string, update: Partial<UpdateConfig> = {}, rollback: Partial<UpdateConfig> = {}): ServiceSpec =>

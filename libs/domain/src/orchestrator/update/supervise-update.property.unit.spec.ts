@@ -2,7 +2,7 @@ import { TaskState } from '@shoal/contracts';
 import type { FailureAction, UpdateConfig } from '@shoal/contracts';
 import fc from 'fast-check';
 import { isTaskDirty } from './task-dirty';
-import { UpdateWorld, image, replicated } from './update-world.fixture';
+import { UpdateWorld, image, replicated } from '@shoal/testing';
 
 const { RUNNING, FAILED } = TaskState;
 

@@ -2,7 +2,7 @@ import { TaskState } from '@shoal/contracts';
 import { serviceSpec } from '@shoal/testing';
 import { fromStateData, toStateData } from '../../snapshot';
 import { superviseUpdate } from './supervise-update';
-import { UpdateWorld, image, replicated, runningImages as running } from './update-world.fixture';
+import { UpdateWorld, image, replicated, runningImages as running } from '@shoal/testing';
 
 const { RUNNING, SHUTDOWN, READY } = TaskState;
 

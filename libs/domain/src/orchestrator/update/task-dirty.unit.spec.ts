@@ -1,5 +1,5 @@
 import type { PortConfig, ServiceSpec } from '@shoal/contracts';
-import { UpdateWorld, image, replicated } from './update-world.fixture';
+import { UpdateWorld, image, replicated } from '@shoal/testing';
 import { isTaskDirty } from './task-dirty';
 
 const publishing = (spec: ServiceSpec, ...ports: PortConfig[]): ServiceSpec => ({ ...spec, endpoint: { mode: 'vip', ports } });

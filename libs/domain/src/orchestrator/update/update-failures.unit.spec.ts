@@ -1,5 +1,5 @@
 import { TaskState } from '@shoal/contracts';
-import { UpdateWorld, image, replicated, runningImages as running } from './update-world.fixture';
+import { UpdateWorld, image, replicated, runningImages as running } from '@shoal/testing';
 
 const { RUNNING, SHUTDOWN, FAILED } = TaskState;
 

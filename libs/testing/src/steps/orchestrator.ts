@@ -1,29 +1,18 @@
 /**
- * A small cluster in memory for testing the orchestrator: the core decides, its
- * proposals go through evolve, and the other components are played in the simplest way
- * — the allocator allocates every new task, the scheduler spreads pending tasks over the
- * ready, active nodes, and each node's agent runs what is meant to run and stops what is
- * meant to stop. Time is a counter the test moves. Pure: no clock, no randomness.
+ * What orchestrator specs say: a small cluster on a specification of the orchestrator core,
+ * where the other components are played in the simplest way — the allocator allocates
+ * every new task, the scheduler spreads pending tasks over the ready, active nodes, and
+ * each node's agent runs what is meant to run and stops what is meant to stop. Time is the
+ * specification's clock, which the spec moves. Pure: no clock, no randomness.
  */
-import { EVENT_TYPES, TaskState, isJob } from '@shoal/contracts';
-import type {
-  Component,
-  EventDataMap,
-  EventOf,
-  EventType,
-  NodeDescription,
-  ShoalEvent,
-  Task,
-  TaskStatusReport,
-  TasksAllocated,
-  TasksAssigned,
-} from '@shoal/contracts';
-import type { ComponentCore, Proposal } from '../component-core';
-import { evolve } from '../evolve';
-import { emptyState } from '../state';
-import type { ClusterState } from '../state';
-import type { Verdict } from '../verdict';
+import { TaskState, isJob } from '@shoal/contracts';
+import type { Component, EventDataMap, EventOf, EventType, NodeDescription, Task, TaskStatusReport, TasksAllocated, TasksAssigned } from '@shoal/contracts';
+import type { ClusterState, ComponentCore, Proposal, Verdict } from '@shoal/domain';
+import { specification } from '../specification';
+import type { ShoalEvent } from '@shoal/contracts';
+import type { Specification } from '../specification';
 
+/** Who writes each event in the simulation when the spec does not say. */
 const WRITER: { readonly [K in EventType]?: Component } = {
   TasksCreated: 'orchestrator',
   TaskDesiredStatesChanged: 'orchestrator',
@@ -60,64 +49,58 @@ export interface SimulationOptions {
   readonly fails?: (task: Task) => boolean;
 }
 
+/** An orchestrator core under a specification, with the rest of the cluster played simply. */
 export class Simulation {
-  readonly state: ClusterState = emptyState();
-  /** Every event appended, with its verdict, in order. */
-  readonly log: { readonly event: ShoalEvent; readonly verdict: Verdict }[] = [];
-  private clock: number;
-  private readonly seqs = new Map<Component, number>();
-  private ids = 0;
+  readonly spec: Specification;
   private readonly completeJobs: boolean;
   private readonly fails: (task: Task) => boolean;
 
-  constructor(
-    public core: ComponentCore,
-    options: SimulationOptions = {},
-  ) {
-    this.clock = options.start ?? Date.parse('2026-01-01T00:00:00.000Z');
+  constructor(core: ComponentCore, options: SimulationOptions = {}) {
+    this.spec = specification({ core: () => core, clock: options.start ?? Date.parse('2026-01-01T00:00:00.000Z'), stampClock: true });
     this.completeJobs = options.completeJobs ?? true;
     this.fails = options.fails ?? (() => false);
   }
 
+  get state(): ClusterState {
+    return this.spec.state;
+  }
+
+  get core(): ComponentCore {
+    return this.spec.core;
+  }
+
+  /** The orchestrator is now `core` (no start-up pass: that is `takeOver`). */
+  set core(core: ComponentCore) {
+    this.spec.core = core;
+  }
+
+  /** Every record appended, with its verdict, in order. */
+  get log(): readonly { readonly event: ShoalEvent; readonly verdict: Verdict }[] {
+    return this.spec.log.map((event, i) => ({ event, verdict: this.spec.verdicts[i]! }));
+  }
+
   now(): Date {
-    return new Date(this.clock);
+    return new Date(this.spec.clock);
   }
 
   advance(ms: number): void {
-    this.clock += ms;
+    this.spec.advance(ms);
   }
 
   /** Appends an event as its usual writer would, and tells the core. */
   append<K extends EventType>(type: K, data: EventDataMap[K], by: Component = WRITER[type] ?? 'api'): Verdict {
-    const seq = (this.seqs.get(by) ?? 0) + 1;
-    this.seqs.set(by, seq);
-    const event = {
-      id: `sim-${++this.ids}`,
-      type,
-      v: EVENT_TYPES[type].v,
-      cluster: 'c1',
-      at: new Date(this.clock).toISOString(),
-      by: { component: by, instance: `${by}-sim`, term: 0 },
-      seq,
-      data,
-    } as unknown as EventOf<K>;
-    const verdict = evolve(this.state, event);
-    this.log.push({ event, verdict });
-    this.core.observe(event, verdict, this.state);
-    return verdict;
+    return this.spec.happen(type, data, { by });
   }
 
   /** Another orchestrator takes over, seeing only the state (as from a snapshot): its start-up pass runs. */
   takeOver(core: ComponentCore): void {
     this.core = core;
-    core.reconcileAll(this.state);
+    this.spec.reconcileAll();
   }
 
   /** The orchestrator decides once; its proposals are appended. */
   decide(): readonly Proposal[] {
-    const proposals = this.core.decide(this.state, this.now());
-    for (const p of proposals) this.append(p.type, p.data as never, 'orchestrator');
-    return proposals;
+    return this.spec.whenTicked().proposals;
   }
 
   addNode(id: string): void {
@@ -141,7 +124,7 @@ export class Simulation {
   /** The agents of the ready nodes: run what is meant to run, stop what is meant to stop, finish jobs. */
   runAgents(): number {
     let count = 0;
-    const reports = simulatedAgentReports(this.state, new Date(this.clock).toISOString(), { completeJobs: this.completeJobs, fails: this.fails });
+    const reports = simulatedAgentReports(this.state, this.now().toISOString(), { completeJobs: this.completeJobs, fails: this.fails });
     for (const [nodeId, statuses] of reports) {
       this.append('TaskStatusesReported', { nodeId, statuses });
       count += statuses.length;
@@ -153,7 +136,7 @@ export class Simulation {
   report(id: string, state: TaskState, extra: Partial<TaskStatusReport> = {}): Verdict {
     const task = this.state.tasks.get(id);
     if (!task?.nodeId) throw new Error(`task ${id} is not on a node`);
-    return this.append('TaskStatusesReported', { nodeId: task.nodeId, statuses: [{ id, state, at: new Date(this.clock).toISOString(), ...extra }] });
+    return this.append('TaskStatusesReported', { nodeId: task.nodeId, statuses: [{ id, state, at: this.now().toISOString(), ...extra }] });
   }
 
   /** One round: the orchestrator decides, then allocator, scheduler and agents act once; how much happened. */
@@ -169,8 +152,8 @@ export class Simulation {
     for (let i = 0; i < rounds; i++) {
       if (this.step() === 0) {
         const wake = this.core.wakeAt?.(this.state);
-        if (wake === undefined || wake <= this.clock) return i;
-        this.clock = wake;
+        if (wake === undefined || wake <= this.spec.clock) return i;
+        this.spec.clock = wake;
         continue;
       }
       this.advance(tickMs);
@@ -194,7 +177,7 @@ export class Simulation {
 
   /** The events the orchestrator wrote, of a type. */
   written<K extends EventType>(type: K): EventOf<K>[] {
-    return this.log.filter((e) => e.event.type === type && e.event.by.component === 'orchestrator').map((e) => e.event as EventOf<K>);
+    return this.spec.log.filter((e) => e.type === type && e.by.component === 'orchestrator').map((e) => e as EventOf<K>);
   }
 }
 

@@ -1,30 +1,20 @@
 /**
- * A small simulated cluster for the update supervisor's specs: the log is applied with
- * evolve, the clock is ours, agents are played by hand (start, fail, stop tasks), and the
- * supervisor's proposals are appended as the orchestrator would append them.
+ * What the update supervisor's specs say: a cluster on a specification (evolve alone, the
+ * spec's clock moving 10 ms a record), with agents played by hand (start, fail, stop
+ * tasks), and the supervisor's proposals appended as the orchestrator would append them.
  */
-import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, DEFAULT_UPDATE_CONFIG, TaskState } from '@shoal/contracts';
 import type { EventDataMap, EventType, NewTask, ServiceSpec, Task, TaskState as State, UpdateConfig } from '@shoal/contracts';
-import { EventBuilder, nodeDescription, serviceSpec } from '@shoal/testing';
-import type { Proposal } from '../../component-core';
-import { evolve } from '../../evolve';
-import { emptyState } from '../../state';
-import type { ClusterState, Service } from '../../state';
-import type { Verdict } from '../../verdict';
-import { superviseUpdate } from './supervise-update';
-import type { UpdateStep } from './supervise-update';
+import { superviseUpdate } from '@shoal/domain';
+import type { ClusterState, Proposal, Service, UpdateStep, Verdict } from '@shoal/domain';
+import { nodeDescription, serviceSpec } from '../builders';
+import { specification } from '../specification';
+import type { Specification } from '../specification';
 
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
-export const config = (overrides: Partial<UpdateConfig> = {}): UpdateConfig => ({
-  parallelism: 1,
-  delayMs: 0,
-  failureAction: 'pause',
-  monitorMs: 5_000,
-  maxFailureRatio: 0,
-  order: 'stop-first',
-  ...overrides,
-});
+/** An update config: the defaults (DEFAULT_UPDATE_CONFIG) with `overrides`. */
+export const config = (overrides: Partial<UpdateConfig> = {}): UpdateConfig => ({ ...DEFAULT_UPDATE_CONFIG, ...overrides });
 
 export const image = (tag: string, base: ServiceSpec): ServiceSpec => ({
   ...base,
@@ -32,11 +22,9 @@ export const image = (tag: string, base: ServiceSpec): ServiceSpec => ({
 });
 
 export class UpdateWorld {
-  readonly b = new EventBuilder();
-  readonly state: ClusterState = emptyState();
+  readonly spec: Specification = specification({ clock: T0, stampClock: true });
   /** Every supervisor record's verdict, in order. */
   readonly verdicts: Verdict[] = [];
-  private clock = T0;
   private ids = 0;
   private updateIds = 0;
   private nodes: string[] = [];
@@ -46,13 +34,17 @@ export class UpdateWorld {
     for (let i = 1; i <= nodes; i++) this.addNode(`n${i}`);
   }
 
+  get state(): ClusterState {
+    return this.spec.state;
+  }
+
   get now(): Date {
-    return new Date(this.clock);
+    return new Date(this.spec.clock);
   }
 
   /** Lets `ms` pass. */
   wait(ms: number): this {
-    this.clock += ms;
+    this.spec.advance(ms);
     return this;
   }
 
@@ -109,9 +101,7 @@ export class UpdateWorld {
   }
 
   task(id: string): Task {
-    const task = this.state.tasks.get(id);
-    if (!task) throw new Error(`no task ${id}`);
-    return task;
+    return this.spec.task(id);
   }
 
   tasksOf(serviceId: string): Task[] {
@@ -136,12 +126,10 @@ export class UpdateWorld {
   }
 
   propose(proposal: Proposal): Verdict {
-    const event = this.b.event(proposal.type, proposal.data as never, {
-      by: 'orchestrator',
-      at: this.tick(),
-      ...(proposal.expect ? { expect: proposal.expect } : {}),
-    });
-    const verdict = evolve(this.state, event);
+    this.tick();
+    const verdict = this.spec.append(
+      this.spec.event(proposal.type, proposal.data as never, { by: 'orchestrator', ...(proposal.expect ? { expect: proposal.expect } : {}) }),
+    );
     this.verdicts.push(verdict);
     return verdict;
   }
@@ -205,14 +193,15 @@ export class UpdateWorld {
     };
   }
 
+  /** Each record moves the clock 10 ms; the time it now is. */
   private tick(): string {
-    this.clock += 10;
-    return new Date(this.clock).toISOString();
+    this.spec.advance(10);
+    return this.now.toISOString();
   }
 
   private append<K extends EventType>(type: K, data: EventDataMap[K]): void {
-    const verdict = evolve(this.state, this.b.event(type, data, { at: this.tick() }));
-    if (verdict.status !== 'applied') throw new Error(`${type}: ${verdict.status}: ${verdict.reasons.join('; ')}`);
+    this.tick();
+    this.spec.given(this.spec.event(type, data));
   }
 }
 
