@@ -35,7 +35,7 @@ const place = (nodes: number, tasks: number, constraints: boolean): ShapeTiming 
   let offset = 0;
   const apply = (e: ShoalEvent): void => {
     const verdict = projection.applyDecoded(offset++, { ok: true, event: e });
-    if (verdict.status !== 'applied') throw new Error(`${e.type}: ${verdict.status} ${verdict.reasons.slice(0, 3).join('; ')}`);
+    if (verdict?.status !== 'applied') throw new Error(`${e.type}: ${verdict?.status ?? 'not read'} ${verdict?.reasons.slice(0, 3).join('; ') ?? ''}`);
   };
 
   apply(event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }, 'api'));

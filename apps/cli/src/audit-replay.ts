@@ -1,7 +1,7 @@
 import { TaskState, taskStateName } from '@shoal/contracts';
 import type { TaskStateName } from '@shoal/contracts';
 import { toStateData } from '@shoal/domain';
-import { replayLog } from '@shoal/runtime';
+import { haltMessage, replayLog } from '@shoal/runtime';
 import { withLog } from './log-source';
 
 export const auditReplay = (options: { to?: number; json?: boolean }): Promise<number> =>
@@ -14,7 +14,7 @@ export const auditReplay = (options: { to?: number; json?: boolean }): Promise<n
     const projection = await replayLog(log, { to: options.to ?? end });
     const hash = projection.hash();
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ offset: projection.position, hash, tally: projection.tally, state: toStateData(projection.state) })}\n`);
+      process.stdout.write(`${JSON.stringify({ offset: projection.position, hash, tally: projection.tally, ...(projection.halted ? { halted: projection.halted } : {}), state: toStateData(projection.state) })}\n`);
       return 0;
     }
     const { state, tally } = projection;
@@ -38,7 +38,8 @@ export const auditReplay = (options: { to?: number; json?: boolean }): Promise<n
       `networks  ${state.networks.size}`,
       `configs   ${state.configs.size}`,
       `tasks     ${state.tasks.size}${tasks ? ` (${tasks})` : ''}`,
+      ...(projection.halted ? [`stopped   ${haltMessage(projection.halted)}`] : []),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
-    return 0;
+    return projection.halted ? 1 : 0;
   });

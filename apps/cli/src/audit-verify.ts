@@ -1,15 +1,16 @@
 import { join } from 'node:path';
 import { latestSnapshots } from '@shoal/eventlog';
-import { verifyLog } from '@shoal/runtime';
+import { haltMessage, verifyLog } from '@shoal/runtime';
 import { withLog } from './log-source';
 
 export const auditVerify = (options: { snapshots?: string; json?: boolean }): Promise<number> =>
   withLog(async (log) => {
     const dir = options.snapshots ?? join(process.env.SHOAL_DATA_DIR ?? '.shoal', 'snapshots');
     const report = await verifyLog(log, { snapshots: await latestSnapshots(dir) });
+    const ok = report.agree && !report.halted;
     if (options.json) {
       process.stdout.write(`${JSON.stringify(report)}\n`);
-      return report.agree ? 0 : 1;
+      return ok ? 0 : 1;
     }
     const { tally } = report;
     const lines = [
@@ -17,6 +18,7 @@ export const auditVerify = (options: { snapshots?: string; json?: boolean }): Pr
       ...report.checks.map((check) => `${check.agrees ? 'ok  ' : 'FAIL'}      ${check.name}: ${check.hash} at offset ${check.position}`),
       `records   ${tally.applied} applied, ${tally.partial} partial, ${tally.rejected} rejected, ${tally.poison} poison${tally.upcast ? ` (${tally.upcast} upcast from older versions)` : ''}`,
       report.agree ? `verdict   AGREE: every replay reached ${report.hash}` : 'verdict   DISAGREE: replays reached different states',
+      ...(report.halted ? [`stopped   ${haltMessage(report.halted)}`] : []),
     ];
     if (report.refusals.length > 0) {
       lines.push('refused and poison records:');
@@ -26,5 +28,5 @@ export const auditVerify = (options: { snapshots?: string; json?: boolean }): Pr
       }
     }
     process.stdout.write(`${lines.join('\n')}\n`);
-    return report.agree ? 0 : 1;
+    return ok ? 0 : 1;
   });

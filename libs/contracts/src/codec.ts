@@ -12,7 +12,17 @@ import { upcast } from './upcasters';
 
 export type Decoded =
   | { readonly ok: true; readonly event: ShoalEvent; readonly upcastFrom?: number }
-  | { readonly ok: false; readonly reason: string; readonly envelope?: Partial<Envelope> };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly envelope?: Partial<Envelope>;
+      /**
+       * A known type at a version newer than this build reads: a newer build wrote it. Not
+       * poison: skipping it would leave this reader's state apart from newer readers', so a
+       * reader stops there (see Projection.halted) until it runs a build that reads it.
+       */
+      readonly future?: true;
+    };
 
 const envelopeShape = object({
   id: nonEmptyStr,
@@ -44,11 +54,12 @@ export const decodeValue = (value: unknown): Decoded => {
   const type = value.type as string;
   if (!isEventType(type)) return { ok: false, reason: `unknown event type "${type}"`, envelope };
   const v = value.v as number;
+  const current = EVENT_TYPES[type].v;
+  if (v > current) return { ok: false, reason: `unknown version ${v} of ${type} (this build knows up to ${current})`, envelope, future: true };
   const up = upcast(type, v, value.data);
   if (!up.ok) return { ok: false, reason: up.reason, envelope };
   const dataProblem = EVENT_SHAPES[type](up.data, 'data');
   if (dataProblem) return { ok: false, reason: `invalid ${type}: ${dataProblem}`, envelope };
-  const current = EVENT_TYPES[type].v;
   // A record of the current version is the event as parsed (no copy: the caller owns it).
   if (v === current) return { ok: true, event: value as unknown as ShoalEvent };
   return { ok: true, event: { ...value, v: current, data: up.data } as ShoalEvent, upcastFrom: v };

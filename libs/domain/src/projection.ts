@@ -72,13 +72,29 @@ export class Projection {
     return restored.ok ? new Projection(restored.state, snapshot.offset, options) : restored.reason;
   }
 
-  /** Applies one raw record; records before the current position are skipped as already seen. */
+  /**
+   * Where the projection stopped: the first record a newer build wrote (a known type at a
+   * version this build does not read). Nothing from there on is applied and the position
+   * stays on it, so this state is the log's state up to that record, not a guess past it.
+   */
+  halted?: { readonly offset: number; readonly reason: string };
+
+  /**
+   * Applies one raw record; undefined for a record before the current position (already
+   * seen) and, once halted, for every record.
+   */
   apply(record: RawRecord): Verdict | undefined {
     if (record.offset < this.position) return undefined;
     return this.applyDecoded(record.offset, decode(record.value));
   }
 
-  applyDecoded(offset: number, decoded: Decoded): Verdict {
+  applyDecoded(offset: number, decoded: Decoded): Verdict | undefined {
+    if (this.halted) return undefined;
+    if (!decoded.ok && decoded.future) {
+      this.halted = { offset, reason: decoded.reason };
+      this.position = offset;
+      return undefined;
+    }
     this.position = offset + 1;
     if (!decoded.ok) {
       const verdict = poisoned(decoded.envelope?.type ? String(decoded.envelope.type) : undefined, decoded.reason);
@@ -94,7 +110,10 @@ export class Projection {
   }
 
   applyAll(records: Iterable<RawRecord>): this {
-    for (const record of records) this.apply(record);
+    for (const record of records) {
+      this.apply(record);
+      if (this.halted) break;
+    }
     return this;
   }
 
@@ -129,6 +148,7 @@ export const replay = (records: Iterable<RawRecord>, options: ProjectionOptions 
   for (const record of records) {
     if (options.to !== undefined && record.offset >= options.to) break;
     projection.apply(record);
+    if (projection.halted) break;
   }
   return projection;
 };

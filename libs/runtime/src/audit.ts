@@ -26,6 +26,7 @@ export const replayLog = async (
     const batch = await log.read(projection.position, { to: end, max: CHUNK });
     if (batch.length === 0) break;
     projection.applyAll(batch);
+    if (projection.halted) break;
     // Kafka offsets may skip (control records); move past what was read.
     projection.position = Math.max(projection.position, batch[batch.length - 1]!.offset + 1);
   }
@@ -47,6 +48,8 @@ export interface VerifyReport {
   readonly checks: readonly ReplayCheck[];
   readonly tally: Tally;
   readonly refusals: readonly Refusal[];
+  /** Where every replay stopped, on a record a newer build wrote: nothing past it was checked. */
+  readonly halted?: { readonly offset: number; readonly reason: string };
 }
 
 export interface VerifyOptions {
@@ -97,6 +100,7 @@ export const verifyLog = async (log: EventLog, options: VerifyOptions = {}): Pro
     checks,
     tally: first.tally,
     refusals: first.refusals,
+    ...(first.halted ? { halted: first.halted } : {}),
   };
 };
 

@@ -8,6 +8,7 @@
 import { Controller, Get, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import { COMPONENT_RUNNER } from './component-tokens';
 import type { ComponentRunner, RunnerState } from './component-runner';
+import { haltMessage } from './live-view';
 
 export interface ComponentHealth {
   readonly component: string;
@@ -15,6 +16,8 @@ export interface ComponentHealth {
   readonly term?: number;
   /** The view's position: the offset of the next record it will apply. */
   readonly position: number;
+  /** Why the view stopped reading, on a record a newer build wrote (not ready then). */
+  readonly halted?: string;
 }
 
 export interface ComponentStateHash extends ComponentHealth {
@@ -27,6 +30,7 @@ export const componentHealth = (runner: ComponentRunner): ComponentHealth => ({
   state: runner.state,
   ...(runner.term !== undefined ? { term: runner.term } : {}),
   position: runner.view.position,
+  ...(runner.view.halted ? { halted: haltMessage(runner.view.halted) } : {}),
 });
 
 /** The health with the view's state hash, read together (the view applies records synchronously). */
@@ -39,10 +43,10 @@ export const liveHealth = (runner: ComponentRunner): ComponentHealth => {
   return health;
 };
 
-/** /readyz: ready once replayed, standby or active (503 with the health otherwise). */
+/** /readyz: ready once replayed, standby or active, and reading on (503 with the health otherwise). */
 export const readyHealth = (runner: ComponentRunner): ComponentHealth => {
   const health = componentHealth(runner);
-  if (health.state !== 'active' && health.state !== 'standby') throw new HttpException(health, HttpStatus.SERVICE_UNAVAILABLE);
+  if ((health.state !== 'active' && health.state !== 'standby') || health.halted) throw new HttpException(health, HttpStatus.SERVICE_UNAVAILABLE);
   return health;
 };
 

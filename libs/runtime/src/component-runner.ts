@@ -75,6 +75,7 @@ export class ComponentRunner {
     return new LiveView(this.log, {
       onEvent: (event, verdict, state) => this.core.observe(event, verdict, state),
       onApplied: () => this.changed(),
+      onHalted: (message) => this.options.onActivity?.({ kind: 'error', message }),
       ...(snapshot ? { snapshot } : {}),
     });
   }
@@ -192,6 +193,11 @@ export class ComponentRunner {
   /** The tick loop while this instance owns the partition. */
   private async act(ownership: Ownership): Promise<void> {
     while (this.is('active') && ownership.lease.isHeld()) {
+      // A view stopped on a record it cannot read holds an old state: nothing is decided from it.
+      if (this.view.halted) {
+        await this.nextChange();
+        continue;
+      }
       const proposals = this.core.decide(this.view.state, this.now());
       if (proposals.length > 0) {
         const events = proposals.map((p) => this.stamp(p));

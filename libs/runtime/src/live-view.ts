@@ -16,7 +16,13 @@ export interface LiveViewOptions {
   readonly onApplied?: (records: readonly LogRecord[]) => void;
   /** Told of every decoded event and its verdict (a component's watch list). */
   readonly onEvent?: ProjectionOptions['onEvent'];
+  /** Told once when the view stops on a record a newer build wrote. Default: a line on stderr. */
+  readonly onHalted?: (message: string) => void;
 }
+
+/** What a halted view says, loudly: where it stopped, on what, and what to do. */
+export const haltMessage = (halted: { readonly offset: number; readonly reason: string }): string =>
+  `the log at offset ${halted.offset} holds a record this build cannot read (${halted.reason}): this process applies nothing from there on, rather than skip it and disagree with processes that read it; run a build that reads it`;
 
 /**
  * How many verdicts the view remembers, by offset: a ring indexed by offset, so keeping
@@ -40,7 +46,8 @@ export class LiveView {
   private subscription?: Subscription;
   private readonly recentOffsets = new Float64Array(RECENT_VERDICTS).fill(-1);
   private readonly recentVerdicts: (Verdict | undefined)[] = new Array<Verdict | undefined>(RECENT_VERDICTS).fill(undefined);
-  private readonly waiting = new Map<number, ((verdict: Verdict) => void)[]>();
+  private readonly waiting = new Map<number, { readonly resolve: (verdict: Verdict) => void; readonly reject: (error: Error) => void }[]>();
+  private haltReported = false;
 
   constructor(
     private readonly log: EventLog,
@@ -61,6 +68,11 @@ export class LiveView {
 
   get position(): number {
     return this.projection.position;
+  }
+
+  /** Where the view stopped, on a record a newer build wrote; undefined while it reads on. */
+  get halted(): { readonly offset: number; readonly reason: string } | undefined {
+    return this.projection.halted;
   }
 
   /** Replays up to the current high-water mark, then follows the log. Resolves once caught up. */
@@ -100,9 +112,11 @@ export class LiveView {
     if (offset < this.projection.position) {
       return Promise.reject(new Error(`the verdict on offset ${offset} is no longer remembered`));
     }
-    return new Promise((resolve) => {
+    const halted = this.projection.halted;
+    if (halted) return Promise.reject(new Error(haltMessage(halted)));
+    return new Promise((resolve, reject) => {
       const list = this.waiting.get(offset) ?? [];
-      list.push(resolve);
+      list.push({ resolve, reject });
       this.waiting.set(offset, list);
     });
   }
@@ -135,16 +149,30 @@ export class LiveView {
   private applyChunk(batch: readonly LogRecord[]): void {
     for (const record of batch) {
       const verdict = this.projection.apply(record);
-      if (!verdict) continue;
+      if (!verdict) {
+        if (this.projection.halted) return this.reportHalt(this.projection.halted);
+        continue;
+      }
       const slot = record.offset % RECENT_VERDICTS;
       this.recentOffsets[slot] = record.offset;
       this.recentVerdicts[slot] = verdict;
       const waiters = this.waiting.size > 0 ? this.waiting.get(record.offset) : undefined;
       if (waiters) {
         this.waiting.delete(record.offset);
-        for (const resolve of waiters) resolve(verdict);
+        for (const waiter of waiters) waiter.resolve(verdict);
       }
     }
     this.options.onApplied?.(batch);
+  }
+
+  /** Says once that the view stopped, and fails everyone waiting on a verdict it will not reach. */
+  private reportHalt(halted: { readonly offset: number; readonly reason: string }): void {
+    if (this.haltReported) return;
+    this.haltReported = true;
+    const message = haltMessage(halted);
+    if (this.options.onHalted) this.options.onHalted(message);
+    else process.stderr.write(`shoal: ${message}\n`);
+    for (const waiters of this.waiting.values()) for (const waiter of waiters) waiter.reject(new Error(message));
+    this.waiting.clear();
   }
 }

@@ -22,7 +22,9 @@ const step: fc.Arbitrary<Step> = fc.tuple(fc.constantFrom(...KINDS), fc.nat(30),
 const POISON = [
   '{"id":',
   '{"id":"x","type":"ServiceExploded","v":1,"cluster":"c1","at":"t","by":{"component":"api","instance":"i","term":0},"seq":1,"data":{}}',
-  '{"id":"x","type":"ServiceRemoved","v":7,"cluster":"c1","at":"t","by":{"component":"api","instance":"i","term":0},"seq":1,"data":{"id":"s1"}}',
+  // A known type with data of the wrong shape. (A version newer than this build reads is
+  // not poison: a reader stops there, see Projection.halted, so it has specs of its own.)
+  '{"id":"x","type":"ServiceRemoved","v":1,"cluster":"c1","at":"t","by":{"component":"api","instance":"i","term":0},"seq":1,"data":{"id":7}}',
   'null',
 ];
 

@@ -69,6 +69,7 @@ export class AuditTrail {
         if (record.offset < this.projection.position) continue;
         const decoded = decode(record.value);
         const verdict = this.projection.applyDecoded(record.offset, decoded);
+        if (!verdict) return this.projection.position; // halted: a record a newer build wrote; the trail ends before it
         if (verdict.status !== 'applied') this.refused.set(record.offset, verdict);
         if (decoded.ok) this.index(record.offset, decoded.event);
       }

@@ -68,6 +68,7 @@ export const streamDockerEvents = async (log: EventLog, options: EventStreamOpti
     }
     const before = captureBefore(projection.state, decoded.event);
     const verdict = projection.applyDecoded(record.offset, decoded);
+    if (!verdict) return; // halted on a record a newer build wrote: nothing past it is known
     if (record.offset < start && !wantsPast) return;
     for (const message of dockerEventsOf(decoded.event, verdict, before, projection.state)) {
       if (options.since !== undefined && message.timeNano < options.since) continue;
