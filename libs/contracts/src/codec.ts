@@ -5,7 +5,8 @@
 import type { Envelope } from './envelope';
 import { COMPONENTS } from './envelope';
 import { EVENT_TYPES, isEventType } from './events';
-import type { ShoalEvent } from './events';
+import type { LogLevelRaised, ShoalEvent } from './events';
+import { LOG_LEVEL } from './log-level';
 import { EVENT_SHAPES } from './event-shapes';
 import { int, isPlainObject, nonEmptyStr, nonNegInt, object, oneOf, optional, recordOf, str } from './shape';
 import { upcast } from './upcasters';
@@ -17,7 +18,8 @@ export type Decoded =
       readonly reason: string;
       readonly envelope?: Partial<Envelope>;
       /**
-       * A known type at a version newer than this build reads: a newer build wrote it. Not
+       * A known type at a version newer than this build reads, or a log level above the
+       * build's (LogLevelRaised): a newer build wrote it. Not
        * poison: skipping it would leave this reader's state apart from newer readers', so a
        * reader stops there (see Projection.halted) until it runs a build that reads it.
        */
@@ -60,6 +62,9 @@ export const decodeValue = (value: unknown): Decoded => {
   if (!up.ok) return { ok: false, reason: up.reason, envelope };
   const dataProblem = EVENT_SHAPES[type](up.data, 'data');
   if (dataProblem) return { ok: false, reason: `invalid ${type}: ${dataProblem}`, envelope };
+  if (type === 'LogLevelRaised' && (up.data as LogLevelRaised).level > LOG_LEVEL) {
+    return { ok: false, reason: `log level ${(up.data as LogLevelRaised).level} (this build reads up to level ${LOG_LEVEL})`, envelope, future: true };
+  }
   // A record of the current version is the event as parsed (no copy: the caller owns it).
   if (v === current) return { ok: true, event: value as unknown as ShoalEvent };
   return { ok: true, event: { ...value, v: current, data: up.data } as ShoalEvent, upcastFrom: v };

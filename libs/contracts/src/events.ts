@@ -27,6 +27,12 @@ export interface JoinTokensRotated {
 export interface OwnershipTaken {
   readonly component: Component;
   readonly term: number;
+  /** The highest log level the owner's build reads (absent: 1). */
+  readonly reads?: number;
+}
+/** The log's level goes up by one: writers may use the record versions of that level from now on. */
+export interface LogLevelRaised {
+  readonly level: number;
 }
 
 // ── services ───────────────────────────────────────────────────────────────
@@ -165,6 +171,7 @@ export interface EventDataMap {
   ClusterSpecUpdated: ClusterSpecUpdated;
   JoinTokensRotated: JoinTokensRotated;
   OwnershipTaken: OwnershipTaken;
+  LogLevelRaised: LogLevelRaised;
   ServiceCreated: ServiceCreated;
   ServiceUpdated: ServiceUpdated;
   ServiceRemoved: ServiceRemoved;
@@ -205,6 +212,7 @@ export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; rea
   ClusterSpecUpdated: { v: 1, writers: ['api'] },
   JoinTokensRotated: { v: 1, writers: ['api'] },
   OwnershipTaken: { v: 1, writers: MANAGERS },
+  LogLevelRaised: { v: 1, writers: ['api'] },
   ServiceCreated: { v: 1, writers: ['api'] },
   // The orchestrator writes only automatic rollbacks (rollback: true, back to the previous spec).
   ServiceUpdated: { v: 1, writers: ['api', 'orchestrator'] },

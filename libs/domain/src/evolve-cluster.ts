@@ -1,10 +1,10 @@
 /** The cluster object and ownership terms. */
-import type { EventOf } from '@shoal/contracts';
-import type { ClusterState } from './state';
+import type { Component, EventOf } from '@shoal/contracts';
+import type { Cluster, ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
 
-type ClusterEvent = EventOf<'ClusterInitialized' | 'ClusterSpecUpdated' | 'JoinTokensRotated' | 'OwnershipTaken'>;
+type ClusterEvent = EventOf<'ClusterInitialized' | 'ClusterSpecUpdated' | 'JoinTokensRotated' | 'OwnershipTaken' | 'LogLevelRaised'>;
 
 export const evolveCluster = (state: ClusterState, event: ClusterEvent): Verdict => {
   switch (event.type) {
@@ -30,13 +30,43 @@ export const evolveCluster = (state: ClusterState, event: ClusterEvent): Verdict
       state.cluster = { ...cluster, tokens, updatedAt: event.at };
       return applied(event.type);
     }
-    case 'OwnershipTaken':
+    case 'OwnershipTaken': {
       // evolve's admission already checked the term is newer.
-      state.terms.set(event.data.component, event.data.term);
+      const { component, term } = event.data;
+      const reads = event.data.reads ?? 1;
+      const cluster = state.cluster;
+      const level = cluster?.logLevel ?? 1;
+      if (reads < level) {
+        return rejected(event.type, 'wrong-state', `the ${component}'s new owner reads log level ${reads} and the log is at level ${level}: run a build that reads level ${level}`);
+      }
+      state.terms.set(component, term);
+      if (cluster && (reads > 1 || cluster.readers?.[component] !== undefined)) state.cluster = { ...cluster, readers: withReader(cluster.readers, component, reads) };
       return applied(event.type);
+    }
+    case 'LogLevelRaised': {
+      const cluster = state.cluster;
+      if (!cluster) return rejected(event.type, 'not-initialized', 'the cluster is not initialized');
+      const { level } = event.data;
+      const current = cluster.logLevel ?? 1;
+      if (level !== current + 1) return rejected(event.type, 'invalid', `the log is at level ${current}: it goes up one level at a time, to ${current + 1}`);
+      const behind = [...state.terms.keys()].filter((component) => (cluster.readers?.[component] ?? 1) < level).sort();
+      if (behind.length > 0) {
+        return rejected(event.type, 'wrong-state', `not every component's owner reads log level ${level}: ${behind.join(', ')} (run a build that reads it, then raise the level)`);
+      }
+      state.cluster = { ...cluster, logLevel: level };
+      return applied(event.type);
+    }
     default: {
       const _exhaustive: never = event;
       return _exhaustive;
     }
   }
+};
+
+/** The owners' levels with `component`'s now `reads`; level 1 is left out, as absent. */
+const withReader = (readers: Cluster['readers'], component: Component, reads: number): Cluster['readers'] => {
+  const next: Partial<Record<Component, number>> = { ...readers };
+  if (reads > 1) next[component] = reads;
+  else delete next[component];
+  return Object.keys(next).length > 0 ? next : undefined;
 };

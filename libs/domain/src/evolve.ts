@@ -60,6 +60,7 @@ const route = (state: ClusterState, event: ShoalEvent): Verdict => {
     case 'ClusterSpecUpdated':
     case 'JoinTokensRotated':
     case 'OwnershipTaken':
+    case 'LogLevelRaised':
       return evolveCluster(state, event);
     case 'ServiceCreated':
     case 'ServiceUpdated':

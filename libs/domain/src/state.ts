@@ -25,6 +25,10 @@ export interface Cluster {
   readonly tokens: JoinTokens;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The log's level (LogLevelRaised); absent: 1, so logs from before levels hash as they did. */
+  readonly logLevel?: number;
+  /** The log level each component's current owner reads, where above 1 (OwnershipTaken.reads). */
+  readonly readers?: Readonly<Partial<Record<Component, number>>>;
 }
 
 export interface Service {

@@ -4,8 +4,8 @@
  * waits until its view has applied them and returns evolve's verdicts.
  */
 import { randomUUID } from 'node:crypto';
-import { EVENT_TYPES, encode } from '@shoal/contracts';
-import type { Component, EventDataMap, EventOf, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
+import { EVENT_TYPES, VERSION_LEVELS, encode, versionGateRefusal } from '@shoal/contracts';
+import type { Component, EventDataMap, EventOf, EventType, Expectations, ShoalEvent, VersionLevels } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import type { Verdict } from '@shoal/domain';
 import type { LiveView } from './live-view';
@@ -34,17 +34,25 @@ export class EventWriter {
   private termValue: number;
   private readonly now: () => Date;
   private readonly maxAppendBytes: number;
+  private readonly versionLevels: VersionLevels;
 
   constructor(
     private readonly log: EventLog,
     readonly cluster: string,
     readonly component: Component,
     readonly instance: string,
-    options: { readonly term?: number; readonly now?: () => Date; readonly maxAppendBytes?: number } = {},
+    options: {
+      readonly term?: number;
+      readonly now?: () => Date;
+      readonly maxAppendBytes?: number;
+      /** The level each record version needs (default the build's VERSION_LEVELS). */
+      readonly versionLevels?: VersionLevels;
+    } = {},
   ) {
     this.termValue = options.term ?? 0;
     this.now = options.now ?? (() => new Date());
     this.maxAppendBytes = options.maxAppendBytes ?? MAX_APPEND_BYTES;
+    this.versionLevels = options.versionLevels ?? VERSION_LEVELS;
   }
 
   get term(): number {
@@ -86,6 +94,12 @@ export class EventWriter {
    * the verdicts, in order. If an append fails, the batches before it stay on the log.
    */
   async appendAndWait(view: LiveView, events: readonly ShoalEvent[]): Promise<Verdict[]> {
+    // A version the log's level does not allow yet may have readers that cannot read it.
+    const logLevel = view.state.cluster?.logLevel ?? 1;
+    for (const event of events) {
+      const refusal = versionGateRefusal(event.type, event.v, logLevel, this.versionLevels);
+      if (refusal) throw new Error(refusal);
+    }
     const verdicts: Verdict[] = [];
     for (const batch of this.batches(events)) {
       const { first, last } = await this.append(batch);

@@ -3,6 +3,7 @@
  * decides), catch the view up, then append OwnershipTaken with the next term. evolve
  * fences every later record of an older term, so a stale owner cannot act after failover.
  */
+import { LOG_LEVEL } from '@shoal/contracts';
 import type { Component } from '@shoal/contracts';
 import type { EventLog, OwnershipLease } from '@shoal/eventlog';
 import type { EventWriter } from './event-writer';
@@ -27,7 +28,9 @@ export const takeOwnership = async (
     if (!lease.isHeld()) break;
     const term = (view.state.terms.get(component) ?? 0) + 1;
     writer.useTerm(term);
-    const [verdict] = await writer.appendAndWait(view, [writer.propose('OwnershipTaken', { component, term })]);
+    // The level this build reads, once there are levels above 1 (absent means 1).
+    const reads = LOG_LEVEL > 1 ? { reads: LOG_LEVEL } : {};
+    const [verdict] = await writer.appendAndWait(view, [writer.propose('OwnershipTaken', { component, term, ...reads })]);
     if (verdict?.status === 'applied') return { lease, term };
     // Someone took a newer term in between (a previous owner's last gasp): look again.
   }

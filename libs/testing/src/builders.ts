@@ -70,6 +70,7 @@ const DEFAULT_WRITER: { readonly [K in EventType]: Component } = {
   ClusterSpecUpdated: 'api',
   JoinTokensRotated: 'api',
   OwnershipTaken: 'scheduler',
+  LogLevelRaised: 'api',
   ServiceCreated: 'api',
   ServiceUpdated: 'api',
   ServiceRemoved: 'api',

@@ -21,6 +21,7 @@ export const entitiesOf = (event: ShoalEvent): EntityRef[] => {
     case 'ClusterSpecUpdated':
     case 'JoinTokensRotated':
     case 'OwnershipTaken':
+    case 'LogLevelRaised':
       return [{ kind: 'cluster', id: event.cluster }];
     case 'ServiceCreated':
     case 'ServiceUpdated':

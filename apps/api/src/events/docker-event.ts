@@ -212,6 +212,7 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
     case 'ClusterSpecUpdated':
     case 'JoinTokensRotated':
     case 'OwnershipTaken':
+    case 'LogLevelRaised':
     case 'ServiceEndpointsAllocated':
     case 'NetworkAllocated':
       return [];

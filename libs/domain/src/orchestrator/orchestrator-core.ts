@@ -153,6 +153,7 @@ export class OrchestratorCore implements ComponentCore {
       case 'ClusterSpecUpdated':
       case 'JoinTokensRotated':
       case 'OwnershipTaken':
+      case 'LogLevelRaised':
       case 'ServiceEndpointsAllocated':
       case 'NetworkCreated':
       case 'NetworkAllocated':
