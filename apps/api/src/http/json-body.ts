@@ -1,5 +1,9 @@
-/** Reads a request's JSON body, at most `limit` bytes; an empty body is no body. */
+/**
+ * Reads a request's JSON body, at most `limit` bytes and JSON_DEPTH_LIMIT levels deep; an
+ * empty body is no body.
+ */
 import type { IncomingMessage } from 'node:http';
+import { JSON_DEPTH_LIMIT, nestsDeeperThan, tooDeepMessage } from './json-depth';
 
 export type BodyResult = { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly message: string };
 
@@ -27,7 +31,8 @@ export const readJsonBody = (req: IncomingMessage, limit: number): Promise<BodyR
       const text = Buffer.concat(chunks).toString('utf8');
       if (text.trim() === '') return finish({ ok: true, body: undefined });
       try {
-        finish({ ok: true, body: JSON.parse(text) as unknown });
+        const body = JSON.parse(text) as unknown;
+        finish(nestsDeeperThan(body, JSON_DEPTH_LIMIT) ? { ok: false, message: tooDeepMessage(JSON_DEPTH_LIMIT) } : { ok: true, body });
       } catch (error) {
         finish({ ok: false, message: `malformed JSON in the request body: ${(error as Error).message}` });
       }
