@@ -17,7 +17,7 @@ import { EventsModule } from './events/events.module';
 import { NetworksModule } from './networks/networks.module';
 import { ConfigsModule } from './configs/configs.module';
 import { HealthModule } from './health/health.module';
-import { LogLevelModule } from './log-level/log-level.module';
+import { ClusterModule } from './cluster/cluster.module';
 
 export interface ApiModuleOptions {
   readonly config: ApiConfig;
@@ -44,7 +44,7 @@ class BorrowedLogModule {
 }
 
 @Module({
-  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, ConfigsModule, HealthModule, LogLevelModule],
+  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, ConfigsModule, HealthModule, ClusterModule],
 })
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {

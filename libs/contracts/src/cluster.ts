@@ -1,4 +1,5 @@
 /** The cluster object: one per cluster id, created by ClusterInitialized. */
+import type { AdmissionLimits } from './admission-limits';
 
 export interface ClusterSpec {
   readonly name: string;
@@ -14,6 +15,8 @@ export interface ClusterSpec {
   readonly raft?: Readonly<Record<string, never>>;
   /** After a node has been DOWN this long its tasks are ORPHANED, in ms. Default 24 h. */
   readonly nodeDownPeriodMs?: number;
+  /** Admission limits that differ from DEFAULT_ADMISSION_LIMITS (Shoal's own: Docker's spec has none). */
+  readonly limits?: Partial<AdmissionLimits>;
 }
 
 export const DEFAULT_CLUSTER_SPEC: ClusterSpec = {

@@ -142,6 +142,7 @@ const clusterSpec = object({
   orchestration: object({ taskHistoryRetentionLimit: int }),
   dispatcher: object({ heartbeatPeriodMs: positiveInt }),
   nodeDownPeriodMs: optional(positiveInt),
+  limits: optional(object({ maxReplicasPerService: optional(positiveInt), maxTasks: optional(positiveInt), maxServices: optional(positiveInt), maxSpecBytes: optional(positiveInt) })),
 });
 
 const attachment = object({ network: id, addresses: arrayOf(str) });

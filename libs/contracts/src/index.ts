@@ -5,6 +5,7 @@ export * from './network';
 export * from './config';
 export * from './node';
 export * from './cluster';
+export * from './admission-limits';
 export * from './service';
 export * from './task';
 export * from './events';

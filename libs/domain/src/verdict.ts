@@ -36,6 +36,8 @@ export type VerdictCode =
   | 'invalid'
   /** A node has no room for what is asked of it. */
   | 'over-capacity'
+  /** More than the cluster's admission limits allow (replicas, tasks, services, spec size). */
+  | 'over-limit'
   /** The writer may not propose this record (its component, or what it may create). */
   | 'not-permitted'
   /** The writer's term was superseded by a newer owner, or never taken. */
@@ -56,6 +58,7 @@ const EVERY_CODE: Record<VerdictCode, true> = {
   'wrong-state': true,
   invalid: true,
   'over-capacity': true,
+  'over-limit': true,
   'not-permitted': true,
   'superseded-term': true,
   duplicate: true,

@@ -22,6 +22,7 @@ const HTTP_STATUS: Readonly<Record<VerdictCode, number>> = {
   'wrong-state': 400,
   invalid: 400,
   'over-capacity': 400,
+  'over-limit': 400,
   'not-permitted': 400,
   'superseded-term': 400,
   duplicate: 400,

@@ -16,6 +16,7 @@ import { refuse } from '../verdict';
 import type { Refused } from '../verdict';
 import { unmetExpectation } from './expectations';
 import { ingressPortConflict } from './ingress-ports';
+import { limitRefusal } from './limits';
 
 export type AdmissionStage = 'intent' | 'record';
 
@@ -47,7 +48,7 @@ const createRefusal = (state: ClusterState, { id, spec }: ServiceProposal): Refu
   if (state.services.has(id)) return refuse('already-exists', `service ${id} already exists`);
   const clash = serviceNamed(state, spec.name);
   if (clash) return refuse('name-conflict', `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
-  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record');
+  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? limitRefusal(state, id, spec, false);
 };
 
 const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServiceProposal, current: Service, stage: AdmissionStage): Refused | undefined => {
@@ -62,7 +63,8 @@ const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServicePropo
     const refusal = nothingToRollBackTo(current, stage);
     if (refusal) return refusal;
   } else {
-    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record');
+    // A rollback restores a spec once admitted; anything else is held to today's limits.
+    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? limitRefusal(state, current.id, spec, true);
     if (refusal) return refusal;
   }
   return by === 'orchestrator' ? automaticRollbackRefusal(current, spec, rollback) : undefined;

@@ -1,0 +1,74 @@
+/**
+ * Admission limits: no record, however much it asks for, is admitted past the cluster's
+ * limits — not by the API, not on the log — so no component's memory goes with it.
+ */
+import { DEFAULT_ADMISSION_LIMITS, DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
+import type { AdmissionLimits, ServiceSpec } from '@shoal/contracts';
+import { EventBuilder, clusterInit, given, nodeDescription, serviceSpec } from '@shoal/testing';
+import { admissionLimits, tasksAskedFor } from './limits';
+
+describe('admission limits', () => {
+  let b: EventBuilder;
+  beforeEach(() => (b = new EventBuilder('c1')));
+  const limited = (limits: Partial<AdmissionLimits>) => b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, limits } });
+  const create = (id: string, spec: ServiceSpec) => b.event('ServiceCreated', { id, spec });
+  const replicas = (n: number, name = 'web') => serviceSpec(name, { kind: 'replicated', replicas: n });
+  const node = (id: string) => b.event('NodeRegistered', { id, role: 'worker', description: nodeDescription(id) });
+
+  it('are the defaults where the cluster sets none, each field its own', () => {
+    expect(admissionLimits(DEFAULT_CLUSTER_SPEC)).toEqual(DEFAULT_ADMISSION_LIMITS);
+    expect(admissionLimits({ ...DEFAULT_CLUSTER_SPEC, limits: { maxServices: 3 } })).toEqual({ ...DEFAULT_ADMISSION_LIMITS, maxServices: 3 });
+    expect(DEFAULT_ADMISSION_LIMITS.maxTasks).toBeGreaterThanOrEqual(1_000 * 1_000);
+  });
+
+  it('refuse a billion replicas on the log, with nothing created and the state as it was', () => {
+    given(clusterInit(b))
+      .when(create('s1', replicas(1_000_000_000)))
+      .thenRejected(/^replicas 1000000000 is over the cluster's limit of 100000 \(maxReplicasPerService; GET\/PUT \/shoal\/v1\/cluster\/limits\)$/);
+  });
+
+  it('admit replicas up to the limit, and not one more, on a create or an update', () => {
+    given(clusterInit(b), limited({ maxReplicasPerService: 3 })).when(create('s1', replicas(3))).thenApplied();
+    given(clusterInit(b), limited({ maxReplicasPerService: 3 })).when(create('s1', replicas(4))).then((_, verdict) => {
+      expect(verdict.status).toBe('rejected');
+      expect(verdict.codes).toEqual(['over-limit']);
+    });
+    given(clusterInit(b), limited({ maxReplicasPerService: 3 }), create('s1', replicas(3)))
+      .when(b.event('ServiceUpdated', { id: 's1', spec: replicas(4) }))
+      .thenRejected(/replicas 4 is over the cluster's limit of 3/);
+  });
+
+  it('hold a replicated job to the limit by its completions and its concurrency', () => {
+    const job = (maxConcurrent: number, totalCompletions: number) => serviceSpec('batch', { kind: 'replicated-job', maxConcurrent, totalCompletions });
+    given(clusterInit(b), limited({ maxReplicasPerService: 10 })).when(create('j1', job(2, 10))).thenApplied();
+    given(clusterInit(b), limited({ maxReplicasPerService: 10 })).when(create('j1', job(2, 11))).thenRejected(/a job of 11 completions, 2 at once, is over the cluster's limit of 10/);
+  });
+
+  it('count every service\'s tasks together, a global service at one a node', () => {
+    expect(tasksAskedFor(serviceSpec('g', { kind: 'global' }), 7)).toBe(7);
+    const start = [clusterInit(b), limited({ maxTasks: 5 }), node('n1'), node('n2'), create('g', serviceSpec('g', { kind: 'global' })), create('s1', replicas(3, 'a'))];
+    given(...start).when(create('s2', replicas(1, 'b'))).thenRejected(/^6 tasks in the cluster is over the cluster's limit of 5 \(maxTasks/);
+    // An update counts the service once, at its new size.
+    given(...start).when(b.event('ServiceUpdated', { id: 's1', spec: replicas(2, 'a') })).thenApplied();
+  });
+
+  it('limit how many services there are', () => {
+    given(clusterInit(b), limited({ maxServices: 2 }), create('s1', replicas(1, 'a')), create('s2', replicas(1, 'b')))
+      .when(create('s3', replicas(1, 'c')))
+      .thenRejected(/^a service beyond 2 is over the cluster's limit of 2 \(maxServices/);
+  });
+
+  it('limit a spec\'s size, in bytes of its JSON', () => {
+    const big = serviceSpec('web', { kind: 'replicated', replicas: 1 }, { labels: { note: 'é'.repeat(600) } });
+    // 600 é are 600 characters but 1,200 bytes: the JSON is 721 characters, 1,321 bytes.
+    expect(JSON.stringify(big).length).toBe(721);
+    given(clusterInit(b), limited({ maxSpecBytes: 1_000 })).when(create('s1', big)).thenRejected(/^a spec of 1321 bytes is over the cluster's limit of 1000 \(maxSpecBytes/);
+    given(clusterInit(b), limited({ maxSpecBytes: 2_000 })).when(create('s1', big)).thenApplied();
+  });
+
+  it('let a rollback restore a spec admitted before the limits came down', () => {
+    given(clusterInit(b), create('s1', replicas(5)), b.event('ServiceUpdated', { id: 's1', spec: replicas(2) }), limited({ maxReplicasPerService: 3 }))
+      .when(b.event('ServiceUpdated', { id: 's1', spec: replicas(5), rollback: true }))
+      .thenApplied((state) => expect(state.services.get('s1')?.spec.mode).toEqual({ kind: 'replicated', replicas: 5 }));
+  });
+});
