@@ -9,7 +9,7 @@ import { TaskState } from '@shoal/contracts';
 import type { PortConfig, Task, TaskSpec } from '@shoal/contracts';
 import { canonicalJson } from '../../hash/canonical';
 import type { Node, Service } from '../../state';
-import { matchesConstraints, parseConstraints } from '../../constraints';
+import { constraintsOf, meetsConstraints } from '../../constraints';
 
 /** True when the task runs another spec than its service's current one (given its node, if placed). */
 export const isTaskDirty = (service: Service, task: Task, node?: Node): boolean => specDirtiness(service)(task, node);
@@ -66,13 +66,7 @@ const samePort = (wanted: PortConfig, given: PortConfig): boolean =>
   (wanted.publishedPort === undefined || wanted.publishedPort === given.publishedPort);
 
 /** The node meets every constraint; one that does not parse is met by no node. */
-const meets = (expressions: readonly string[], node: Node): boolean => {
-  try {
-    return matchesConstraints(node, parseConstraints(expressions));
-  } catch {
-    return false;
-  }
-};
+const meets = (expressions: readonly string[], node: Node): boolean => meetsConstraints(constraintsOf(expressions), node);
 
 /** A dirtiness test for the tasks of one service, looking their nodes up in `nodes`; each task is judged once. */
 export const dirtiness = (service: Service, nodes: ReadonlyMap<string, Node>): IsDirty => {
