@@ -2,8 +2,10 @@
 import { Catch, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LogUnavailableError } from '@shoal/eventlog';
 import { sendDockerError } from './docker-error';
 import { BadInputError } from './bad-input';
+import { RETRY_AFTER_SECONDS, logUnavailableMessage } from './log-unavailable-answer';
 import { methodNotServed } from './method-not-served';
 import { routeMethods } from './route-methods';
 import { unknownRouteMessage } from './unknown-route';
@@ -31,6 +33,11 @@ export class DockerExceptionFilter implements ExceptionFilter {
     }
     if (error instanceof HttpException) return sendDockerError(res, error.getStatus(), dockerMessage(error));
     if (error instanceof BadInputError) return sendDockerError(res, 400, error.message);
+    if (error instanceof LogUnavailableError) {
+      this.logger.warn(error.message);
+      if (!res.headersSent) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+      return sendDockerError(res, 503, logUnavailableMessage(error.written));
+    }
     this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     sendDockerError(res, 500, error instanceof Error ? error.message : String(error));
   }

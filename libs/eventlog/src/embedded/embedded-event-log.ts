@@ -18,6 +18,7 @@ import type {
   ReadOptions,
   Subscription,
 } from '../port';
+import { LogUnavailableError } from '../log-unavailable';
 import { Signal } from '../signal';
 import { LocalLeases } from './local-leases';
 import { LockFile } from './lock-file';
@@ -181,6 +182,6 @@ export class EmbeddedEventLog implements EventLog {
   }
 
   private closedError(): Error {
-    return new Error(`${this.description} is closed`);
+    return new LogUnavailableError(`${this.description} is closed`, 'no');
   }
 }

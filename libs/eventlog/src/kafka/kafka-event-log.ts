@@ -19,9 +19,11 @@ import type {
   ReadOptions,
   Subscription,
 } from '../port';
+import { LogUnavailableError } from '../log-unavailable';
 import { ensureTopic } from './ensure-topic';
 import { KafkaFollower } from './kafka-follower';
 import { KafkaLease } from './kafka-lease';
+import { isBrokerUnreachable } from './kafka-unavailable';
 import { DEFAULT_KAFKA_LOG_LEVEL, quietLogCreator } from './kafka-logger';
 import { isOffsetOutOfRange, PartitionReader } from './partition-reader';
 import type { FetchResult } from './partition-reader';
@@ -205,12 +207,22 @@ export class KafkaEventLog implements EventLog {
     return this.closing;
   }
 
+  /**
+   * A send that fails because the broker is out of reach is a LogUnavailableError whose
+   * batch may have been written: kafkajs retries, and reports only the last attempt, so an
+   * earlier one may have reached the broker before it timed out or lost its connection.
+   */
   private async send(records: readonly AppendRecord[]): Promise<AppendResult> {
-    const [metadata] = await this.producer.send({
-      topic: this.topic,
-      acks: -1,
-      messages: records.map((record) => ({ key: record.key, value: record.value, partition: this.partition })),
-    });
+    const [metadata] = await this.producer
+      .send({
+        topic: this.topic,
+        acks: -1,
+        messages: records.map((record) => ({ key: record.key, value: record.value, partition: this.partition })),
+      })
+      .catch((error: unknown) => {
+        if (!isBrokerUnreachable(error)) throw error;
+        throw new LogUnavailableError(`${this.description}: ${(error as Error).message}`, 'unknown');
+      });
     const first = Number(metadata?.baseOffset);
     if (metadata?.partition !== this.partition || !Number.isSafeInteger(first)) {
       throw new Error(`${this.description}: the broker did not answer with the batch's offset`);
@@ -223,6 +235,6 @@ export class KafkaEventLog implements EventLog {
   }
 
   private closedError(): Error {
-    return new Error(`${this.description} is closed`);
+    return new LogUnavailableError(`${this.description} is closed`, 'no');
   }
 }
