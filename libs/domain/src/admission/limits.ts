@@ -48,26 +48,39 @@ const utf8Bytes = (text: string): number => {
   return bytes;
 };
 
+/** How far one replicated service (or job) reaches toward maxReplicasPerService: replicas, or a job's completions and concurrency. */
+const replicasAskedFor = (spec: ServiceSpec): number => {
+  const { mode } = spec;
+  if (mode.kind === 'replicated') return mode.replicas;
+  if (mode.kind === 'replicated-job') return Math.max(mode.maxConcurrent, mode.totalCompletions);
+  return 0;
+};
+
+const specBytes = (spec: ServiceSpec): number => utf8Bytes(canonicalJson(spec));
+
 /**
- * Why `spec`, for service `id` (new when `existing` is false), is over the cluster's limits;
- * undefined when it is within them.
+ * Why `spec`, for service `id`, is over the cluster's limits; undefined when it is within
+ * them. `current` is the spec it replaces (absent for a create). A limit holds back growth:
+ * an update past one that asks for no more than `current` did is admitted, so a limit lowered
+ * below what a cluster runs never stops a service being scaled down or changed.
  */
-export const limitRefusal = (state: ClusterState, id: string, spec: ServiceSpec, existing: boolean): Refused | undefined => {
+export const limitRefusal = (state: ClusterState, id: string, spec: ServiceSpec, current: ServiceSpec | undefined): Refused | undefined => {
   const limits = admissionLimits(state.cluster?.spec);
   const { mode } = spec;
-  if (mode.kind === 'replicated' && mode.replicas > limits.maxReplicasPerService) {
-    return over(`replicas ${mode.replicas}`, 'maxReplicasPerService', limits.maxReplicasPerService);
+  const replicas = replicasAskedFor(spec);
+  if (replicas > limits.maxReplicasPerService && (!current || replicas > replicasAskedFor(current))) {
+    const what = mode.kind === 'replicated-job' ? `a job of ${mode.totalCompletions} completions, ${mode.maxConcurrent} at once,` : `replicas ${replicas}`;
+    return over(what, 'maxReplicasPerService', limits.maxReplicasPerService);
   }
-  if (mode.kind === 'replicated-job') {
-    const most = Math.max(mode.maxConcurrent, mode.totalCompletions);
-    if (most > limits.maxReplicasPerService) return over(`a job of ${mode.totalCompletions} completions, ${mode.maxConcurrent} at once,`, 'maxReplicasPerService', limits.maxReplicasPerService);
-  }
-  if (!existing && state.services.size + 1 > limits.maxServices) return over(`a service beyond ${state.services.size}`, 'maxServices', limits.maxServices);
+  if (!current && state.services.size + 1 > limits.maxServices) return over(`a service beyond ${state.services.size}`, 'maxServices', limits.maxServices);
   const nodes = state.nodes.size;
-  let tasks = tasksAskedFor(spec, nodes);
-  for (const service of state.services.values()) if (service.id !== id) tasks += tasksAskedFor(service.spec, nodes);
-  if (tasks > limits.maxTasks) return over(`${tasks} tasks in the cluster`, 'maxTasks', limits.maxTasks);
-  const bytes = utf8Bytes(canonicalJson(spec));
-  if (bytes > limits.maxSpecBytes) return over(`a spec of ${bytes} bytes`, 'maxSpecBytes', limits.maxSpecBytes);
+  const asked = tasksAskedFor(spec, nodes);
+  if (!current || asked > tasksAskedFor(current, nodes)) {
+    let tasks = asked;
+    for (const service of state.services.values()) if (service.id !== id) tasks += tasksAskedFor(service.spec, nodes);
+    if (tasks > limits.maxTasks) return over(`${tasks} tasks in the cluster`, 'maxTasks', limits.maxTasks);
+  }
+  const bytes = specBytes(spec);
+  if (bytes > limits.maxSpecBytes && (!current || bytes > specBytes(current))) return over(`a spec of ${bytes} bytes`, 'maxSpecBytes', limits.maxSpecBytes);
   return undefined;
 };

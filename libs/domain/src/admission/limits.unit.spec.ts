@@ -6,6 +6,8 @@ import { DEFAULT_ADMISSION_LIMITS, DEFAULT_CLUSTER_SPEC } from '@shoal/contracts
 import type { AdmissionLimits, ServiceSpec } from '@shoal/contracts';
 import { EventBuilder, clusterInit, given, nodeDescription, serviceSpec } from '@shoal/testing';
 import { admissionLimits, tasksAskedFor } from './limits';
+import { admitServiceSpec } from './service-admission';
+import type { AdmissionStage } from './service-admission';
 
 describe('admission limits', () => {
   let b: EventBuilder;
@@ -70,5 +72,58 @@ describe('admission limits', () => {
     given(clusterInit(b), create('s1', replicas(5)), b.event('ServiceUpdated', { id: 's1', spec: replicas(2) }), limited({ maxReplicasPerService: 3 }))
       .when(b.event('ServiceUpdated', { id: 's1', spec: replicas(5), rollback: true }))
       .thenApplied((state) => expect(state.services.get('s1')?.spec.mode).toEqual({ kind: 'replicated', replicas: 5 }));
+  });
+
+  it('hold a create and an update to each limit at both stages alike: at the bound admitted, one past it refused', () => {
+    const limits = { maxReplicasPerService: 4, maxTasks: 6, maxServices: 2, maxSpecBytes: 400 };
+    const { state } = given(clusterInit(b), limited(limits), create('s1', replicas(2, 'a')));
+    const s1 = state.services.get('s1')!;
+    const padded = (bytes: number) => {
+      const spec = replicas(1, 'b');
+      const note = bytes - JSON.stringify({ ...spec, labels: { note: '' } }).length;
+      return { ...spec, labels: { note: 'x'.repeat(note) } };
+    };
+    const cases: readonly [string, ServiceSpec, boolean, RegExp | undefined][] = [
+      ['4 replicas', replicas(4, 'b'), false, undefined],
+      ['5 replicas', replicas(5, 'b'), false, /^replicas 5 is over the cluster's limit of 4 \(maxReplicasPerService/],
+      ['an update to 4 replicas', replicas(4, 'a'), true, undefined],
+      ['an update to 5 replicas', replicas(5, 'a'), true, /^replicas 5 is over the cluster's limit of 4/],
+      ['4 more tasks (6 in all)', replicas(4, 'b'), false, undefined],
+      ['a spec of 400 bytes', padded(400), false, undefined],
+      ['a spec of 401 bytes', padded(401), false, /^a spec of 401 bytes is over the cluster's limit of 400 \(maxSpecBytes/],
+    ];
+    for (const [what, spec, update, refused] of cases) {
+      for (const stage of ['intent', 'record'] as const satisfies readonly AdmissionStage[]) {
+        const proposal = update ? { id: 's1', spec, current: s1, by: 'api' as const } : { id: 's2', spec, by: 'api' as const };
+        const refusal = admitServiceSpec(state, proposal, stage);
+        if (refused) expect({ what, stage, refusal }).toEqual({ what, stage, refusal: { code: 'over-limit', reason: expect.stringMatching(refused) } });
+        else expect({ what, stage, refusal }).toEqual({ what, stage, refusal: undefined });
+      }
+    }
+    const full = given(clusterInit(b), limited(limits), create('s1', replicas(4, 'a')), create('s2', replicas(2, 'b'))).state;
+    for (const stage of ['intent', 'record'] as const) {
+      expect(admitServiceSpec(full, { id: 's2', spec: replicas(3, 'b'), current: full.services.get('s2')!, by: 'api' }, stage)).toEqual({
+        code: 'over-limit',
+        reason: "7 tasks in the cluster is over the cluster's limit of 6 (maxTasks; GET/PUT /shoal/v1/cluster/limits)",
+      });
+      expect(admitServiceSpec(full, { id: 's3', spec: replicas(0, 'c'), by: 'api' }, stage)).toEqual({
+        code: 'over-limit',
+        reason: "a service beyond 2 is over the cluster's limit of 2 (maxServices; GET/PUT /shoal/v1/cluster/limits)",
+      });
+    }
+  });
+
+  it('hold back growth only: under limits lowered below what runs, a service is still scaled down and changed', () => {
+    const start = [clusterInit(b), create('s1', replicas(5, 'a')), create('s2', replicas(5, 'b')), limited({ maxReplicasPerService: 3, maxTasks: 6 })];
+    given(...start).when(b.event('ServiceUpdated', { id: 's1', spec: replicas(4, 'a') })).thenApplied();
+    given(...start).when(b.event('ServiceUpdated', { id: 's1', spec: { ...replicas(5, 'a'), labels: { team: 'blue' } } })).thenApplied();
+    given(...start).when(b.event('ServiceUpdated', { id: 's1', spec: replicas(6, 'a') })).thenRejected(/^replicas 6 is over the cluster's limit of 3/);
+    given(clusterInit(b), create('s1', replicas(2, 'a')), create('s2', replicas(5, 'b')), limited({ maxTasks: 6 }))
+      .when(b.event('ServiceUpdated', { id: 's1', spec: replicas(3, 'a') }))
+      .thenRejected(/^8 tasks in the cluster is over the cluster's limit of 6 \(maxTasks/);
+    const big = { ...replicas(1, 'a'), labels: { note: 'x'.repeat(500) } };
+    const smaller = { ...replicas(1, 'a'), labels: { note: 'x'.repeat(450) } };
+    given(clusterInit(b), create('s1', big), limited({ maxSpecBytes: 400 })).when(b.event('ServiceUpdated', { id: 's1', spec: smaller })).thenApplied();
+    given(clusterInit(b), create('s1', smaller), limited({ maxSpecBytes: 400 })).when(b.event('ServiceUpdated', { id: 's1', spec: big })).thenRejected(/maxSpecBytes/);
   });
 });

@@ -48,7 +48,7 @@ const createRefusal = (state: ClusterState, { id, spec }: ServiceProposal): Refu
   if (state.services.has(id)) return refuse('already-exists', `service ${id} already exists`);
   const clash = serviceNamed(state, spec.name);
   if (clash) return refuse('name-conflict', `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
-  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? limitRefusal(state, id, spec, false);
+  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? limitRefusal(state, id, spec, undefined);
 };
 
 const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServiceProposal, current: Service, stage: AdmissionStage): Refused | undefined => {
@@ -64,7 +64,7 @@ const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServicePropo
     if (refusal) return refusal;
   } else {
     // A rollback restores a spec once admitted; anything else is held to today's limits.
-    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? limitRefusal(state, current.id, spec, true);
+    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? limitRefusal(state, current.id, spec, current.spec);
     if (refusal) return refusal;
   }
   return by === 'orchestrator' ? automaticRollbackRefusal(current, spec, rollback) : undefined;
