@@ -18,6 +18,7 @@ import { loadTokens } from './access/tokens';
 import { installHttpPipeline } from './http/http-pipeline';
 import { SocketListener } from './http/socket-listener';
 import { API_VERSION } from './http/api-version';
+import { withErrorResponses } from './http/error-responses';
 
 export interface CreateApiAppOptions {
   readonly log: EventLog;
@@ -33,18 +34,20 @@ export interface CreateApiAppOptions {
 }
 
 export const openApiDocument = (app: INestApplication): OpenAPIObject =>
-  SwaggerModule.createDocument(
+  withErrorResponses(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Shoal control API')
       .setDescription(
         "Docker's Engine API (swarm subset, any /v1.NN prefix) and Shoal's audit surface. " +
-          'Over TCP every request needs "Authorization: Bearer <token>"; the unix socket needs none.',
+          'Over TCP every request needs "Authorization: Bearer <token>"; the unix socket needs none. ' +
+          "A method a path does not serve is answered 404 on Docker's routes (as Docker's engine does) and 405 on Shoal's own, " +
+          'both with Allow naming the methods it serves; errors are {"message": "…"}.',
       )
       .setVersion(API_VERSION)
       .addBearerAuth()
       .build(),
-  );
+  ));
 
 /** Builds the API on an open log and listens on the socket and 127.0.0.1:port. */
 export const createApiApp = async (options: CreateApiAppOptions): Promise<INestApplication> =>

@@ -29,6 +29,9 @@ const HTTP_STATUS: Readonly<Record<VerdictCode, number>> = {
   poison: 400,
 };
 
+/** Every status a refusal can be answered with. */
+export const REFUSAL_STATUSES: readonly number[] = [...new Set(Object.values(HTTP_STATUS))].sort();
+
 /** A refusal as Docker's error. */
 export const refusalAnswer = ({ code, reason }: Refused): VerdictAnswer & { readonly ok: false } => {
   const status = HTTP_STATUS[code];
