@@ -3,12 +3,13 @@ import { DEFAULT_ADMISSION_LIMITS } from '@shoal/contracts';
 import { startApi } from '../testing/api-harness';
 import type { ApiHarness } from '../testing/api-harness';
 
+const AUDITOR = 'auditor-token-0123456789abcdef';
 const service = (name: string, replicas: number) => ({ Name: name, TaskTemplate: { ContainerSpec: { Image: 'nginx:1.27' } }, Mode: { Replicated: { Replicas: replicas } } });
 
 describe('admission limits over HTTP', () => {
   let api: ApiHarness;
   beforeEach(async () => {
-    api = await startApi();
+    api = await startApi({ tokens: [{ token: AUDITOR, role: 'auditor', name: 'audit' }] });
   });
   afterEach(() => api.close());
   const call = (method: string, path: string, body?: unknown) => api.request(method, path, { socket: true, ...(body === undefined ? {} : { body }) });
@@ -47,5 +48,31 @@ describe('admission limits over HTTP', () => {
     expect(updated.status).toBe(200);
     expect(api.view.state.cluster?.spec.labels).toEqual({ team: 'blue' });
     expect((await call('GET', '/shoal/v1/cluster/limits')).body).toMatchObject({ maxServices: 7 });
+  });
+
+  it('refuses replicas past a safe integer as it decodes them (Docker\'s uint64 is wider than a JSON number stays exact), writing nothing', async () => {
+    const before = await api.log.highWaterMark();
+    for (const replicas of ['1e20', '18446744073709551615', '9007199254740992']) {
+      const rawBody = `{"Name":"wide","TaskTemplate":{"ContainerSpec":{"Image":"nginx:1.27"}},"Mode":{"Replicated":{"Replicas":${replicas}}}}`;
+      const answer = await api.request('POST', '/services/create', { socket: true, rawBody });
+      expect({ replicas, ...answer }).toMatchObject({ replicas, status: 400, body: { message: 'invalid request: Mode.Replicated.Replicas: must not be greater than 9007199254740991' } });
+    }
+    expect(await api.log.highWaterMark()).toBe(before);
+  });
+
+  it('refuses an update to a billion replicas, and writes nothing', async () => {
+    const created = await call('POST', '/services/create', service('web', 2));
+    const id = (created.body as { ID: string }).ID;
+    const before = await api.log.highWaterMark();
+    const answer = await call('POST', `/services/${id}/update?version=1`, service('web', 1_000_000_000));
+    expect(answer).toEqual(expect.objectContaining({ status: 400, body: { message: "replicas 1000000000 is over the cluster's limit of 100000 (maxReplicasPerService; GET/PUT /shoal/v1/cluster/limits)" } }));
+    expect(await api.log.highWaterMark()).toBe(before);
+  });
+
+  it('lets an auditor read the limits and not change them', async () => {
+    expect(await api.request('GET', '/shoal/v1/cluster/limits', { token: AUDITOR })).toMatchObject({ status: 200, body: DEFAULT_ADMISSION_LIMITS });
+    const before = await api.log.highWaterMark();
+    expect(await api.request('PUT', '/shoal/v1/cluster/limits', { token: AUDITOR, body: { maxTasks: 10 } })).toMatchObject({ status: 403, body: { message: expect.stringMatching(/role auditor/) } });
+    expect(await api.log.highWaterMark()).toBe(before);
   });
 });

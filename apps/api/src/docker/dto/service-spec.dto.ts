@@ -7,16 +7,16 @@ import { NetworkAttachmentDto, TaskTemplateDto } from './task-template.dto';
 import { UpdateConfigDto } from './update-config.dto';
 
 export class ReplicatedDto {
-  @ApiPropertyOptional({ minimum: 0 })
-  @IsOptional() @IsInt() @Min(0)
+  @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   Replicas?: number;
 }
 
 export class ReplicatedJobDto {
-  @IsOptional() @IsInt() @Min(0)
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   MaxConcurrent?: number;
 
-  @IsOptional() @IsInt() @Min(0)
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   TotalCompletions?: number;
 }
 

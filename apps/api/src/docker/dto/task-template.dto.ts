@@ -145,7 +145,7 @@ export class PlacementDto {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => PreferenceDto)
   Preferences?: PreferenceDto[];
 
-  @IsOptional() @IsInt() @Min(0)
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   MaxReplicas?: number;
 
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => PlatformDto)
