@@ -79,6 +79,8 @@ export interface AgentSessionOptions {
 /** A status update may take its time, as SwarmKit's agent lets a call: two periods, 5 s at least. */
 const STATUS_TIMEOUT_MS = 5_000;
 const HEARTBEAT_JITTER = 0.2;
+/** The longest wait between attempts to reach a dispatcher, in heartbeat periods. */
+const MAX_BACKOFF_PERIODS = 2;
 
 const describeError = (error: unknown): string => {
   const grpcError = error as Partial<ServiceError>;
@@ -291,9 +293,14 @@ export class AgentSession {
     }
   }
 
+  /**
+   * How long to wait before the next attempt: doubling from `initialMs`, up to `maxMs` and
+   * never more than two heartbeat periods, so that a node whose dispatcher went is back
+   * well within the grace the next one gives it (period × 6).
+   */
   private backoffDelay(): number {
     const { initialMs = 200, maxMs = 10_000 } = this.options.backoff ?? {};
-    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempts, 20));
+    const base = Math.min(maxMs, Math.max(initialMs, this.periodMs * MAX_BACKOFF_PERIODS), initialMs * 2 ** Math.min(this.attempts, 20));
     return Math.round(base / 2 + (this.options.random ?? Math.random)() * (base / 2));
   }
 

@@ -5,7 +5,8 @@
  * (many sessions' in one call), Assignments. It checks the caller, fills the session
  * table and wakes the runner; what reaches the log is the dispatcher core's decision. Only the active instance serves: a
  * standby answers FAILED_PRECONDITION, naming the active one in the `shoal-dispatcher`
- * trailer when the log tells it where that one listens.
+ * trailer when the log tells it where that one listens — or itself, when that one does
+ * not answer (killed, its lease not yet expired): the agent tries the standby again.
  */
 import { Metadata, status } from '@grpc/grpc-js';
 import type { ServerReadableStream, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
@@ -52,6 +53,8 @@ export interface AgentServiceDeps {
   readonly counters: AgentCounters;
   /** Where the agents' task output goes (PublishLogs), and who follows their tasks. */
   readonly logs: LogBroker;
+  /** Whether the dispatcher at an address does not answer now (a standby does not send agents there). */
+  readonly unreachable?: (address: string) => boolean;
 }
 
 /** A node id an agent may keep: letters, digits, '.', '_', '-'; at most 128. */
@@ -237,6 +240,12 @@ export class AgentService {
       return refusal(status.FAILED_PRECONDITION, 'not the active dispatcher: try another instance');
     }
     const trailer = new Metadata();
+    const own = this.deps.address();
+    if (own !== undefined && this.deps.unreachable?.(active)) {
+      // The active one is gone, as far as this one can tell, and its lease not yet expired: the agent waits here.
+      trailer.set(DISPATCHER_REDIRECT_KEY, own);
+      return refusal(status.FAILED_PRECONDITION, `not the active dispatcher yet: the active one at ${active} does not answer; try again here`, trailer);
+    }
     trailer.set(DISPATCHER_REDIRECT_KEY, active);
     return refusal(status.FAILED_PRECONDITION, `not the active dispatcher: the active one is at ${active}`, trailer);
   }

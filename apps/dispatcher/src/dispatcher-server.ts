@@ -13,6 +13,7 @@ import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_SERVICE, LOGS_SERVICE, instanceWithAddress } from '@shoal/protocol';
 import { ComponentRunner, componentCore, makeInstanceId, newObjectId } from '@shoal/runtime';
 import type { MetricFamily, RunnerActivity, ViewSnapshots } from '@shoal/runtime';
+import { ActiveProbe } from './active-probe';
 import { AgentService } from './agent-service';
 import { dispatcherAddresses, hostPort } from './dispatcher-address';
 import { AgentCounters, dispatcherMetrics } from './dispatcher-metrics';
@@ -46,6 +47,8 @@ export class DispatcherServer {
   readonly core: DispatcherCore;
   /** What the agents sent since this instance started. */
   private readonly counters = new AgentCounters();
+  /** Whether the active dispatcher answers, while this one stands by. */
+  private readonly probe = new ActiveProbe();
   private runnerValue?: ComponentRunner;
   private service?: AgentService;
   private logs?: LogBroker;
@@ -118,6 +121,7 @@ export class DispatcherServer {
       log: this.say,
       counters: this.counters,
       logs,
+      unreachable: (address) => this.probe.unreachable(address),
     });
     this.service = service;
     const server = new Server();
@@ -154,6 +158,7 @@ export class DispatcherServer {
     const server = this.server;
     this.server = undefined;
     this.endAgents('the dispatcher is stopping');
+    this.probe.close();
     if (server) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -186,6 +191,7 @@ export class DispatcherServer {
   private onActivity(activity: RunnerActivity): void {
     switch (activity.kind) {
       case 'owner':
+        this.probe.close();
         this.say(`active under term ${activity.term}: serving agents on ${this.addressValue}`);
         break;
       case 'lost':

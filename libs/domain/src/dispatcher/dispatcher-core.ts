@@ -4,6 +4,8 @@
  * core decides, from the table, the view and `now`, what goes on the log:
  *
  * - NodeRegistered for each session opened (a node back from DOWN is READY again);
+ * - NodeStatusChanged UNKNOWN, on taking over, for every node not DOWN it has not heard
+ *   from: each has period × 6 to come back (SwarmKit's markNodesUnknown);
  * - NodeStatusChanged DOWN for nodes silent for heartbeat period × grace;
  * - TaskStatusesReported for the statuses the agents reported, batched;
  * - TaskStatusesReported ORPHANED for live tasks of nodes DOWN longer than the node-down period.
@@ -25,6 +27,9 @@ import { NodeTasks } from './node-tasks';
 import { nextOrphaning, orphanTasks } from './orphans';
 import type { NewSession, Session, SessionTable } from './session-table';
 import { MAX_STATUS_BATCH, batchStatuses } from './status-batch';
+
+/** Why a node is UNKNOWN: the dispatcher took over and has not heard from it yet. */
+export const UNKNOWN_MESSAGE = 'the active dispatcher changed: waiting for the node to reconnect';
 
 export interface DispatcherCoreOptions {
   /** Told of what the dispatcher leaves out (statuses for tasks a node does not hold). */
@@ -168,15 +173,29 @@ export class DispatcherCore implements ComponentCore {
 
   decide(state: ClusterState, now: Date): readonly Proposal[] {
     const at = now.getTime();
-    if (this.adopting) {
-      // Nodes that were up under the previous dispatcher get the grace period to reconnect,
-      // at the period they were asked for (as the previous dispatcher would have reckoned it).
-      const up = [...state.nodes.values()].filter((node) => node.status.state !== 'down');
-      const periodMs = heartbeatPeriodMs(state, up.length);
-      for (const node of up) this.sessions.await(node.id, at, periodMs);
-      this.adopting = false;
+    const unknown = this.adopting ? this.adopt(state, at) : [];
+    this.adopting = false;
+    return [...this.registrations(), ...unknown, ...this.expired(state, at), ...this.statuses(state), ...this.orphans(state, now)];
+  }
+
+  /**
+   * Takes the fleet on at `at`: on becoming active, or with the log back after appends
+   * failed. Nothing was judged while this dispatcher could not write, so the clock of
+   * every open session starts again; every node not DOWN that has no session is UNKNOWN
+   * (its agent may be on its way from the dispatcher that went) and has the unknown grace
+   * to come back, at the period it was asked for (as the previous dispatcher reckoned it).
+   */
+  private adopt(state: ClusterState, at: number): Proposal[] {
+    const up = [...state.nodes.values()].filter((node) => node.status.state !== 'down');
+    const periodMs = heartbeatPeriodMs(state, up.length);
+    this.sessions.resume(at, periodMs);
+    const unknown: { id: string; state: 'unknown'; message: string }[] = [];
+    for (const node of up) {
+      if (this.sessions.get(node.id)) continue;
+      this.sessions.await(node.id, at, periodMs);
+      if (node.status.state !== 'unknown') unknown.push({ id: node.id, state: 'unknown', message: UNKNOWN_MESSAGE });
     }
-    return [...this.registrations(), ...this.expired(state, at), ...this.statuses(state), ...this.orphans(state, now)];
+    return unknown.length === 0 ? [] : [{ type: 'NodeStatusChanged', data: { nodes: unknown } }];
   }
 
   wakeAt(state: ClusterState): number | undefined {
@@ -197,7 +216,9 @@ export class DispatcherCore implements ComponentCore {
     for (const nodeId of this.sessions.expiredAt(at)) {
       this.sessions.end(nodeId, 'heartbeat failure: the session expired');
       const node = state.nodes.get(nodeId);
-      if (node && node.status.state !== 'down') down.push({ id: nodeId, state: 'down', message: 'heartbeat failure' });
+      if (node && node.status.state !== 'down') {
+        down.push({ id: nodeId, state: 'down', message: node.status.state === 'unknown' ? 'heartbeat failure for node in "unknown" state' : 'heartbeat failure' });
+      }
     }
     return down.length === 0 ? [] : [{ type: 'NodeStatusChanged', data: { nodes: down } }];
   }

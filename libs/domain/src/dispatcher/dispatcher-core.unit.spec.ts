@@ -3,6 +3,7 @@ import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import { RecordingLink, beat, connect, dispatcherSpecification, nodeDescription, typesOf } from '@shoal/testing';
 import { SessionTable } from './session-table';
 import { MAX_HEARTBEATS_PER_SECOND, heartbeatPeriodMs } from './heartbeat';
+import { UNKNOWN_MESSAGE } from './dispatcher-core';
 
 
 describe('dispatcher: registration', () => {
@@ -152,18 +153,40 @@ describe('dispatcher: heartbeats', () => {
     expect(beat(h, 'n2', 'n1-session')).toBeUndefined();
   });
 
-  it('gives nodes READY under the previous dispatcher the grace period to reconnect, then marks them DOWN', () => {
+  it('on taking over, marks every node it has not heard from UNKNOWN and gives it period × 6 to come back, then marks it DOWN', () => {
     const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
-    h.happen('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') });
-    h.happen('NodeRegistered', { id: 'n2', role: 'worker', description: nodeDescription('n2') });
+    for (const id of ['n1', 'n2', 'n3']) h.happen('NodeRegistered', { id, role: 'worker', description: nodeDescription(id) });
+    h.happen('NodeStatusChanged', { nodes: [{ id: 'n3', state: 'down', message: 'heartbeat failure' }] });
+    h.reconcileAll();
+    const [unknown] = h.tick();
+    expect(unknown).toMatchObject({ type: 'NodeStatusChanged', data: { nodes: [{ id: 'n1', state: 'unknown', message: UNKNOWN_MESSAGE }, { id: 'n2', state: 'unknown' }] } });
+    expect(h.state.nodes.get('n3')?.status.state).toBe('down');
+    // Well past the usual grace, n2 comes back: READY.
+    h.advance(5_000);
+    expect(h.tick()).toEqual([]);
+    connect(h, 'n2');
+    expect(h.state.nodes.get('n2')?.status.state).toBe('ready');
+    h.advance(999);
+    expect(h.tick()).toEqual([]);
+    h.advance(1);
+    const [event] = h.tick();
+    expect(event).toMatchObject({ type: 'NodeStatusChanged', data: { nodes: [{ id: 'n1', state: 'down', message: 'heartbeat failure for node in "unknown" state' }] } });
+    expect(h.state.nodes.get('n2')?.status.state).toBe('ready');
+  });
+
+  it('judges no heartbeat while it could not write to the log: the clock of every session starts again when the log is back', () => {
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 } });
+    h.reconcileAll();
+    const link = connect(h, 'n1');
+    // Appends fail for 10 s; the agent's heartbeats did not reach this dispatcher either. The runner catches up and starts the core again.
+    h.advance(10_000);
     h.reconcileAll();
     expect(h.tick()).toEqual([]);
-    h.advance(2_000);
-    connect(h, 'n2');
-    h.advance(1_000);
-    const [event] = h.tick();
-    expect(event).toMatchObject({ type: 'NodeStatusChanged', data: { nodes: [{ id: 'n1', state: 'down' }] } });
-    expect(h.state.nodes.get('n2')?.status.state).toBe('ready');
+    h.advance(2_999);
+    expect(h.tick()).toEqual([]);
+    expect(link.heard).toEqual(['opened, period 1000']);
+    h.advance(1);
+    expect(h.tick()).toEqual([expect.objectContaining({ type: 'NodeStatusChanged', data: { nodes: [{ id: 'n1', state: 'down', message: 'heartbeat failure' }] } })]);
   });
 
   it('tells open sessions when the cluster changes the heartbeat period, and only then', () => {
@@ -198,7 +221,7 @@ describe('session table', () => {
     // A heartbeat with a shorter period does not bring the expiry forward.
     table.heartbeat('a', 'a', 510, 10);
     table.end('b', 'expired');
-    table.await('c', 200, 100);
+    table.await('c', 200, 50);
     expect(table.expiredAt(500)).toEqual(['c']);
     table.end('c', 'expired');
     expect(table.expiredAt(799)).toEqual([]);

@@ -10,11 +10,18 @@
  * with the period of that moment, and nothing shortens that afterwards. A fleet that
  * shrinks asks for heartbeats more often, but a node still calling at the old period is
  * not declared DOWN for it.
+ *
+ * A node the dispatcher has not heard from since it took over (or since it could write to
+ * the log again) is UNKNOWN, not yet DOWN: its agent may be on its way back from the
+ * dispatcher that went. It has twice the usual grace, period × 6 (SwarmKit's
+ * gracePeriodMultiplierUnknown), counted from that moment.
  */
 import type { ClusterState } from '../state';
 
 export const DEFAULT_HEARTBEAT_PERIOD_MS = 5_000;
 export const GRACE_MULTIPLIER = 3;
+/** The grace of a node UNKNOWN after a takeover, in periods: twice the usual. */
+export const UNKNOWN_GRACE_MULTIPLIER = GRACE_MULTIPLIER * 2;
 /**
  * What a dispatcher may be asked to take, sized by `npm run bench -- heartbeats`: on the
  * agents' Heartbeats stream, 250 a second cost it about what 50 unary calls a second did.
@@ -34,3 +41,6 @@ export const heartbeatPeriodMs = (state: ClusterState, nodes = 0): number => {
 
 /** When a node last heard from at `lastSeen`, calling in every `periodMs`, is declared DOWN. */
 export const expiresAt = (lastSeen: number, periodMs: number): number => lastSeen + periodMs * GRACE_MULTIPLIER;
+
+/** When a node UNKNOWN since `since`, told to call in every `periodMs`, is declared DOWN if it has not come back. */
+export const unknownExpiresAt = (since: number, periodMs: number): number => since + periodMs * UNKNOWN_GRACE_MULTIPLIER;

@@ -6,7 +6,7 @@
  * decisions read, with `now`. No clock, no I/O: the caller passes the time.
  */
 import type { NodeDescription, NodeRole, TaskStatusReport } from '@shoal/contracts';
-import { expiresAt } from './heartbeat';
+import { expiresAt, unknownExpiresAt } from './heartbeat';
 
 /** How the session's transport hears what the dispatcher decided about it. */
 export interface SessionLink {
@@ -53,7 +53,7 @@ export interface PendingStatus {
 
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
-  /** Nodes READY on the log when this dispatcher became active, given the grace period to come back: when each expires. */
+  /** Nodes not DOWN on the log that this dispatcher has not heard from since it became active (UNKNOWN): when each expires. */
   private readonly awaited = new Map<string, number>();
   /** Sessions whose registration is still to be proposed. */
   private readonly unregistered = new Set<Session>();
@@ -103,7 +103,7 @@ export class SessionTable {
     for (const report of reports) this.pending.push({ nodeId, report });
   }
 
-  /** Nodes expected to connect (READY on the log when the dispatcher became active) that have no session yet. */
+  /** Nodes expected to connect (not DOWN on the log when the dispatcher became active) that have no session yet. */
   get awaiting(): number {
     return this.awaited.size;
   }
@@ -139,12 +139,29 @@ export class SessionTable {
     this.pending = [];
   }
 
-  /** Expects a node with no session yet to connect, counting its silence from `now` with a period of `periodMs`. */
+  /**
+   * Expects a node with no session to come back, UNKNOWN since `now`: it has the unknown
+   * grace at a period of `periodMs` (a node already expected keeps the later of the two).
+   */
   await(nodeId: string, now: number, periodMs: number): void {
-    if (this.sessions.has(nodeId) || this.awaited.has(nodeId)) return;
-    const expires = expiresAt(now, periodMs);
+    if (this.sessions.has(nodeId)) return;
+    const expires = Math.max(this.awaited.get(nodeId) ?? 0, unknownExpiresAt(now, periodMs));
     this.awaited.set(nodeId, expires);
     this.expiring(expires);
+  }
+
+  /** Whether the node is expected to come back (UNKNOWN) and has no session yet. */
+  awaits(nodeId: string): boolean {
+    return this.awaited.has(nodeId);
+  }
+
+  /**
+   * Restarts the clock of every open session at `now`: none expires before the grace from
+   * then, at `periodMs` or the longer period it was told. The dispatcher could not act on the log until now (it was not
+   * active, or the log was away), so a silence before it counts for nothing.
+   */
+  resume(now: number, periodMs: number): void {
+    for (const session of this.sessions.values()) session.expires = Math.max(session.expires, expiresAt(now, Math.max(periodMs, session.toldMs ?? 0)));
   }
 
   /** A time before which no expected node expires; undefined when none is expected. */
