@@ -2,7 +2,7 @@
  * A broker outage under the API: a broker of the test's own, stopped under a running API.
  * An intent gets 503 with Retry-After and a message that names no broker address and no
  * kafkajs internals, and — a send to a broker that went away may have reached it — does not
- * claim the request was not applied.
+ * claim the request was not applied; a read of the log is 503 the same way.
  */
 import { LocalKafkaBroker } from '../../../infra/kafka/broker';
 import { startApi } from './testing/api-harness';
@@ -34,5 +34,13 @@ describe('the API during a broker outage', () => {
     expect(message).toMatch(/^the event log is unavailable: the request may or may not have been applied/);
     for (const address of broker.brokers) expect(message).not.toContain(address);
     expect(message).not.toMatch(/KafkaJS|Connection/);
+
+    // A read of the log (the audit's) is 503 too, and says nothing was applied: a read writes nothing.
+    const read = await api.request('GET', '/shoal/v1/audit/events', { socket: true });
+    expect(read.status).toBe(503);
+    expect(read.headers['retry-after']).toBe('5');
+    const readMessage = (read.body as { message: string }).message;
+    expect(readMessage).toBe('the event log is unavailable: the request was not applied; try again later');
+    for (const address of broker.brokers) expect(readMessage).not.toContain(address);
   });
 });

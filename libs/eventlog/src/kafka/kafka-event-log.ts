@@ -20,6 +20,7 @@ import type {
   Subscription,
 } from '../port';
 import { LogUnavailableError } from '../log-unavailable';
+import type { WrittenWhenUnavailable } from '../log-unavailable';
 import { ensureTopic } from './ensure-topic';
 import { KafkaFollower } from './kafka-follower';
 import { KafkaLease } from './kafka-lease';
@@ -144,7 +145,7 @@ export class KafkaEventLog implements EventLog {
           fetched = await this.reader.fetch(next, { maxWaitMs: 0 });
         } catch (error) {
           if (isOffsetOutOfRange(error)) break; // `from` is past the end
-          throw error;
+          throw this.unreachable(error);
         }
         // Without `to`, a read stops at the high-water mark it found at its start.
         if (first) end = Math.min(end, fetched.highWatermark);
@@ -173,7 +174,9 @@ export class KafkaEventLog implements EventLog {
 
   async highWaterMark(): Promise<number> {
     if (this.closing) throw this.closedError();
-    const offsets = await this.admin.fetchTopicOffsets(this.topic);
+    const offsets = await this.admin.fetchTopicOffsets(this.topic).catch((error: unknown) => {
+      throw this.unreachable(error);
+    });
     const mine = offsets.find((offset) => offset.partition === this.partition);
     if (!mine) throw new Error(`${this.description}: the broker reported no offsets for the partition`);
     return Number(mine.high);
@@ -212,6 +215,11 @@ export class KafkaEventLog implements EventLog {
    * batch may have been written: kafkajs retries, and reports only the last attempt, so an
    * earlier one may have reached the broker before it timed out or lost its connection.
    */
+  /** A broker out of reach as LogUnavailableError (`written`: what the failed call may have written); any other error as it is. */
+  private unreachable(error: unknown, written: WrittenWhenUnavailable = 'no'): unknown {
+    return isBrokerUnreachable(error) ? new LogUnavailableError(`${this.description}: ${(error as Error).message}`, written) : error;
+  }
+
   private async send(records: readonly AppendRecord[]): Promise<AppendResult> {
     const [metadata] = await this.producer
       .send({
@@ -220,8 +228,7 @@ export class KafkaEventLog implements EventLog {
         messages: records.map((record) => ({ key: record.key, value: record.value, partition: this.partition })),
       })
       .catch((error: unknown) => {
-        if (!isBrokerUnreachable(error)) throw error;
-        throw new LogUnavailableError(`${this.description}: ${(error as Error).message}`, 'unknown');
+        throw this.unreachable(error, 'unknown');
       });
     const first = Number(metadata?.baseOffset);
     if (metadata?.partition !== this.partition || !Number.isSafeInteger(first)) {
