@@ -126,4 +126,13 @@ describe('admission limits', () => {
     given(clusterInit(b), create('s1', big), limited({ maxSpecBytes: 400 })).when(b.event('ServiceUpdated', { id: 's1', spec: smaller })).thenApplied();
     given(clusterInit(b), create('s1', smaller), limited({ maxSpecBytes: 400 })).when(b.event('ServiceUpdated', { id: 's1', spec: big })).thenRejected(/maxSpecBytes/);
   });
+
+  it('admit the scale target with the defaults: 1,000 services of 1,000 replicas, and a global service, on 5,000 nodes', () => {
+    const init = clusterInit(b);
+    const nodes = Array.from({ length: 5_000 }, (_, i) => node(`n${i}`));
+    const services = Array.from({ length: 999 }, (_, i) => create(`s${i}`, replicas(1_000, `svc-${i}`)));
+    given(init, ...nodes, ...services, create('g', serviceSpec('g', { kind: 'global' })))
+      .when(create('last', replicas(1_000, 'last')))
+      .thenApplied((state) => expect(state.services.size).toBe(1_001));
+  });
 });
