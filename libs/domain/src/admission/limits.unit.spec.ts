@@ -4,7 +4,8 @@
  */
 import { DEFAULT_ADMISSION_LIMITS, DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import type { AdmissionLimits, ServiceSpec } from '@shoal/contracts';
-import { EventBuilder, clusterInit, given, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, clusterInit, given, nodeDescription, serviceSpec, specification } from '@shoal/testing';
+import { OrchestratorCore } from '../orchestrator';
 import { admissionLimits, tasksAskedFor } from './limits';
 import { admitServiceSpec } from './service-admission';
 import type { AdmissionStage } from './service-admission';
@@ -134,5 +135,17 @@ describe('admission limits', () => {
     given(init, ...nodes, ...services, create('g', serviceSpec('g', { kind: 'global' })))
       .when(create('last', replicas(1_000, 'last')))
       .thenApplied((state) => expect(state.services.size).toBe(1_001));
+  });
+
+  it('leave an orchestrator shown a billion-replica record on the log with no task to make', () => {
+    let ids = 0;
+    const orchestrator = () => specification({ core: () => new OrchestratorCore({ newId: () => `t${++ids}` }) }).given(clusterInit(b), node('n1'));
+    const small = orchestrator();
+    small.when(create('s1', replicas(3))).thenApplied();
+    expect(small.whenTicked().thenApplied()).toHaveLength(1);
+    const huge = orchestrator();
+    huge.when(create('s2', replicas(1_000_000_000, 'huge'))).thenRejected(/maxReplicasPerService/);
+    huge.whenTicked().thenNothing();
+    expect(huge.state.tasks.size).toBe(0);
   });
 });
