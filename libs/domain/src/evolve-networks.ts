@@ -6,6 +6,7 @@ import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
 import { formatSubnet, isHostAddress, parseIpv4, subnetsOverlap } from './net';
 import { parseSubnet } from './allocator/subnets';
+import { admitNetworkSpec } from './admission/network-admission';
 
 type NetworkEvent = EventOf<'NetworkCreated' | 'NetworkAllocated' | 'NetworkRemoved'>;
 
@@ -13,16 +14,8 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
   switch (event.type) {
     case 'NetworkCreated': {
       const { id, spec } = event.data;
-      if (event.by.component === 'allocator' && !spec.ingress) {
-        return rejected(event.type, 'not-permitted', `the allocator may only create the ingress network, not ${spec.name}`);
-      }
-      if (state.networks.has(id)) return rejected(event.type, 'already-exists', `network ${id} already exists`);
-      for (const network of state.networks.values()) {
-        if (network.spec.name === spec.name) return rejected(event.type, 'name-conflict', `network with name ${spec.name} already exists`);
-        if (spec.ingress && network.spec.ingress) {
-          return rejected(event.type, 'already-exists', `an ingress network already exists: ${network.spec.name}`);
-        }
-      }
+      const refusal = admitNetworkSpec(state, id, spec, event.by.component);
+      if (refusal) return rejected(event.type, refusal.code, refusal.reason);
       state.networks.set(id, { id, spec, createdAt: event.at });
       return applied(event.type);
     }

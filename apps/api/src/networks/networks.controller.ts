@@ -3,6 +3,7 @@ import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, 
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { parseFilters } from '../docker/filters';
 import { findNetwork } from '../docker/lookup';
+import { admitNetworkSpec, networkNameRefusal } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
 import { Intents } from '../intents/intents';
 import { NetworkCreateDto } from './network-create.dto';
@@ -34,14 +35,10 @@ export class NetworksController {
     this.intents.cluster();
     const state = this.intents.state;
     if (PREDEFINED_NETWORKS.includes(body.Name)) throw new HttpException(`${body.Name} is a pre-defined network and cannot be created`, 403);
-    const clash = [...state.networks.values()].find((network) => network.spec.name === body.Name);
-    if (clash) throw new HttpException(`network with name ${body.Name} already exists`, 409);
+    this.intents.admit(networkNameRefusal(state, body.Name));
     const spec = fromNetworkCreate(body, state);
-    if (spec.ingress) {
-      const ingress = [...state.networks.values()].find((network) => network.spec.ingress);
-      if (ingress) throw new HttpException(`an ingress network already exists: ${ingress.spec.name}`, 409);
-    }
     const id = newObjectId();
+    this.intents.admit(admitNetworkSpec(state, id, spec, 'api'));
     await this.intents.submit('NetworkCreated', { id, spec });
     return { Id: id, Warning: '' };
   }
