@@ -33,20 +33,8 @@ export const tasksAskedFor = (spec: ServiceSpec, nodes: number): number => {
   }
 };
 
-/** Bytes of `text` in UTF-8. */
-const utf8Bytes = (text: string): number => {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-};
+/** UTF-8, as the hash writes its input (hash/sha256.ts). */
+const encoder = new TextEncoder();
 
 /** How far one replicated service (or job) reaches toward maxReplicasPerService: replicas, or a job's completions and concurrency. */
 const replicasAskedFor = (spec: ServiceSpec): number => {
@@ -56,7 +44,7 @@ const replicasAskedFor = (spec: ServiceSpec): number => {
   return 0;
 };
 
-const specBytes = (spec: ServiceSpec): number => utf8Bytes(canonicalJson(spec));
+const specBytes = (spec: ServiceSpec): number => encoder.encode(canonicalJson(spec)).length;
 
 /**
  * Why `spec`, for service `id`, is over the cluster's limits; undefined when it is within
