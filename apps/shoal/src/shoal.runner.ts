@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, INestApplication } from '@nestjs/common';
-import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL } from '@shoal/contracts';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { ComponentRunner, EventWriter, LiveView, SnapshotSaver, controlPlaneCores, makeInstanceId, newJoinTokens, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
@@ -140,7 +140,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     const cluster = this.config.clusterId ?? `c${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const writer = new EventWriter(this.log, cluster, 'api', makeInstanceId('api'));
     const [verdict] = await writer.appendAndWait(view, [
-      writer.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: newJoinTokens(cluster) }),
+      writer.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: newJoinTokens(cluster), logLevel: LOG_LEVEL }),
     ]);
     if (verdict?.status !== 'applied') throw new Error(`could not initialize the cluster: ${verdict?.reasons.join('; ')}`);
   }

@@ -5,7 +5,7 @@
 import type { Envelope } from './envelope';
 import { COMPONENTS } from './envelope';
 import { EVENT_TYPES, isEventType } from './events';
-import type { LogLevelRaised, ShoalEvent } from './events';
+import type { ClusterInitialized, LogLevelRaised, ShoalEvent } from './events';
 import { LOG_LEVEL } from './log-level';
 import { EVENT_SHAPES } from './event-shapes';
 import { int, isPlainObject, nonEmptyStr, nonNegInt, object, oneOf, optional, recordOf, str } from './shape';
@@ -62,8 +62,9 @@ export const decodeValue = (value: unknown): Decoded => {
   if (!up.ok) return { ok: false, reason: up.reason, envelope };
   const dataProblem = EVENT_SHAPES[type](up.data, 'data');
   if (dataProblem) return { ok: false, reason: `invalid ${type}: ${dataProblem}`, envelope };
-  if (type === 'LogLevelRaised' && (up.data as LogLevelRaised).level > LOG_LEVEL) {
-    return { ok: false, reason: `log level ${(up.data as LogLevelRaised).level} (this build reads up to level ${LOG_LEVEL})`, envelope, future: true };
+  const level = type === 'LogLevelRaised' ? (up.data as LogLevelRaised).level : type === 'ClusterInitialized' ? (up.data as ClusterInitialized).logLevel : undefined;
+  if (level !== undefined && level > LOG_LEVEL) {
+    return { ok: false, reason: `log level ${level} (this build reads up to level ${LOG_LEVEL})`, envelope, future: true };
   }
   // A record of the current version is the event as parsed (no copy: the caller owns it).
   if (v === current) return { ok: true, event: value as unknown as ShoalEvent };

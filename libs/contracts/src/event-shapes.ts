@@ -162,7 +162,7 @@ const newTask = object({
 const batch = (item: Shape): Shape => object({ tasks: arrayOf(item) });
 
 export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
-  ClusterInitialized: object({ spec: clusterSpec, tokens: object({ worker: nonEmptyStr, manager: nonEmptyStr }) }),
+  ClusterInitialized: object({ spec: clusterSpec, tokens: object({ worker: nonEmptyStr, manager: nonEmptyStr }), logLevel: optional(positiveInt) }),
   ClusterSpecUpdated: object({ spec: clusterSpec }),
   JoinTokensRotated: object({ worker: optional(nonEmptyStr), manager: optional(nonEmptyStr) }),
   OwnershipTaken: object({ component: oneOf(COMPONENTS), term: positiveInt, reads: optional(positiveInt) }),

@@ -15,6 +15,8 @@ import type { TaskState } from './task-state';
 export interface ClusterInitialized {
   readonly spec: ClusterSpec;
   readonly tokens: JoinTokens;
+  /** The log level the cluster starts at: its first writer's (absent: 1, as on logs from before levels). */
+  readonly logLevel?: number;
 }
 export interface ClusterSpecUpdated {
   readonly spec: ClusterSpec;

@@ -1,7 +1,8 @@
 /**
  * The log level: the gate before a writer uses a record version some reader may not read.
  * Each build reads and writes up to LOG_LEVEL; each record version is first allowed at a
- * level (VERSION_LEVELS; every version not listed: level 1). A build that brings a new
+ * level (VERSION_LEVELS; every version not listed: level 1), and so is each rule evolve
+ * added since levels began (RULE_LEVELS). A build that brings a new
  * version writes it only once the log has been raised to its level (LogLevelRaised), and
  * evolve raises it only when every component's owner reads that level. A reader that meets
  * a level or a version it does not know stops there (a `future` record) rather than skip it.
@@ -9,7 +10,16 @@
 import type { EventType } from './events';
 
 /** The highest log level this build reads and writes. */
-export const LOG_LEVEL = 1;
+export const LOG_LEVEL = 2;
+
+/**
+ * The level from which evolve applies a rule that earlier builds did not have: on a log
+ * below it, this build rules as they do, so old and new processes never disagree in a
+ * rolling upgrade. A new cluster starts at its first writer's LOG_LEVEL.
+ *  - 2: a service spec past the cluster's admission limits is refused on the log (the API
+ *    refuses it at every level).
+ */
+export const RULE_LEVELS = { admissionLimitsOnTheLog: 2 } as const;
 
 export type VersionLevels = { readonly [K in EventType]?: Readonly<Record<number, number>> };
 

@@ -10,8 +10,8 @@ export const evolveCluster = (state: ClusterState, event: ClusterEvent): Verdict
   switch (event.type) {
     case 'ClusterInitialized': {
       if (state.cluster) return rejected(event.type, 'already-initialized', `cluster ${state.cluster.id} is already initialized`);
-      const { spec, tokens } = event.data;
-      state.cluster = { id: event.cluster, spec, tokens, version: 1, createdAt: event.at, updatedAt: event.at };
+      const { spec, tokens, logLevel } = event.data;
+      state.cluster = { id: event.cluster, spec, tokens, version: 1, createdAt: event.at, updatedAt: event.at, ...(logLevel !== undefined && logLevel > 1 ? { logLevel } : {}) };
       return applied(event.type);
     }
     case 'ClusterSpecUpdated': {

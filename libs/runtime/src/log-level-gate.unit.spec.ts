@@ -2,7 +2,7 @@
  * Writers use a record version only at the log level it needs, and readers of this build
  * stop on a level (or a version) they do not read.
  */
-import { LOG_LEVEL, decode, encode, versionGateRefusal } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, decode, encode, versionGateRefusal } from '@shoal/contracts';
 import type { EmbeddedEventLog } from '@shoal/eventlog';
 import { EventBuilder, clusterInit, openEmbeddedTestLog, serviceSpec } from '@shoal/testing';
 import { EventWriter } from './event-writer';
@@ -23,6 +23,10 @@ describe('the log level gate', () => {
     const decoded = decode(encode(b.event('LogLevelRaised', { level: LOG_LEVEL + 1 })));
     expect(decoded).toMatchObject({ ok: false, future: true, reason: `log level ${LOG_LEVEL + 1} (this build reads up to level ${LOG_LEVEL})` });
     expect(decode(encode(b.event('LogLevelRaised', { level: LOG_LEVEL }))).ok).toBe(true);
+    // So is a cluster a newer build made at its own level.
+    const tokens = { worker: 'w', manager: 'm' };
+    expect(decode(encode(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens, logLevel: LOG_LEVEL + 1 })))).toMatchObject({ ok: false, future: true });
+    expect(decode(encode(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens, logLevel: LOG_LEVEL }))).ok).toBe(true);
   });
 
   describe('a writer', () => {

@@ -24,6 +24,16 @@ describe('/shoal/v1/log-level', () => {
     expect(await api.log.highWaterMark()).toBe(before);
   });
 
+  it('starts a cluster that docker swarm init makes at this build\'s level', async () => {
+    const fresh = await startApi({ initialized: false });
+    try {
+      expect((await fresh.request('POST', '/swarm/init', { socket: true, body: {} })).status).toBe(200);
+      expect((await fresh.request('GET', '/shoal/v1/log-level', { socket: true })).body).toMatchObject({ level: LOG_LEVEL, reads: LOG_LEVEL });
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('refuses a body that is not a level, naming the field', async () => {
     const res = await api.request('POST', '/shoal/v1/log-level', { socket: true, body: { level: 'two' } });
     expect(res.status).toBe(400);

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
 import type { ShoalEvent } from '@shoal/contracts';
 import { newJoinTokens, joinToken } from '@shoal/runtime';
@@ -38,7 +38,7 @@ export class SwarmController {
     if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
     const spec = fromDockerSwarmSpec((body?.Spec ?? {}) as DockerSwarmSpec, DEFAULT_CLUSTER_SPEC);
     const cluster = this.intents.clusterId;
-    await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster) });
+    await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster), logLevel: LOG_LEVEL });
     return JSON.stringify(controlPlaneNodeId(cluster));
   }
 

@@ -8,6 +8,7 @@
  *    ingress ports — in Docker's words, and to the versions its writer expects, which evolve
  *    checks before anything else; so the API answers what the log would, in the same order.
  */
+import { RULE_LEVELS } from '@shoal/contracts';
 import type { Component, Expectations, ServiceSpec } from '@shoal/contracts';
 import { canonicalJson } from '../hash/canonical';
 import { missingConfig, missingNetwork } from '../state';
@@ -37,18 +38,18 @@ export interface ServiceProposal {
 /** Why `proposal` may not be admitted at `stage`; undefined when it may. */
 export const admitServiceSpec = (state: ClusterState, proposal: ServiceProposal, stage: AdmissionStage): Refused | undefined =>
   (stage === 'intent' ? intentRefusal(state, proposal) : undefined) ??
-  (proposal.current ? updateRefusal(state, proposal, proposal.current, stage) : createRefusal(state, proposal));
+  (proposal.current ? updateRefusal(state, proposal, proposal.current, stage) : createRefusal(state, proposal, stage));
 
 const intentRefusal = (state: ClusterState, { spec, current, rollback, expect }: ServiceProposal): Refused | undefined =>
   (rollback && current ? nothingToRollBackTo(current, 'intent') : undefined) ??
   (rollback ? undefined : networkRefusal(state, spec) ?? configRefusal(state, spec, 'intent') ?? portRefusal(state, spec, current)) ??
   unmetExpectation(state, expect);
 
-const createRefusal = (state: ClusterState, { id, spec }: ServiceProposal): Refused | undefined => {
+const createRefusal = (state: ClusterState, { id, spec }: ServiceProposal, stage: AdmissionStage): Refused | undefined => {
   if (state.services.has(id)) return refuse('already-exists', `service ${id} already exists`);
   const clash = serviceNamed(state, spec.name);
   if (clash) return refuse('name-conflict', `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
-  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? limitRefusal(state, id, spec, undefined);
+  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? (limitsApply(state, stage) ? limitRefusal(state, id, spec, undefined) : undefined);
 };
 
 const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServiceProposal, current: Service, stage: AdmissionStage): Refused | undefined => {
@@ -64,11 +65,18 @@ const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServicePropo
     if (refusal) return refusal;
   } else {
     // A rollback restores a spec once admitted; anything else is held to today's limits.
-    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? limitRefusal(state, current.id, spec, current.spec);
+    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? (limitsApply(state, stage) ? limitRefusal(state, current.id, spec, current.spec) : undefined);
     if (refusal) return refusal;
   }
   return by === 'orchestrator' ? automaticRollbackRefusal(current, spec, rollback) : undefined;
 };
+
+/**
+ * The API holds every intent to the limits; evolve holds a record to them only on a log at
+ * their level, so a build that has them rules as one that has not until the log is raised.
+ */
+const limitsApply = (state: ClusterState, stage: AdmissionStage): boolean =>
+  stage === 'intent' || (state.cluster?.logLevel ?? 1) >= RULE_LEVELS.admissionLimitsOnTheLog;
 
 const serviceNamed = (state: ClusterState, name: string): Service | undefined => {
   for (const service of state.services.values()) if (service.spec.name === name) return service;
