@@ -1,5 +1,6 @@
 /** The API's settings: where its socket and tokens live, its TCP port, the cluster it serves. */
 import { join } from 'node:path';
+import { portFromEnv } from '@shoal/runtime';
 
 export interface ApiConfig {
   /** $SHOAL_DATA_DIR: the socket, admin.token and tokens.json live here. */
@@ -32,9 +33,7 @@ export const apiConfig = (options: {
 
 /** SHOAL_DATA_DIR (.shoal), SHOAL_API_PORT (8080), SHOAL_CLUSTER_ID, SHOAL_JOIN_ADDR (127.0.0.1:2377). */
 export const apiConfigFromEnv = (env: NodeJS.ProcessEnv): ApiConfig => {
-  const raw = env.SHOAL_API_PORT?.trim() || String(DEFAULT_API_PORT);
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`SHOAL_API_PORT must be a port number (0–65535), not "${raw}"`);
+  const port = portFromEnv(env, 'SHOAL_API_PORT', DEFAULT_API_PORT);
   return apiConfig({
     dataDir: env.SHOAL_DATA_DIR?.trim() || '.shoal',
     port,

@@ -1,4 +1,6 @@
 /** The all-in-one process's settings, from the environment. */
+import { portFromEnv } from '@shoal/runtime';
+
 export const SHOAL_CONFIG = Symbol('SHOAL_CONFIG');
 
 export interface ShoalConfig {
@@ -20,13 +22,6 @@ export interface ShoalConfig {
   readonly clusterId?: string;
 }
 
-const port = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
-  const raw = env[name]?.trim() || String(fallback);
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > 65535) throw new Error(`${name} must be a port number (0–65535), not "${env[name]}"`);
-  return value;
-};
-
 const count = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
   const raw = env[name]?.trim() || String(fallback);
   if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, not "${env[name]}"`);
@@ -37,8 +32,8 @@ const given = (env: NodeJS.ProcessEnv, name: string): boolean => (env[name]?.tri
 
 export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => ({
   dataDir: env.SHOAL_DATA_DIR ?? '.shoal',
-  apiPort: port(env, 'SHOAL_API_PORT', 8080),
-  dispatcherPort: port(env, 'SHOAL_DISPATCHER_PORT', 2377),
+  apiPort: portFromEnv(env, 'SHOAL_API_PORT', 8080),
+  dispatcherPort: portFromEnv(env, 'SHOAL_DISPATCHER_PORT', 2377),
   chosenPorts: { api: given(env, 'SHOAL_API_PORT'), dispatcher: given(env, 'SHOAL_DISPATCHER_PORT') },
   simNodes: count(env, 'SHOAL_SIM_NODES', 3),
   snapshotEveryMs: count(env, 'SHOAL_SNAPSHOT_EVERY_MS', 30_000),
