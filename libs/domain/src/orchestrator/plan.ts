@@ -13,6 +13,7 @@ import type { ClusterState } from '../state';
 import { slotKey } from '../reaper/slots';
 import type { SlotKey } from '../reaper/slots';
 import type { UpdateStep } from './update';
+import { withdrawFrom } from './wants';
 import type { DesiredChange, PlannedView, Wants } from './wants';
 
 /** The slots (or nodes) and the tasks a plan's changes and new tasks act on. */
@@ -61,9 +62,7 @@ export class Plan implements PlannedView {
     const list = this.createdByService.get(serviceId);
     if (!list?.some(match)) return;
     this.createdByService.set(serviceId, list.filter((task) => !match(task)));
-    const keep = this.created.filter((task) => task.serviceId !== serviceId || !match(task));
-    this.created.length = 0;
-    this.created.push(...keep);
+    withdrawFrom(this.created, serviceId, match);
   }
 
   /**

@@ -26,6 +26,13 @@ export interface Withdrawal {
   readonly match: (task: NewTask) => boolean;
 }
 
+/** Takes out of `tasks`, in place, the new tasks of `serviceId` that `match`. */
+export const withdrawFrom = (tasks: NewTask[], serviceId: string, match: (task: NewTask) => boolean): void => {
+  const keep = tasks.filter((task) => task.serviceId !== serviceId || !match(task));
+  tasks.length = 0;
+  tasks.push(...keep);
+};
+
 export class Wants implements PlannedView {
   /** Desired-state changes by task, in the order each task was first changed. */
   readonly changes = new Map<string, DesiredChange>();
@@ -56,9 +63,7 @@ export class Wants implements PlannedView {
   /** Takes back the new tasks of a service that `match`, planned before or wanted here (a slot being scaled away). */
   withdraw(serviceId: string, match: (task: NewTask) => boolean): void {
     this.withdrawn.push({ serviceId, match });
-    const keep = this.created.filter((task) => task.serviceId !== serviceId || !match(task));
-    this.created.length = 0;
-    this.created.push(...keep);
+    withdrawFrom(this.created, serviceId, match);
   }
 
   createdFor(serviceId: string): readonly NewTask[] {
