@@ -89,4 +89,47 @@ describe('LocalKafkaBroker', () => {
     await expect(eventually('its data dir is removed', () => !existsSync(started.dataDir), { timeoutMs: 5_000, everyMs: 100 })).resolves.toBe(true);
     expect(await accepts(started.brokers[0]!)).toBe(false);
   });
+  it('killed with SIGKILL and restarted on its data dir, is back at the same address with every record its clients wrote', async () => {
+    const first = await LocalKafkaBroker.start();
+    let second: LocalKafkaBroker | undefined;
+    const kafka = new Kafka({ brokers: first.brokers, logLevel: logLevel.NOTHING, retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 2_000 } });
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    try {
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.createTopics({ topics: [{ topic: 'crash', numPartitions: 1 }], waitForLeaders: true });
+      await admin.disconnect();
+      await producer.connect();
+      await producer.send({ topic: 'crash', messages: [{ value: 'before the crash' }] });
+
+      await first.kill();
+      expect(pidAlive(first.pid)).toBe(false);
+      expect(await accepts(first.brokers[0]!)).toBe(false);
+      expect(existsSync(first.dataDir)).toBe(true);
+      second = await first.restart();
+      expect(second.brokers).toEqual(first.brokers);
+      expect(second.dataDir).toBe(first.dataDir);
+
+      // The client that wrote before the crash writes on, to the same address.
+      await producer.send({ topic: 'crash', messages: [{ value: 'after the restart' }] });
+      const consumer = kafka.consumer({ groupId: 'crash-reader' });
+      await consumer.connect();
+      await consumer.subscribe({ topic: 'crash', fromBeginning: true });
+      const values: string[] = [];
+      await new Promise<void>((resolve) => {
+        void consumer.run({
+          eachMessage: async ({ message }) => {
+            values.push(message.value?.toString() ?? '');
+            if (values.length === 2) resolve();
+          },
+        });
+      });
+      await consumer.disconnect();
+      expect(values).toEqual(['before the crash', 'after the restart']);
+    } finally {
+      await producer.disconnect().catch(() => undefined);
+      await (second ?? first).stop();
+    }
+    expect(existsSync(first.dataDir)).toBe(false);
+  });
 });

@@ -39,6 +39,16 @@ export interface BrokerOptions {
    * small watchdog stops the JVM and removes its data dir should this process die without stop().
    */
   readonly detached?: boolean;
+  /**
+   * The ports to listen on, the broker's and the controller's: those of a broker that ran in
+   * this data dir before (see restart()), so its clients find it again. Free ones by default.
+   */
+  readonly ports?: BrokerPorts;
+}
+
+export interface BrokerPorts {
+  readonly broker: number;
+  readonly controller: number;
 }
 
 /** What `<dataDir>/broker.json` holds. */
@@ -220,6 +230,9 @@ export class LocalKafkaBroker {
     readonly dataDir: string,
     /** The broker's log4j log. */
     readonly logFile: string,
+    /** The ports it listens on. */
+    readonly ports: BrokerPorts,
+    private readonly startTimeoutMs: number | undefined,
   ) {
     child.once('exit', (code, signal) => {
       this.exited = true;
@@ -260,7 +273,7 @@ export class LocalKafkaBroker {
     const running = created ? undefined : runningBroker(dataDir);
     if (running) throw new Error(`a Kafka broker (pid ${running.pid}, ${running.brokers.join(',')}) already runs in ${dataDir}`);
     mkdirSync(dataDir, { recursive: true });
-    const [port, controller] = (await freePorts(2)) as [number, number];
+    const [port, controller] = options.ports ? [options.ports.broker, options.ports.controller] : ((await freePorts(2)) as [number, number]);
     const config = join(dataDir, 'server.properties');
     const log4j = join(dataDir, 'log4j.properties');
     const logFile = resolve(options.logFile ?? join(dataDir, 'broker.log'));
@@ -303,7 +316,7 @@ export class LocalKafkaBroker {
     const watchdog = options.detached ? undefined : startWatchdog(child.pid, dataDir);
 
     const brokers = [`127.0.0.1:${port}`];
-    const broker = new LocalKafkaBroker(child, watchdog, brokers, dataDir, logFile);
+    const broker = new LocalKafkaBroker(child, watchdog, brokers, dataDir, logFile, { broker: port, controller }, options.startTimeoutMs);
     writeFileSync(join(dataDir, 'broker.json'), `${JSON.stringify({ pid: child.pid, brokers, dataDir, logFile, version: KAFKA_VERSION } satisfies BrokerInfo)}\n`);
     try {
       await broker.waitUntilReady(options.startTimeoutMs ?? 60_000);
@@ -346,6 +359,38 @@ export class LocalKafkaBroker {
       }
       await sleep(250);
     }
+  }
+
+  /**
+   * Kills the JVM with SIGKILL — a crash, no clean shutdown — and keeps its data dir, so that
+   * restart() can start a broker on it again. Resolves once the JVM is gone.
+   */
+  async kill(): Promise<void> {
+    this.watchdog?.kill('SIGKILL');
+    if (!this.exited) {
+      const gone = new Promise((done) => this.child.once('exit', done));
+      try {
+        process.kill(this.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await gone;
+    }
+  }
+
+  /**
+   * A broker again, after kill(), on this one's data dir and ports: the same topics and
+   * records, at the address its clients already know (the JVM's recovery of a crashed log
+   * included). This one is done with; stop() the one it returns.
+   */
+  restart(): Promise<LocalKafkaBroker> {
+    if (!this.exited) throw new Error('restart() starts a broker killed before: kill() this one first');
+    return LocalKafkaBroker.start({
+      dataDir: this.dataDir,
+      logFile: this.logFile,
+      ports: this.ports,
+      ...(this.startTimeoutMs !== undefined ? { startTimeoutMs: this.startTimeoutMs } : {}),
+    });
   }
 
   /** SIGTERM, up to 20 s for a clean shutdown, then SIGKILL; then removes the data dir. */
