@@ -29,11 +29,15 @@ export interface RunningComponent {
   readonly name: ComponentName;
   readonly process: ShoalProcess;
   readonly healthPort: number;
+  /** A dispatcher's agent address, `127.0.0.1:<port>`. */
+  readonly agents?: string;
 }
 
 export interface ClusterOptions {
   /** How many scheduler processes (default 1); the rest stand by. */
   readonly schedulers?: number;
+  /** A second process of every component, standing by (default none beyond the extra schedulers). */
+  readonly standbys?: boolean;
   /** The swarm spec `docker swarm init` would send (default: a heartbeat period of 1 s, so dead nodes go DOWN within seconds). */
   readonly swarmSpec?: Record<string, unknown>;
 }
@@ -55,12 +59,21 @@ const startComponents = async (
   names: readonly ComponentName[],
   dispatcherPort?: string,
 ): Promise<{ components: RunningComponent[]; dispatcherPort: string }> => {
-  const processes = names.map((name) => deployment.cli(['run', name], name === 'dispatcher' && dispatcherPort ? { SHOAL_DISPATCHER_PORT: dispatcherPort } : {}));
-  const ports = await Promise.all(processes.map(healthPortOf));
-  const components = names.map((name, i) => ({ name, process: processes[i]!, healthPort: ports[i]! }));
-  const dispatcher = components.find((c) => c.name === 'dispatcher')!.process;
-  const [, port] = await dispatcher.waitFor(/dispatcher: agents on 127\.0\.0\.1:(\d+)/, 90_000);
-  return { components, dispatcherPort: port! };
+  // The first dispatcher on the port asked for; any other on a free one.
+  const processes = names.map((name, i) =>
+    deployment.cli(['run', name], name === 'dispatcher' && dispatcherPort && names.indexOf('dispatcher') === i ? { SHOAL_DISPATCHER_PORT: dispatcherPort } : {}),
+  );
+  const components = await Promise.all(names.map((name, i) => runningComponent(name, processes[i]!)));
+  const port = components.find((c) => c.name === 'dispatcher')!.agents!.split(':')[1]!;
+  return { components, dispatcherPort: port };
+};
+
+/** A component process once it says where it serves: its health port, and a dispatcher's agent address. */
+const runningComponent = async (name: ComponentName, process: ShoalProcess): Promise<RunningComponent> => {
+  const healthPort = await healthPortOf(process);
+  if (name !== 'dispatcher') return { name, process, healthPort };
+  const [, agents] = await process.waitFor(/dispatcher: agents on (127\.0\.0\.1:\d+)/, 90_000);
+  return { name, process, healthPort, agents: agents! };
 };
 
 export class ShoalCluster {
@@ -92,7 +105,11 @@ export class ShoalCluster {
       Spec: options.swarmSpec ?? { Dispatcher: { HeartbeatPeriod: 1_000_000_000 } },
     });
     if (init.status !== 200) throw new Error(`swarm init answered ${init.status}: ${JSON.stringify(init.body)}`);
-    const names: ComponentName[] = [...COMPONENTS, ...Array.from({ length: Math.max(0, (options.schedulers ?? 1) - 1) }, () => 'scheduler' as const)];
+    const names: ComponentName[] = [
+      ...COMPONENTS,
+      ...(options.standbys ? COMPONENTS : []),
+      ...Array.from({ length: Math.max(0, (options.schedulers ?? 1) - 1) }, () => 'scheduler' as const),
+    ];
     const { components, dispatcherPort } = await startComponents(deployment, names);
     const cluster = new ShoalCluster(deployment, api, components, `127.0.0.1:${dispatcherPort}`);
     await cluster.untilEachActive();
@@ -113,6 +130,32 @@ export class ShoalCluster {
     const port = this.dispatcher.split(':')[1]!;
     this.running = (await startComponents(this.deployment, this.running.map((c) => c.name), port)).components;
     await this.untilEachActive();
+  }
+
+  /**
+   * Starts another instance in place of `instance` (one that crashed, say): a process of the
+   * same component, on free ports, in line for the lease behind the others. Resolves once it
+   * says where it serves.
+   */
+  async replace(instance: RunningComponent): Promise<RunningComponent> {
+    const at = this.running.indexOf(instance);
+    if (at < 0) throw new Error(`${instance.name} (pid ${instance.process.pid}) is not one of this cluster's instances`);
+    const next = await runningComponent(instance.name, this.deployment.cli(['run', instance.name]));
+    this.running[at] = next;
+    return next;
+  }
+
+  /** Starts the API process again after it crashed (same data dir, same socket); resolves once it listens. */
+  async restartApi(): Promise<ShoalProcess> {
+    if (this.apiProcess.running) throw new Error('the API process still runs: crash or stop it first');
+    this.apiProcess = this.deployment.cli(['run', 'api']);
+    await this.apiProcess.waitFor(/api: listening on/, 90_000);
+    return this.apiProcess;
+  }
+
+  /** Every dispatcher's agent address, comma-separated, as `shoal agent --dispatcher` takes them. */
+  get dispatchers(): string {
+    return this.instances('dispatcher').map((d) => d.agents!).join(',');
   }
 
   /** The API's unix socket. */
@@ -156,7 +199,7 @@ export class ShoalCluster {
   async agent(prefix: string, options: AgentOptions = {}): Promise<ShoalProcess> {
     const token = options.token ?? (await this.workerToken());
     return this.deployment.cli([
-      'agent', '--simulate', String(options.nodes ?? 2), '--join-token', token, '--dispatcher', this.dispatcher, '--hostname-prefix', prefix, ...(options.args ?? []),
+      'agent', '--simulate', String(options.nodes ?? 2), '--join-token', token, '--dispatcher', this.dispatchers, '--hostname-prefix', prefix, ...(options.args ?? []),
     ]);
   }
 

@@ -21,11 +21,15 @@ export class ShoalProcesses {
     readonly topicPrefix: string | undefined,
   ) {}
 
-  /** On the test broker. `name` names the data dir (`shoal-<name>-…`) and the topic prefix; `env` adds to the environment. */
+  /**
+   * On the test broker, or the one `env.KAFKA_BROKERS` names. `name` names the data dir
+   * (`shoal-<name>-…`) and the topic prefix; `env` adds to the environment.
+   */
   static onKafka(name: string, env: NodeJS.ProcessEnv = {}): ShoalProcesses {
     const dataDir = mkdtempSync(join(tmpdir(), `shoal-${name}-`));
     const topicPrefix = `shoal-${name}-${randomUUID()}`;
-    return new ShoalProcesses(dataDir, { ...process.env, KAFKA_BROKERS: testBrokers().join(','), SHOAL_TOPIC_PREFIX: topicPrefix, SHOAL_DATA_DIR: dataDir, ...env }, topicPrefix);
+    const brokers = env.KAFKA_BROKERS ?? testBrokers().join(',');
+    return new ShoalProcesses(dataDir, { ...process.env, SHOAL_TOPIC_PREFIX: topicPrefix, SHOAL_DATA_DIR: dataDir, ...env, KAFKA_BROKERS: brokers }, topicPrefix);
   }
 
   /** On the embedded log in the data dir (`shoal-<name>-…`); `env` adds to the environment. */

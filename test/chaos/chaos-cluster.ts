@@ -1,0 +1,235 @@
+/**
+ * The deployment a chaos run works on: a broker of its own (so that it can be killed), every
+ * component as two processes (one active, one standing by) through ShoalCluster, two API
+ * processes (each its own data dir and socket), agent processes of simulated nodes, and a
+ * view of the log of the run's own. Faults: kill -9 of a component's active instance (a
+ * new standby started in its place), of an API (started again), of the broker (started
+ * again on its data dir and port); each resolves once the deployment has recovered, with
+ * how long that took.
+ */
+import { join } from 'node:path';
+import { logLevel } from 'kafkajs';
+import { KafkaEventLog } from '@shoal/eventlog';
+import { LiveView } from '@shoal/runtime';
+import { LocalKafkaBroker } from '../../infra/kafka/broker';
+import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { COMPONENTS, ShoalCluster } from '../../libs/testing/src/processes/shoal-cluster';
+import type { ComponentName, RunningComponent } from '../../libs/testing/src/processes/shoal-cluster';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { eventually } from '../../libs/testing/src/eventually';
+
+export type Fault = ComponentName | 'api' | 'broker';
+export const FAULTS: readonly Fault[] = [...COMPONENTS, 'api', 'broker'];
+
+export interface ChaosClusterOptions {
+  /** Agent processes, and simulated nodes in each. */
+  readonly agents: number;
+  readonly nodesPerAgent: number;
+  /** How long the broker stays down when it is killed. */
+  readonly brokerOutageMs: number;
+  /** How often each process saves its view (SHOAL_SNAPSHOT_EVERY_MS), so that restarts start from snapshots. */
+  readonly snapshotEveryMs: number;
+  readonly say: (line: string) => void;
+}
+
+export interface ApiInstance {
+  readonly name: string;
+  readonly dataDir: string;
+  readonly socket: string;
+  process: ShoalProcess;
+}
+
+/** What one fault cost: from the kill until the deployment was whole again. */
+export interface FaultOutcome {
+  readonly fault: Fault;
+  /** Kill → a standby of the component active (the broker: restart → every component active and every API ready). */
+  readonly recoveredSeconds: number;
+  readonly at: number;
+}
+
+const WAIT_MS = 120_000;
+
+/** A probe that answers undefined rather than throw while a process is not answering. */
+const quietly = async <T>(probe: () => Promise<T>): Promise<T | undefined> => {
+  try {
+    return await probe();
+  } catch {
+    return undefined;
+  }
+};
+
+export class ChaosCluster {
+  readonly apis: ApiInstance[] = [];
+  readonly agents: ShoalProcess[] = [];
+  /** Processes the run killed on purpose: the only ones allowed not to be running at the end. */
+  readonly killed = new Set<ShoalProcess>();
+  view!: LiveView;
+  private log!: KafkaEventLog;
+
+  private constructor(
+    private broker: LocalKafkaBroker,
+    readonly deployment: ShoalProcesses,
+    readonly cluster: ShoalCluster,
+    private readonly options: ChaosClusterOptions,
+  ) {}
+
+  static async start(options: ChaosClusterOptions): Promise<ChaosCluster> {
+    options.say('starting a broker of the run\'s own…');
+    const broker = await LocalKafkaBroker.start();
+    const deployment = ShoalProcesses.onKafka('chaos', {
+      KAFKA_BROKERS: broker.brokers.join(','),
+      SHOAL_HEALTH_PORT: '0',
+      SHOAL_API_PORT: '0',
+      SHOAL_DISPATCHER_PORT: '0',
+      SHOAL_SNAPSHOT_EVERY_MS: String(options.snapshotEveryMs),
+    });
+    let cluster: ShoalCluster | undefined;
+    try {
+      options.say('starting every component twice, and an API…');
+      // SwarmKit's default heartbeat period: a loaded machine must not pass for dead nodes.
+      cluster = await ShoalCluster.start(deployment, { standbys: true, swarmSpec: { Dispatcher: { HeartbeatPeriod: 5_000_000_000 } } });
+      const chaos = new ChaosCluster(broker, deployment, cluster, options);
+      chaos.apis.push({ name: 'api-1', dataDir: deployment.dataDir, socket: cluster.socket, process: cluster.api });
+      chaos.apis.push(await chaos.startApi('api-2', join(deployment.dataDir, 'api-2')));
+      // Quiet: it is meant to lose the broker now and then.
+      chaos.log = await KafkaEventLog.open({ brokers: broker.brokers, topic: chaos.topic, clientId: 'chaos-judge', logLevel: logLevel.NOTHING });
+      chaos.view = new LiveView(chaos.log, { onHalted: () => undefined });
+      await chaos.view.start();
+      options.say(`starting ${options.agents} agent processes of ${options.nodesPerAgent} simulated nodes…`);
+      for (let i = 0; i < options.agents; i++) chaos.agents.push(await cluster.agent(`sim${i + 1}-`, { nodes: options.nodesPerAgent }));
+      const nodes = options.agents * options.nodesPerAgent;
+      await eventually(`${nodes} nodes are ready`, () => [...chaos.view.state.nodes.values()].filter((n) => n.status.state === 'ready').length === nodes, WAIT_MS);
+      return chaos;
+    } catch (error) {
+      await deployment.close();
+      await broker.stop();
+      throw error;
+    }
+  }
+
+  get brokers(): readonly string[] {
+    return this.broker.brokers;
+  }
+
+  get topic(): string {
+    return `${this.deployment.topicPrefix!}.events`;
+  }
+
+  /** The cluster's id: the key of its records. */
+  get clusterId(): string {
+    return this.view.state.cluster!.id;
+  }
+
+  /** The sockets of the API processes running now. */
+  liveSockets(): string[] {
+    return this.apis.filter((api) => api.process.running).map((api) => api.socket);
+  }
+
+  highWaterMark(): Promise<number> {
+    return this.log.highWaterMark();
+  }
+
+  /** Every record of the log, from offset 0 to `to`. */
+  async records(to: number): Promise<{ offset: number; value: string }[]> {
+    const all: { offset: number; value: string }[] = [];
+    for (let from = 0; from < to; ) {
+      const batch = await this.log.read(from, { to, max: 5_000 });
+      if (batch.length === 0) break;
+      all.push(...batch);
+      from = batch[batch.length - 1]!.offset + 1;
+    }
+    return all;
+  }
+
+  /** Kills `fault`'s active instance (or the broker) and resolves once the deployment is whole again. */
+  async inject(fault: Fault): Promise<FaultOutcome> {
+    const at = Date.now();
+    switch (fault) {
+      case 'broker':
+        return { fault, at, recoveredSeconds: await this.crashBroker() };
+      case 'api':
+        return { fault, at, recoveredSeconds: await this.crashApi() };
+      default:
+        return { fault, at, recoveredSeconds: await this.crashActive(fault) };
+    }
+  }
+
+  private async startApi(name: string, dataDir: string): Promise<ApiInstance> {
+    const process = this.deployment.cli(['run', 'api'], { SHOAL_DATA_DIR: dataDir });
+    await process.waitFor(/api: listening on/, WAIT_MS);
+    return { name, dataDir, socket: join(dataDir, 'shoal.sock'), process };
+  }
+
+  /** The instance of `name` whose /healthz says active. */
+  private async active(name: ComponentName): Promise<RunningComponent> {
+    return eventually(`one ${name} is active`, async () => {
+      for (const instance of this.cluster.instances(name)) {
+        if ((await quietly(() => this.cluster.health(instance)))?.state === 'active') return instance;
+      }
+      return undefined;
+    }, WAIT_MS);
+  }
+
+  /** kill -9 of the active instance, a new standby in its place; seconds until another instance is active. */
+  private async crashActive(name: ComponentName): Promise<number> {
+    const victim = await this.active(name);
+    const killedAt = Date.now();
+    await victim.process.crash();
+    this.killed.add(victim.process);
+    await this.cluster.replace(victim);
+    await this.active(name);
+    const seconds = (Date.now() - killedAt) / 1_000;
+    await this.untilWhole();
+    return seconds;
+  }
+
+  /** kill -9 of an API process, started again on its data dir; seconds until it answers again. */
+  private async crashApi(): Promise<number> {
+    const victim = this.apis[this.apis.length - 1]!;
+    const killedAt = Date.now();
+    await victim.process.crash();
+    this.killed.add(victim.process);
+    const again = await this.startApi(victim.name, victim.dataDir);
+    victim.process = again.process;
+    await this.untilWhole();
+    return (Date.now() - killedAt) / 1_000;
+  }
+
+  /** kill -9 of the broker, down for the outage, started again on its data dir and port; seconds from the restart until the deployment is whole. */
+  private async crashBroker(): Promise<number> {
+    await this.broker.kill();
+    await new Promise((resolve) => setTimeout(resolve, this.options.brokerOutageMs));
+    this.broker = await this.broker.restart();
+    const restartedAt = Date.now();
+    await this.untilWhole();
+    return (Date.now() - restartedAt) / 1_000;
+  }
+
+  /** Every component has one active instance, every API's view has caught up with the log. */
+  async untilWhole(): Promise<void> {
+    await eventually('every component has one active instance', () => quietly(async () => (await this.cluster.untilEachActive(2_000), true)), WAIT_MS);
+    await eventually('every API is ready', async () => {
+      const answers = await Promise.all(this.apis.map((api) => quietly(() => dockerApi(api.socket, 'GET', '/readyz'))));
+      return answers.every((answer) => answer?.status === 200);
+    }, WAIT_MS);
+  }
+
+  /** Every process the run started and did not kill: none may have exited. */
+  exited(): string[] {
+    const mine = [
+      ...this.cluster.components.map((c) => ({ name: c.name, process: c.process })),
+      ...this.apis.map((api) => ({ name: api.name, process: api.process })),
+      ...this.agents.map((process, i) => ({ name: `agents-${i + 1}`, process })),
+    ];
+    return mine.filter(({ process }) => !process.running && !this.killed.has(process)).map(({ name, process }) => `${name} (pid ${process.pid}) exited with ${process.exitCode}:\n${process.output.slice(-2_000)}`);
+  }
+
+  /** Stops everything and removes what the run wrote. */
+  async stop(): Promise<void> {
+    await this.view?.stop();
+    await this.log?.close();
+    await this.deployment.close();
+    await this.broker.stop();
+  }
+}
