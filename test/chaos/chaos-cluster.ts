@@ -45,7 +45,9 @@ export interface FaultOutcome {
   readonly fault: Fault;
   /** Kill → a standby of the component active (the broker: restart → every component active and every API ready). */
   readonly recoveredSeconds: number;
+  /** When it was injected, and when the deployment was whole again (ms since the epoch). */
   readonly at: number;
+  readonly wholeAt: number;
 }
 
 const WAIT_MS = 120_000;
@@ -145,14 +147,8 @@ export class ChaosCluster {
   /** Kills `fault`'s active instance (or the broker) and resolves once the deployment is whole again. */
   async inject(fault: Fault): Promise<FaultOutcome> {
     const at = Date.now();
-    switch (fault) {
-      case 'broker':
-        return { fault, at, recoveredSeconds: await this.crashBroker() };
-      case 'api':
-        return { fault, at, recoveredSeconds: await this.crashApi() };
-      default:
-        return { fault, at, recoveredSeconds: await this.crashActive(fault) };
-    }
+    const recoveredSeconds = await (fault === 'broker' ? this.crashBroker() : fault === 'api' ? this.crashApi() : this.crashActive(fault));
+    return { fault, at, wholeAt: Date.now(), recoveredSeconds };
   }
 
   private async startApi(name: string, dataDir: string): Promise<ApiInstance> {

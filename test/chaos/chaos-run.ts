@@ -54,7 +54,7 @@ export interface ChaosReport {
   readonly rounds: number;
   readonly faults: readonly FaultOutcome[];
   readonly workload: WorkloadTally & { readonly acks: number };
-  /** Seconds from the last fault's recovery until every service had converged. */
+  /** Seconds from the last fault's recovery (the deployment whole again; the workload ran on for the gap after it) until every service had converged. */
   readonly convergedSeconds?: number;
   readonly agreement?: HashAgreement;
   readonly findings: LogFindings;
@@ -164,7 +164,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
         await sleep(options.gapMs ?? 3_000);
       }
     }
-    const lastRecovered = Date.now();
+    // Faults stop once the deployment is whole after the last one; the workload runs on for the gap.
+    const lastRecovered = faults[faults.length - 1]!.wholeAt;
     await workload.stop();
     say(`workload stopped: ${workload.tally.requests} requests, answers ${JSON.stringify(workload.tally.answers)}`);
 
