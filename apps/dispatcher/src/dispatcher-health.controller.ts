@@ -2,10 +2,11 @@
  * /healthz, /statez and /readyz of the dispatcher process, as every component answers
  * them: live while it serves, the view's position and state hash, ready once its view has
  * replayed the log (standby or active). Before its runner exists, each answers 503 "starting".
- * /metrics (Prometheus): its agents' sessions, heartbeats and statuses.
+ * /metrics (Prometheus): what its view has read, as every component's, and its agents'
+ * sessions, heartbeats and statuses.
  */
 import { Controller, Get, Header, HttpException, HttpStatus, Inject } from '@nestjs/common';
-import { PROMETHEUS_CONTENT_TYPE, componentStateHash, liveHealth, prometheusText, readyHealth } from '@shoal/runtime';
+import { PROMETHEUS_CONTENT_TYPE, componentStateHash, componentViewMetrics, liveHealth, prometheusText, readyHealth } from '@shoal/runtime';
 import type { ComponentHealth, ComponentRunner, ComponentStateHash } from '@shoal/runtime';
 import type { DispatcherServer } from './dispatcher-server';
 
@@ -39,6 +40,7 @@ export class DispatcherHealthController {
   @Get('metrics')
   @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
   metrics(): string {
-    return prometheusText(this.server.metrics());
+    const runner = this.server.runner;
+    return prometheusText([...(runner ? componentViewMetrics(runner) : []), ...this.server.metrics()]);
   }
 }

@@ -4,11 +4,15 @@
  * (standby or active). The body says which, under which term, at which offset. /statez
  * adds the hash of the view's state at that offset, so an operator (or a test) can check
  * that every process that has read the log to the same point holds the same state.
+ * /metrics (Prometheus) says what its view has read, poison included (viewMetrics).
  */
-import { Controller, Get, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import { COMPONENT_RUNNER } from './component-tokens';
 import type { ComponentRunner, RunnerState } from './component-runner';
 import { haltMessage } from './live-view';
+import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus';
+import type { MetricFamily } from './prometheus';
+import { viewMetrics } from './view-metrics';
 
 export interface ComponentHealth {
   readonly component: string;
@@ -50,6 +54,10 @@ export const readyHealth = (runner: ComponentRunner): ComponentHealth => {
   return health;
 };
 
+/** What a component's /metrics says about its view (viewMetrics). */
+export const componentViewMetrics = (runner: ComponentRunner): MetricFamily[] =>
+  viewMetrics(runner.view.projection, { whose: `the ${runner.component}'s view`, startedAt: runner.view.startedAt });
+
 @Controller()
 export class ComponentHealthController {
   constructor(@Inject(COMPONENT_RUNNER) private readonly runner: ComponentRunner) {}
@@ -68,5 +76,11 @@ export class ComponentHealthController {
   @Get('readyz')
   ready(): ComponentHealth {
     return readyHealth(this.runner);
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
+  metrics(): string {
+    return prometheusText(componentViewMetrics(this.runner));
   }
 }

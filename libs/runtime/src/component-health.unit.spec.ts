@@ -29,4 +29,28 @@ describe('a component\'s /healthz, /statez and /readyz', () => {
     await runner.stop();
     expect(() => health.live()).toThrow();
   });
+  it('/metrics counts what the view read by verdict, poison included, and says where the view started', async () => {
+    const b = new EventBuilder();
+    await log.append([
+      { key: 'c1', value: encode(clusterInit(b)) },
+      { key: 'c1', value: '{not json' },
+      { key: 'c1', value: '' },
+      { key: 'c1', value: encode(b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') })) },
+    ]);
+    const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a' });
+    const health = new ComponentHealthController(runner);
+    await runner.start();
+    await eventually('the view has read past the poison', () => runner.view.position >= 4, { timeoutMs: 10_000, everyMs: 10 });
+    const lines = health.metrics().split('\n');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '# HELP shoal_records_total Records the reaper\'s view has read from the log since it started, by evolve\'s verdict.',
+        'shoal_records_total{verdict="poison"} 2',
+        'shoal_view_started_at 0',
+        'shoal_view_halted 0',
+      ]),
+    );
+    expect(lines.find((line) => line.startsWith('shoal_records_total{verdict="applied"}'))).toMatch(/ [2-9]$/);
+    await runner.stop();
+  });
 });

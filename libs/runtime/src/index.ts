@@ -16,3 +16,4 @@ export * from './serve-component';
 export * from './component-health';
 export * from './view-snapshots';
 export * from './prometheus';
+export * from './view-metrics';

@@ -60,7 +60,11 @@ export class LiveView {
     const restored = options.snapshot ? Projection.fromSnapshot(options.snapshot, keep) : undefined;
     if (typeof restored === 'string') this.snapshotRefused = restored;
     this.projection = restored instanceof Projection ? restored : new Projection(undefined, 0, keep);
+    this.startedAt = this.projection.position;
   }
+
+  /** The offset the view started from: its snapshot's, or 0. */
+  readonly startedAt: number;
 
   get state() {
     return this.projection.state;

@@ -55,4 +55,17 @@ describe('LiveView', () => {
     expect((await view.verdictAt(10_001)).status).toBe('applied');
     await expect(view.verdictAt(1)).rejects.toThrow('the verdict on offset 1 is no longer remembered');
   });
+  it('says where it started: at 0 after a whole replay, at its snapshot\'s offset when it started from one', async () => {
+    const b = new EventBuilder();
+    await log.append([clusterInit(b), b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') })].map((e) => ({ key: 'c1', value: encode(e) })));
+    const whole = new LiveView(log);
+    await whole.start();
+    expect(whole.startedAt).toBe(0);
+    const fromSnapshot = new LiveView(log, { snapshot: whole.projection.snapshot() });
+    await fromSnapshot.start();
+    expect(fromSnapshot.startedAt).toBe(2);
+    expect(fromSnapshot.projection.hash()).toBe(whole.projection.hash());
+    await whole.stop();
+    await fromSnapshot.stop();
+  });
 });

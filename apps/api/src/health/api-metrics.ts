@@ -1,11 +1,12 @@
 /**
- * What /metrics reports about the API's view: the records it read by verdict (the
- * projection's tally), where it is in the log and how far behind, and the cluster's
- * objects by state — services by mode, tasks by observed and desired state, nodes by
+ * What /metrics reports about the API's view: what every view reports (viewMetrics: the
+ * records it read by verdict, where it is and started), how far behind the log it is, and
+ * the cluster's objects by state — services by mode, tasks by observed and desired state, nodes by
  * state, availability and role, networks, and each component's ownership term.
  */
 import { taskStateName } from '@shoal/contracts';
 import type { Projection } from '@shoal/domain';
+import { viewMetrics } from '@shoal/runtime';
 import type { MetricFamily, Sample } from '@shoal/runtime';
 
 /** Counts items by a key made of labels, in first-seen order. */
@@ -21,17 +22,11 @@ const countBy = <T>(items: Iterable<T>, labelsOf: (item: T) => Record<string, st
   return [...counts.values()];
 };
 
-export const apiMetrics = (projection: Projection, highWaterMark: number): MetricFamily[] => {
-  const { tally, state } = projection;
+/** `startedAt`: the offset the view started from (see viewMetrics). */
+export const apiMetrics = (projection: Projection, highWaterMark: number, startedAt = 0): MetricFamily[] => {
+  const { state } = projection;
   return [
-    {
-      name: 'shoal_records_total',
-      help: "Records the API's view has read from the log, by evolve's verdict.",
-      type: 'counter',
-      samples: (['applied', 'partial', 'rejected', 'poison'] as const).map((verdict) => ({ labels: { verdict }, value: tally[verdict] })),
-    },
-    { name: 'shoal_records_upcast_total', help: 'Records read at an older schema version and upcast.', type: 'counter', samples: [{ value: tally.upcast }] },
-    { name: 'shoal_view_position', help: "The offset of the next record the API's view will apply.", type: 'gauge', samples: [{ value: projection.position }] },
+    ...viewMetrics(projection, { whose: "the API's view", startedAt }),
     { name: 'shoal_log_high_water_mark', help: 'The offset the next record appended to the log will get.', type: 'gauge', samples: [{ value: highWaterMark }] },
     {
       name: 'shoal_view_lag_records',

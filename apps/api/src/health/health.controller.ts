@@ -74,6 +74,6 @@ export class HealthController {
   @ApiOperation({ summary: 'Metrics in Prometheus text format' })
   @ApiProduces('text/plain')
   async metrics(): Promise<string> {
-    return prometheusText([...apiMetrics(this.view.projection, await this.log.highWaterMark()), ...(this.moreMetrics?.() ?? [])]);
+    return prometheusText([...apiMetrics(this.view.projection, await this.log.highWaterMark(), this.view.startedAt), ...(this.moreMetrics?.() ?? [])]);
   }
 }
