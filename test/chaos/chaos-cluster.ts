@@ -7,6 +7,7 @@
  * again on its data dir and port); each resolves once the deployment has recovered, with
  * how long that took.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { logLevel } from 'kafkajs';
 import { KafkaEventLog } from '@shoal/eventlog';
@@ -52,12 +53,15 @@ export interface FaultOutcome {
 
 const WAIT_MS = 120_000;
 
-/** A probe that answers undefined rather than throw while a process is not answering. */
-const quietly = async <T>(probe: () => Promise<T>): Promise<T | undefined> => {
+/** A probe that answers undefined rather than throw (or hang, past `ms`) while a process is not answering. */
+export const quietly = async <T>(probe: () => Promise<T>, ms = 10_000): Promise<T | undefined> => {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await probe();
+    return await Promise.race([probe(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
   } catch {
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 };
 
@@ -66,6 +70,8 @@ export class ChaosCluster {
   readonly agents: ShoalProcess[] = [];
   /** Processes the run killed on purpose: the only ones allowed not to be running at the end. */
   readonly killed = new Set<ShoalProcess>();
+  /** What each process killed on purpose had said, by name and pid, for a report on a failed run. */
+  private readonly killedOutput: { readonly name: string; readonly process: ShoalProcess }[] = [];
   view!: LiveView;
   private log!: KafkaEventLog;
 
@@ -172,7 +178,7 @@ export class ChaosCluster {
     const victim = await this.active(name);
     const killedAt = Date.now();
     await victim.process.crash();
-    this.killed.add(victim.process);
+    this.kept(victim.name, victim.process);
     await this.cluster.replace(victim);
     await this.active(name);
     const seconds = (Date.now() - killedAt) / 1_000;
@@ -185,7 +191,7 @@ export class ChaosCluster {
     const victim = this.apis[this.apis.length - 1]!;
     const killedAt = Date.now();
     await victim.process.crash();
-    this.killed.add(victim.process);
+    this.kept(victim.name, victim.process);
     const again = await this.startApi(victim.name, victim.dataDir);
     victim.process = again.process;
     await this.untilWhole();
@@ -205,19 +211,36 @@ export class ChaosCluster {
   /** Every component has one active instance, every API's view has caught up with the log. */
   async untilWhole(): Promise<void> {
     await eventually('every component has one active instance', () => quietly(async () => (await this.cluster.untilEachActive(2_000), true)), WAIT_MS);
+    let answers: unknown[] = [];
     await eventually('every API is ready', async () => {
-      const answers = await Promise.all(this.apis.map((api) => quietly(() => dockerApi(api.socket, 'GET', '/readyz'))));
-      return answers.every((answer) => answer?.status === 200);
-    }, WAIT_MS);
+      answers = await Promise.all(this.apis.map((api) => quietly(() => dockerApi(api.socket, 'GET', '/readyz'))));
+      return answers.every((answer) => (answer as { status?: number } | undefined)?.status === 200);
+    }, { timeoutMs: WAIT_MS, everyMs: 250, explain: () => answers });
   }
 
-  /** Every process the run started and did not kill: none may have exited. */
-  exited(): string[] {
-    const mine = [
+  private kept(name: string, process: ShoalProcess): void {
+    this.killed.add(process);
+    this.killedOutput.push({ name, process });
+  }
+
+  /** Every process running now, by name. */
+  private running(): { name: string; process: ShoalProcess }[] {
+    return [
       ...this.cluster.components.map((c) => ({ name: c.name, process: c.process })),
       ...this.apis.map((api) => ({ name: api.name, process: api.process })),
       ...this.agents.map((process, i) => ({ name: `agents-${i + 1}`, process })),
     ];
+  }
+
+  /** Writes what every process of the run said (killed ones too) into `dir`, one `<name>-<pid>.log` each. */
+  saveOutput(dir: string): void {
+    mkdirSync(dir, { recursive: true });
+    for (const { name, process } of [...this.killedOutput, ...this.running()]) writeFileSync(join(dir, `${name}-${process.pid}.log`), process.output);
+  }
+
+  /** Every process the run started and did not kill: none may have exited. */
+  exited(): string[] {
+    const mine = this.running();
     return mine.filter(({ process }) => !process.running && !this.killed.has(process)).map(({ name, process }) => `${name} (pid ${process.pid}) exited with ${process.exitCode}:\n${process.output.slice(-2_000)}`);
   }
 

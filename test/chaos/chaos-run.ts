@@ -8,15 +8,16 @@
  * 2. every process on one state hash at the log's end, the same as a replay from offset 0;
  * 3. from the log (log-checks.ts): nothing doubled, nothing lost, every acknowledged write
  *    there, every poison record counted as poison, by the replay, by `shoal audit verify`
- *    (which checks every process's snapshot too) and by each API's /metrics;
+ *    (which checks every process's snapshot too) and by every process's /metrics (each
+ *    counts those past where its view started: its snapshot's offset, or 0);
  * 4. a record of a newer version, written last: every process stops on it and says so
- *    (/readyz 503 naming its offset), stays live, and all hold the same hash there;
+ *    (/readyz 503 naming its offset, /metrics), stays live, and all hold the same hash there;
  * 5. no process exited that the run did not kill.
  * Failures are collected as sentences (`problems`), so that a long soak reports them all.
  */
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
-import { ChaosCluster, FAULTS } from './chaos-cluster';
+import { ChaosCluster, FAULTS, quietly } from './chaos-cluster';
 import type { FaultOutcome } from './chaos-cluster';
 import { unconverged } from './convergence';
 import { judgeLog } from './log-checks';
@@ -40,6 +41,8 @@ export interface ChaosOptions {
   /** The bound: every service converged within this long of the last fault's recovery. */
   readonly convergeWithinMs: number;
   readonly say?: (line: string) => void;
+  /** Where to write every process's output when a check fails (default: nowhere). */
+  readonly logs?: string;
 }
 
 export interface HashAgreement {
@@ -58,20 +61,13 @@ export interface ChaosReport {
   readonly convergedSeconds?: number;
   readonly agreement?: HashAgreement;
   readonly findings: LogFindings;
-  readonly poison: { readonly written: number; readonly kinds: readonly string[]; readonly apiCounted: readonly number[]; readonly auditCounted?: number };
+  /** Poison written; counted by the audit; counted by each process's /metrics (past where its view started). */
+  readonly poison: { readonly written: number; readonly kinds: readonly string[]; readonly counts: readonly ViewCount[]; readonly auditCounted?: number };
   readonly future: { readonly offset: number; readonly haltedProcesses: number; readonly agreement?: HashAgreement };
   readonly problems: readonly string[];
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-const quietly = async <T>(probe: () => Promise<T>): Promise<T | undefined> => {
-  try {
-    return await probe();
-  } catch {
-    return undefined;
-  }
-};
 
 /** Polls until `probe` answers, or `ms` pass; the last answer either way, with whether it was in time. */
 const within = async <T>(ms: number, probe: () => Promise<T | undefined>): Promise<{ value?: T; inTime: boolean; seconds: number }> => {
@@ -101,13 +97,33 @@ const agreement = async (chaos: ChaosCluster, position?: number): Promise<HashAg
   return hashes.size === 1 ? { position: at, hash: all[0]!.hash, processes: all.length } : undefined;
 };
 
-/** `shoal_records_total{verdict="poison"}` of an API's /metrics. */
-const apiPoisonCount = async (socket: string): Promise<number> => {
-  const { body } = await dockerApi<string>(socket, 'GET', '/metrics');
-  const line = /^shoal_records_total\{verdict="poison"\} (\d+)$/m.exec(String(body));
-  if (!line) throw new Error('no shoal_records_total{verdict="poison"} in /metrics');
+/** What a process's /metrics says of its view: the poison it counted, where it started, whether it has stopped. */
+export interface ViewCount {
+  readonly name: string;
+  readonly poison: number;
+  readonly startedAt: number;
+  readonly halted: boolean;
+}
+
+/** One sample of a /metrics text, by its name and labels as written. */
+const sample = (text: string, name: string): number => {
+  const line = new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text);
+  if (!line) throw new Error(`no ${name} in /metrics`);
   return Number(line[1]);
 };
+
+const viewCount = (name: string, text: string): ViewCount => ({
+  name,
+  poison: sample(text, 'shoal_records_total{verdict="poison"}'),
+  startedAt: sample(text, 'shoal_view_started_at'),
+  halted: sample(text, 'shoal_view_halted') === 1,
+});
+
+/** Every process's view, by its /metrics: every component instance and every API. */
+const viewCounts = async (chaos: ChaosCluster): Promise<ViewCount[]> => [
+  ...(await Promise.all(chaos.cluster.components.map(async (c) => viewCount(`${c.name} (pid ${c.process.pid})`, await (await fetch(`http://127.0.0.1:${c.healthPort}/metrics`, { signal: AbortSignal.timeout(10_000) })).text())))),
+  ...(await Promise.all(chaos.apis.map(async (api) => viewCount(api.name, String((await dockerApi<string>(api.socket, 'GET', '/metrics')).body))))),
+];
 
 interface AuditVerify {
   readonly code: number | null;
@@ -159,7 +175,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       for (const [i, fault] of FAULTS.entries()) {
         const outcome = await chaos.inject(fault);
         faults.push(outcome);
-        say(`round ${rounds}: kill -9 ${fault}: whole again after ${outcome.recoveredSeconds.toFixed(1)} s (${workload.acks.length} writes acknowledged so far)`);
+        say(`${new Date(outcome.at).toISOString()} round ${rounds}: kill -9 ${fault}: whole again after ${outcome.recoveredSeconds.toFixed(1)} s (${workload.acks.length} writes acknowledged so far)`);
         if (rounds === 1 && i === Math.floor(FAULTS.length / 2)) await poison();
         await sleep(options.gapMs ?? 3_000);
       }
@@ -194,20 +210,26 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     const audit = await auditVerify(chaos);
     if (audit.code !== 0 || !audit.agree) problems.push(`shoal audit verify exited ${audit.code}: ${JSON.stringify(audit.checks)}`);
     if (audit.poison !== poisonOffsets.length) problems.push(`shoal audit verify counted ${audit.poison} poison records, ${poisonOffsets.length} were written`);
-    const apiCounted = await Promise.all(chaos.apis.map((api) => apiPoisonCount(api.socket)));
-    if (apiCounted.some((count) => count !== poisonOffsets.length)) problems.push(`the APIs' /metrics count ${apiCounted.join(', ')} poison records, ${poisonOffsets.length} were written`);
+    // Each process counts the poison past where its view started (a restarted one: its snapshot's offset).
+    const counts = await viewCounts(chaos);
+    for (const count of counts) {
+      const expected = poisonOffsets.filter((offset) => offset >= count.startedAt).length;
+      if (count.poison !== expected) problems.push(`${count.name}'s /metrics counts ${count.poison} poison records; ${expected} were written past where its view started (${count.startedAt})`);
+    }
 
     // 4. A record of a newer version, last: every process stops on it, says so, and stays live.
     const [future] = await writeRaw(chaos.brokers, chaos.topic, chaos.clusterId, [futureRecord(chaos.clusterId)]);
     say(`a record of a newer version written at offset ${future}`);
     const halted = await within(60_000, async () => {
-      const answers = await Promise.all(chaos.cluster.components.map((c) => fetch(`http://127.0.0.1:${c.healthPort}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { halted?: string } }))));
+      const answers = await Promise.all(chaos.cluster.components.map((c) => fetch(`http://127.0.0.1:${c.healthPort}/readyz`, { signal: AbortSignal.timeout(10_000) }).then(async (r) => ({ status: r.status, body: (await r.json()) as { halted?: string } }))));
       return answers.every((a) => a.status === 503 && a.body.halted?.includes(`offset ${future!}`)) ? answers.length : undefined;
     });
     if (!halted.value) problems.push(`not every component stopped on the record of a newer version at ${future} and said so on /readyz`);
     const apisNotReady = await Promise.all(chaos.apis.map(async (api) => (await dockerApi(api.socket, 'GET', '/readyz')).status));
     if (apisNotReady.some((status) => status !== 503)) problems.push(`an API answered /readyz ${apisNotReady.join(', ')} past a record it cannot read`);
-    const live = await Promise.all(chaos.cluster.components.map((c) => fetch(`http://127.0.0.1:${c.healthPort}/healthz`).then((r) => r.status)));
+    const stopped = await viewCounts(chaos);
+    if (!stopped.every((count) => count.halted)) problems.push(`not every process's /metrics says it stopped: ${stopped.filter((count) => !count.halted).map((count) => count.name).join(', ')}`);
+    const live = await Promise.all(chaos.cluster.components.map((c) => fetch(`http://127.0.0.1:${c.healthPort}/healthz`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.status)));
     if (live.some((status) => status !== 200)) problems.push(`a component stopped on the newer record is not live: /healthz ${live.join(', ')}`);
     const haltedAgreement = await within(60_000, () => agreement(chaos, future));
     if (!haltedAgreement.value) problems.push(`the processes stopped on ${future} do not agree on one hash there: ${JSON.stringify(await quietly(() => statez(chaos)))}`);
@@ -221,6 +243,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
 
     // 5. Nothing exited that the run did not kill.
     problems.push(...chaos.exited());
+    if (problems.length > 0 && options.logs) {
+      chaos.saveOutput(options.logs);
+      say(`every process's output is in ${options.logs}`);
+    }
 
     return {
       seed,
@@ -230,10 +256,17 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       ...(convergedSeconds !== undefined ? { convergedSeconds } : {}),
       ...(agreed.value ? { agreement: agreed.value } : {}),
       findings,
-      poison: { written: poisonOffsets.length, kinds: kinds.map((kind) => kind.name), apiCounted, ...(audit.poison !== undefined ? { auditCounted: audit.poison } : {}) },
+      poison: { written: poisonOffsets.length, kinds: kinds.map((kind) => kind.name), counts, ...(audit.poison !== undefined ? { auditCounted: audit.poison } : {}) },
       future: { offset: future!, haltedProcesses: halted.value ?? 0, ...(haltedAgreement.value ? { agreement: haltedAgreement.value } : {}) },
       problems,
     };
+  } catch (error) {
+    // A run that could not finish: what every process said is the first thing to read.
+    if (options.logs) {
+      chaos.saveOutput(options.logs);
+      say(`every process's output is in ${options.logs}`);
+    }
+    throw error;
   } finally {
     await chaos.stop();
   }

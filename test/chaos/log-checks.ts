@@ -71,6 +71,8 @@ class Judge {
   readonly doubled: string[] = [];
   readonly lost: string[] = [];
   startFirstPairs = 0;
+  /** The writer's time of the record being judged, for the findings' lines. */
+  private at = '';
   /** Task id → created as a start-first replacement of the task it names. */
   private readonly startFirst = new Map<string, string>();
   /** Slot → the ids of the tasks ever created in it (those removed dropped). */
@@ -87,6 +89,7 @@ class Judge {
 
   onEvent(offset: number, event: ShoalEvent, verdict: Verdict, state: ClusterState): void {
     if (verdict.status === 'rejected') return;
+    this.at = event.at;
     this.note(offset, event, state);
     const touched = new Set<string>();
     for (const id of taskIdsOf(event)) {
@@ -130,15 +133,15 @@ class Judge {
       case 'TaskStatusesReported':
         for (const status of event.data.statuses) {
           if (ENDED_BADLY.has(status.state) && state.tasks.get(status.id)?.status.state === status.state) {
-            this.lost.push(`@${offset} task ${status.id} on node ${event.data.nodeId} reported ${taskStateName(status.state)}: ${status.err ?? status.message ?? ''}`);
+            this.lost.push(`@${offset} ${this.at} task ${status.id} on node ${event.data.nodeId} reported ${taskStateName(status.state)}: ${status.err ?? status.message ?? ''}`);
           }
         }
         break;
       case 'TaskDesiredStatesChanged':
-        for (const task of event.data.tasks) if (task.reason?.startsWith(RESTARTED)) this.lost.push(`@${offset} task ${task.id} restarted: ${task.reason}`);
+        for (const task of event.data.tasks) if (task.reason?.startsWith(RESTARTED)) this.lost.push(`@${offset} ${this.at} task ${task.id} restarted: ${task.reason}`);
         break;
       case 'NodeStatusChanged':
-        for (const node of event.data.nodes) if (node.state === 'down') this.lost.push(`@${offset} node ${node.id} marked down: ${node.message ?? ''}`);
+        for (const node of event.data.nodes) if (node.state === 'down') this.lost.push(`@${offset} ${this.at} node ${node.id} marked down: ${node.message ?? ''}`);
         break;
       default:
         break;
@@ -162,7 +165,7 @@ class Judge {
     const key = live.map((task) => task.id).join('+');
     if (this.doublesSeen.has(key)) return;
     this.doublesSeen.add(key);
-    this.doubled.push(`@${offset} slot ${slot}: ${live.map((task) => `${task.id} on ${task.nodeId} (${taskStateName(task.status.state)})`).join(', ')}`);
+    this.doubled.push(`@${offset} ${this.at} slot ${slot}: ${live.map((task) => `${task.id} on ${task.nodeId} (${taskStateName(task.status.state)})`).join(', ')}`);
   }
 
   /** Tasks created that left the state with no applied TasksRemoved. */

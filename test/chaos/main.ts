@@ -2,8 +2,11 @@
  * npm run chaos -- [--minutes N] [--seed S] [--nodes N] [--outage SECONDS] [--bound SECONDS] [--json]
  * A chaos soak: the fault schedule of the chaos suite (test/e2e/chaos.e2e.spec.ts) round
  * after round for --minutes (default 10), on a broker of its own, then the same checks; prints
- * a report (--json: the whole of it) and exits 1 if any check failed. Not part of `npm test`.
+ * a report (--json: the whole of it) and exits 1 if any check failed, with every process's
+ * output in a folder of the temp dir it names. Not part of `npm test`.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { intOption } from '../bench/args';
 import { runChaos } from './chaos-run';
 import type { ChaosReport } from './chaos-run';
@@ -27,7 +30,7 @@ export const summary = (report: ChaosReport, boundSeconds: number): string[] => 
     `hashes: ${report.agreement ? `${report.agreement.processes} processes on ${report.agreement.hash} at offset ${report.agreement.position}` : 'NO AGREEMENT'}`,
     `log: ${findings.records} records; ${findings.tally.applied} applied, ${findings.tally.partial} partial, ${findings.tally.rejected} rejected, ${findings.tally.poison} poison; ${findings.startFirstPairs} start-first pairs`,
     `  doubled ${findings.doubled.length}, lost ${findings.lost.length}, acknowledged but missing ${findings.unacknowledged.length}`,
-    `poison: ${report.poison.written} written (${report.poison.kinds.length} kinds), counted by the audit ${report.poison.auditCounted}, by each API ${report.poison.apiCounted.join(', ')}`,
+    `poison: ${report.poison.written} written (${report.poison.kinds.length} kinds), counted by the audit ${report.poison.auditCounted}; by each process past where its view started: ${report.poison.counts.map((c) => `${c.name} ${c.poison} from ${c.startedAt}`).join(', ')}`,
     `newer version at ${report.future.offset}: ${report.future.haltedProcesses} components stopped there and said so; ${report.future.agreement ? `all on ${report.future.agreement.hash}` : 'NO AGREEMENT'}`,
     report.problems.length === 0 ? 'PASS' : `FAIL:\n${report.problems.map((p) => `  - ${p}`).join('\n')}`,
   ];
@@ -44,6 +47,7 @@ const main = async (): Promise<number> => {
     nodesPerAgent: intOption(argv, 'nodes', 6),
     brokerOutageMs: intOption(argv, 'outage', 10) * 1_000,
     convergeWithinMs: boundSeconds * 1_000,
+    logs: join(tmpdir(), `shoal-chaos-${Date.now()}`),
   });
   process.stdout.write(`${argv.includes('--json') ? JSON.stringify(report, null, 2) : summary(report, boundSeconds).join('\n')}\n`);
   return report.problems.length === 0 ? 0 : 1;
