@@ -3,7 +3,7 @@
  * task; the task runner walks each controller through the task states (SwarmKit's
  * agent/exec: Prepare, Start, Wait, Shutdown, Remove).
  */
-import type { ConfigReference, TaskSpec } from '@shoal/contracts';
+import type { ConfigReference, PortConfig, TaskSpec } from '@shoal/contracts';
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 
 /** A config a task uses: where the task finds it (`reference.file`) and the bytes the node was sent. */
@@ -21,6 +21,8 @@ export interface AssignedTask {
   readonly spec: TaskSpec;
   /** One per reference in `spec.container.configs`, in its order. */
   readonly configs: readonly TaskConfig[];
+  /** The ports the allocator published for the task's service (an executor that can publishes them on the node). */
+  readonly ports?: readonly PortConfig[];
 }
 
 /** How a task's work ended on its own. */
@@ -28,6 +30,22 @@ export interface TaskExit {
   readonly exitCode: number;
   /** The signal that ended it, when one did. */
   readonly signal?: string;
+  /** What else the executor knows of how it ended (an engine's error, an OOM kill). */
+  readonly detail?: string;
+}
+
+/**
+ * A step's error that fails the task (FAILED) rather than rejecting it: the work began
+ * and went wrong (a container that died, or turned unhealthy, before it was up).
+ */
+export class TaskFailure extends Error {
+  constructor(
+    message: string,
+    readonly exitCode?: number,
+  ) {
+    super(message);
+    this.name = 'TaskFailure';
+  }
 }
 
 /** One task's work. Each step's error is the task's error (the runner reports it). */
@@ -49,7 +67,8 @@ export type OutputStream = 'stdout' | 'stderr';
 
 /** Where a controller puts what its task writes (the task's log). */
 export interface TaskOutput {
-  write(stream: OutputStream, chunk: Buffer | string): void;
+  /** `at`: when it was written, in ms since the epoch, where the controller knows (an engine's log); else now. */
+  write(stream: OutputStream, chunk: Buffer | string, at?: number): void;
   /** The task writes no more: a line it did not finish counts as written. */
   end(): void;
 }
@@ -59,6 +78,15 @@ export interface Executor {
   describe(): NodeDescriptionMessage;
   /** The controller of one task, which writes the task's output to `output`. */
   controller(task: AssignedTask, output: TaskOutput): TaskController;
+  /**
+   * The controller of a task that was started before this agent was (an agent restarted,
+   * or killed): one that takes over its work where it is, if the executor can find it
+   * (its `start` resumes it, its `wait` hears how it ends, even if it ended meanwhile;
+   * work it cannot find fails the start). Absent: such a task did not survive the agent.
+   */
+  adopt?(task: AssignedTask, output: TaskOutput): TaskController;
+  /** The node has these tasks and no others (a COMPLETE set): work left by any other goes. */
+  keepOnly?(taskIds: ReadonlySet<string>): void;
 }
 
 /** The task's environment, `KEY=value` entries, as a record (later entries win). */

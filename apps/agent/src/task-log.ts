@@ -81,23 +81,24 @@ export class TaskLog implements TaskOutput {
     return this.entries.length - this.first;
   }
 
-  write(stream: OutputStream, chunk: Buffer | string): void {
+  /** `at`: when it was written (ms since the epoch), where the writer knows better than the clock (an engine's log). */
+  write(stream: OutputStream, chunk: Buffer | string, at?: number): void {
     if (this.ended) return;
     const unfinished = this.partial?.[stream];
     if (unfinished === undefined && typeof chunk === 'string' && chunk.indexOf('\n') === chunk.length - 1) {
       // One whole line, as text: its bytes are made here, so the entry can keep them as they are.
       const line = Buffer.from(chunk);
-      if (line.length - 1 <= MAX_LINE_BYTES) return this.add(stream, line, true);
+      if (line.length - 1 <= MAX_LINE_BYTES) return this.add(stream, line, true, at);
     }
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let pending = unfinished ? Buffer.concat([unfinished, bytes]) : bytes;
     for (let newline = pending.indexOf(NEWLINE); newline >= 0; newline = pending.indexOf(NEWLINE)) {
-      this.line(stream, pending.subarray(0, newline + 1));
+      this.line(stream, pending.subarray(0, newline + 1), at);
       pending = pending.subarray(newline + 1);
     }
     // A line that goes on and on: its full pieces need not wait for the newline.
     while (pending.length > MAX_LINE_BYTES) {
-      this.add(stream, pending.subarray(0, MAX_LINE_BYTES));
+      this.add(stream, pending.subarray(0, MAX_LINE_BYTES), false, at);
       pending = pending.subarray(MAX_LINE_BYTES);
     }
     if (pending.length > 0) (this.partial ??= {})[stream] = Buffer.from(pending);
@@ -140,18 +141,18 @@ export class TaskLog implements TaskOutput {
   }
 
   /** A whole line, newline included: cut into pieces when it is too long. */
-  private line(stream: OutputStream, line: Buffer): void {
+  private line(stream: OutputStream, line: Buffer, at?: number): void {
     let rest = line;
     while (rest.length - 1 > MAX_LINE_BYTES) {
-      this.add(stream, rest.subarray(0, MAX_LINE_BYTES));
+      this.add(stream, rest.subarray(0, MAX_LINE_BYTES), false, at);
       rest = rest.subarray(MAX_LINE_BYTES);
     }
-    this.add(stream, rest);
+    this.add(stream, rest, false, at);
   }
 
   /** Keeps a line; `own`: its bytes were made for it, else they are copied (the entry must not hold on to the whole chunk they came in). */
-  private add(stream: OutputStream, data: Buffer, own = false): void {
-    const entry: LogEntry = { at: this.options.now(), stream, data: own ? data : Buffer.from(data) };
+  private add(stream: OutputStream, data: Buffer, own = false, at?: number): void {
+    const entry: LogEntry = { at: at ?? this.options.now(), stream, data: own ? data : Buffer.from(data) };
     this.keep(entry);
     if (this.listeners) for (const listener of this.listeners) listener(entry);
   }

@@ -11,6 +11,7 @@
 import { TaskState, taskStateName } from '@shoal/contracts';
 import type { TaskStatus } from '@shoal/contracts';
 import { DEFAULT_STOP_GRACE_PERIOD_MS } from './executor';
+import { TaskFailure } from './executor';
 import type { AssignedTask, TaskController } from './executor';
 
 /** A task status as the agent reports it. */
@@ -43,6 +44,8 @@ export class TaskRunner {
     private readonly controller: TaskController,
     private readonly report: StatusSink,
     private readonly now: () => Date = () => new Date(),
+    /** The task was started before this agent was: the controller resumes it (start), no prepare. */
+    private readonly adopted = false,
   ) {
     this.desired = desired;
     this.current = { taskId: task.id, state: TaskState.ASSIGNED, at: now().toISOString() };
@@ -109,6 +112,7 @@ export class TaskRunner {
   }
 
   private async run(): Promise<void> {
+    if (this.adopted) return this.resume();
     this.transition(TaskState.ACCEPTED);
     if (this.stopRequested) return this.transition(TaskState.SHUTDOWN);
 
@@ -125,18 +129,34 @@ export class TaskRunner {
     if (this.stopRequested) return this.shutdown();
 
     this.transition(TaskState.STARTING);
+    return this.startAndWait();
+  }
+
+  /** An adopted task: its controller resumes it where it is (stopped, if that is what the managers want). */
+  private async resume(): Promise<void> {
+    if (this.stopRequested) return this.shutdown();
+    return this.startAndWait();
+  }
+
+  private async startAndWait(): Promise<void> {
     const started = await this.step(() => this.controller.start());
     if (started.kind === 'stopped') return this.shutdown();
-    if (started.kind === 'failed') return this.transition(TaskState.REJECTED, { err: errorText(started.error) });
+    if (started.kind === 'failed') return this.failed(started.error, TaskState.REJECTED);
     this.transition(TaskState.RUNNING);
 
     const ended = await this.step(() => this.controller.wait());
     if (ended.kind === 'stopped') return this.shutdown();
-    if (ended.kind === 'failed') return this.transition(TaskState.FAILED, { err: errorText(ended.error) });
-    const { exitCode, signal } = ended.value;
+    if (ended.kind === 'failed') return this.failed(ended.error, TaskState.FAILED);
+    const { exitCode, signal, detail } = ended.value;
     if (exitCode === 0) return this.transition(TaskState.COMPLETE, { message: 'finished', exitCode });
     const how = signal ? `killed by ${signal} (exit code ${exitCode})` : `exited with code ${exitCode}`;
-    this.transition(TaskState.FAILED, { message: 'failed', err: `task ${how}`, exitCode });
+    this.transition(TaskState.FAILED, { message: 'failed', err: `task ${how}${detail ? `: ${detail}` : ''}`, exitCode });
+  }
+
+  /** A step's error: a TaskFailure fails the task (with its exit code, if any), any other error is `otherwise`. */
+  private failed(error: unknown, otherwise: TaskState): void {
+    if (!(error instanceof TaskFailure)) return this.transition(otherwise, { err: errorText(error) });
+    this.transition(TaskState.FAILED, { message: 'failed', err: error.message, ...(error.exitCode !== undefined ? { exitCode: error.exitCode } : {}) });
   }
 
   private async shutdown(): Promise<void> {

@@ -128,6 +128,7 @@ export class Worker {
     if (message.type === 'COMPLETE') {
       const wanted = new Set(message.changes.filter((change) => change.action === 'UPDATE').map((change) => change.assignment.taskId));
       this.logStore?.keepOnly(wanted);
+      this.executor.keepOnly?.(wanted);
       for (const taskId of [...this.tasks.keys()]) if (!wanted.has(taskId)) this.remove(taskId);
     }
     for (const change of message.changes) {
@@ -186,6 +187,12 @@ export class Worker {
     const observed = assignment.observedState as TaskState;
     const desired = assignment.desiredState as TaskState;
     if (isTerminal(observed)) return new SettledTask({ taskId: assignment.taskId, state: observed, at: this.now().toISOString() });
+    if (observed >= TaskState.ACCEPTED && this.executor.adopt) {
+      // Started before this agent was, by an executor whose work outlives its agent (a container): take it over.
+      const adopted = this.taskOf(assignment);
+      if ('status' in adopted) return adopted;
+      return new TaskRunner(adopted, desired, this.executor.adopt(adopted, log), this.report, this.now, true);
+    }
     if (observed >= TaskState.ACCEPTED) {
       // Started before this agent was: whatever ran it is gone with the agent that started it.
       return this.settle(
@@ -194,12 +201,8 @@ export class Worker {
           : { taskId: assignment.taskId, state: TaskState.FAILED, at: this.now().toISOString(), message: 'failed', err: 'the agent restarted and the task did not survive it' },
       );
     }
-    let task: AssignedTask;
-    try {
-      task = decodeAssignment(assignment, (id) => this.configs.get(id));
-    } catch (error) {
-      return this.settle({ taskId: assignment.taskId, state: TaskState.REJECTED, at: this.now().toISOString(), message: 'rejected', err: (error as Error).message });
-    }
+    const task = this.taskOf(assignment);
+    if ('status' in task) return task;
     let controller;
     try {
       controller = this.executor.controller(task, log);
@@ -207,6 +210,15 @@ export class Worker {
       return this.settle({ taskId: task.id, state: TaskState.REJECTED, at: this.now().toISOString(), message: 'rejected', err: error instanceof Error ? error.message : String(error) });
     }
     return new TaskRunner(task, desired, controller, this.report, this.now);
+  }
+
+  /** The assigned task, decoded with its configs; one that does not decode is settled REJECTED. */
+  private taskOf(assignment: AssignmentMessage): AssignedTask | SettledTask {
+    try {
+      return decodeAssignment(assignment, (id) => this.configs.get(id));
+    } catch (error) {
+      return this.settle({ taskId: assignment.taskId, state: TaskState.REJECTED, at: this.now().toISOString(), message: 'rejected', err: (error as Error).message });
+    }
   }
 
   private settle(status: TaskStatusReport): SettledTask {

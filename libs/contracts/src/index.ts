@@ -3,6 +3,7 @@ export * from './task-state';
 export * from './resources';
 export * from './network';
 export * from './config';
+export * from './container';
 export * from './node';
 export * from './cluster';
 export * from './admission-limits';

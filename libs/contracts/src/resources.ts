@@ -10,6 +10,8 @@ export interface Resources {
   readonly nanoCpus?: number;
   readonly memoryBytes?: number;
   readonly generic?: readonly GenericResource[];
+  /** Limits only: the most processes (and threads) the task may have; 0 or absent: no limit. */
+  readonly pids?: number;
 }
 
 export interface ResourceRequirements {

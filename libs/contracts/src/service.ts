@@ -2,6 +2,7 @@
 import type { ResourceRequirements } from './resources';
 import type { Platform } from './node';
 import type { ConfigReference } from './config';
+import type { DnsConfig, HealthConfig, LogDriver, Mount, Ulimit } from './container';
 
 export type ServiceMode =
   | { readonly kind: 'replicated'; readonly replicas: number }
@@ -97,6 +98,25 @@ export interface ContainerSpec {
   readonly stopGracePeriodMs?: number;
   /** Configs given to the task as files. */
   readonly configs?: readonly ConfigReference[];
+  /** Supplementary groups of the user the process runs as. */
+  readonly groups?: readonly string[];
+  /** The signal that asks it to stop (default SIGTERM, or the image's). */
+  readonly stopSignal?: string;
+  readonly healthcheck?: HealthConfig;
+  /** An init process (tini) as PID 1 that reaps zombies and forwards signals. */
+  readonly init?: boolean;
+  readonly tty?: boolean;
+  readonly openStdin?: boolean;
+  /** The root filesystem is mounted read-only. */
+  readonly readOnly?: boolean;
+  readonly capabilityAdd?: readonly string[];
+  readonly capabilityDrop?: readonly string[];
+  readonly sysctls?: Readonly<Record<string, string>>;
+  readonly ulimits?: readonly Ulimit[];
+  readonly dnsConfig?: DnsConfig;
+  /** Extra /etc/hosts lines, "IP hostname [alias…]" (Docker's swarm spells them so). */
+  readonly hosts?: readonly string[];
+  readonly mounts?: readonly Mount[];
 }
 
 export interface NetworkAttachmentConfig {
@@ -113,6 +133,7 @@ export interface TaskSpec {
   readonly networks?: readonly NetworkAttachmentConfig[];
   /** Bumped to force a rolling update with an unchanged spec. */
   readonly forceUpdate?: number;
+  readonly logDriver?: LogDriver;
 }
 
 export type PortProtocol = 'tcp' | 'udp' | 'sctp';
