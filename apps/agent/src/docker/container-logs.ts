@@ -54,11 +54,11 @@ export class RawReader {
     }
   }
 
-  /** What is left at the end of the stream, unfinished. */
+  /** What is left at the end of the stream, unfinished: a line of its own, at its time (as the task log ends an unfinished line). */
   end(): void {
     if (this.pending.length === 0) return;
     const [at, data] = splitTimestamp(this.pending);
     this.pending = Buffer.alloc(0);
-    this.output.write('stdout', data, at);
+    this.output.write('stdout', Buffer.concat([data, Buffer.from('\n')]), at);
   }
 }
