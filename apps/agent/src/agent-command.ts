@@ -10,6 +10,11 @@
  *     in tasks/<task id>, else under the system's temp dir; and each task's output, in
  *     logs/<task id> besides memory, so that restarted (killed or stopped) it still has
  *     what the node's tasks wrote (else the output is in memory only)
+ *   shoal agent --executor docker [--engine unix:///var/run/docker.sock] --join-token T --dispatcher HOST:PORT
+ *               [--hostname H] [--label k=v]… [--state-dir DIR]
+ *     this host as one node whose tasks are containers on its Docker engine (the engine also
+ *     from SHOAL_ENGINE); the node is described by the engine; with --state-dir a restarted
+ *     agent is the same node and adopts its containers
  *   shoal agent --simulate N --join-token T --dispatcher HOST:PORT [--cpus C] [--memory 8GiB]
  *               [--label k=v]… [--label-cycle zone=a,b,c]… [--hostname-prefix sim-node-] [--state-dir DIR]
  *     N simulated nodes in this one process, each its own session
@@ -26,7 +31,10 @@ import { AgentSession } from './agent-session';
 import { parseByteSize } from './byte-size';
 import { dispatcherKeeper, keptDispatchers } from './kept-dispatchers';
 import { DispatcherChannels } from './dispatcher-channels';
+import { DockerExecutor } from './docker/docker-executor';
+import { DEFAULT_ENGINE, EngineClient, parseEngineAddress } from './docker/engine-client';
 import { ExecExecutor } from './exec-executor';
+import type { Executor } from './executor';
 import { parseLabel } from './node-description';
 import { SimulatedFleet } from './simulated-fleet';
 import type { FleetLabels } from './simulated-fleet';
@@ -46,6 +54,8 @@ export interface AgentCommandOptions {
   labelCycle: string[];
   hostnamePrefix?: string;
   stateDir?: string;
+  executor?: 'exec' | 'docker';
+  engine?: string;
 }
 
 const NODE_ID_FILE = 'node-id';
@@ -75,6 +85,12 @@ const argument = <T>(parse: (value: string) => T) => (value: string): T => {
 };
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** An engine address as given, once it reads as one. */
+const engineAddress = (value: string): string => {
+  parseEngineAddress(value);
+  return value.trim();
+};
 
 const nodeCount = (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`expected a number of nodes (1 or more), e.g. --simulate 100; got "${value}"`);
@@ -127,10 +143,15 @@ const untilSignalled = (): Promise<NodeJS.Signals> =>
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
   });
 
-const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dispatchers: readonly string[]): Promise<void> => {
-  const timers = new TimerWheel(25);
-  const channels = new DispatcherChannels();
-  const labels = Object.fromEntries(options.label.map(parseLabel));
+/** What runs this host's tasks, with what keeps their output besides memory and what it leaves behind when the agent stops. */
+interface HostExecutor {
+  readonly executor: Executor;
+  readonly logStore?: TaskLogFiles;
+  close(): Promise<void>;
+}
+
+/** The exec executor: the task processes a killed agent left are stopped first, their roots removed, each task's output kept in the state dir. */
+const execExecutor = async (options: AgentCommandOptions, timers: TimerWheel, labels: Record<string, string>): Promise<HostExecutor> => {
   const tasksDir = options.stateDir ? join(options.stateDir, 'tasks') : undefined;
   const processes = tasksDir ? new TaskProcessRecord(tasksDir) : undefined;
   for (const leftover of (await processes?.stopLeftovers()) ?? []) {
@@ -152,9 +173,30 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
       })
     : undefined;
   const executor = new ExecExecutor({ hostname: options.hostname, labels, output: 'inherit', timers, processes, roots });
+  return { executor, logStore, close: () => executor.close() };
+};
+/**
+ * The docker executor on the engine at --engine: the node described by the engine; a
+ * restarted agent (same node id: --state-dir) adopts the containers its node left, and the
+ * engine keeps each task's output (no log files of the agent's own).
+ */
+const dockerExecutor = async (options: AgentCommandOptions, nodeId: () => string | undefined, labels: Record<string, string>): Promise<HostExecutor> => {
+  const engine = new EngineClient(options.engine ?? process.env.SHOAL_ENGINE ?? DEFAULT_ENGINE);
+  const executor = await DockerExecutor.connect({ engine, nodeId, hostname: options.hostname, labels, log: say });
+  return { executor, close: async () => executor.close() };
+};
+
+const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dispatchers: readonly string[]): Promise<void> => {
+  const timers = new TimerWheel(25);
+  const channels = new DispatcherChannels();
+  const labels = Object.fromEntries(options.label.map(parseLabel));
+  const joinedAs: { session?: AgentSession } = {};
+  const nodeId = keptNodeId(options.stateDir);
+  const host =
+    options.executor === 'docker' ? await dockerExecutor(options, () => joinedAs.session?.nodeId ?? nodeId, labels) : await execExecutor(options, timers, labels);
+  const { executor, logStore } = host;
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
-  const nodeId = keptNodeId(options.stateDir);
   const session = new AgentSession({
     dispatchers,
     knownDispatchers: keptDispatchers(options.stateDir),
@@ -168,6 +210,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     log: say,
     onFailure: (error) => failed(error),
   });
+  joinedAs.session = session;
   const signalled = untilSignalled();
   const joined = await Promise.race([session.start().then(() => 'joined' as const), signalled]).catch(async (error: unknown) => {
     await session.stop();
@@ -178,7 +221,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     say(`${joined} before the node joined: stopping`);
     await session.stop();
     channels.close();
-    await executor.close();
+    await host.close();
     await logStore?.flush();
     return;
   }
@@ -189,14 +232,14 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   if (ended instanceof Error) {
     await session.stop({ stopTasks: true });
     channels.close();
-    await executor.close();
+    await host.close();
     await logStore?.flush();
     throw ended;
   }
   say(`${ended}: stopping this node's tasks`);
   await session.stop({ stopTasks: true });
   channels.close();
-  await executor.close();
+  await host.close();
   // What the tasks wrote last is in their files before the agent goes.
   await logStore?.flush();
 };
@@ -234,6 +277,8 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--hostname <name>', "this node's name (default: the host's)")
     .option('--label <key=value>', 'an engine label for the node(s); repeatable', collect, [])
     .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart, and the dispatchers the sessions listed, to try should --dispatcher be gone (and, on this host, the task processes, to stop those a crashed agent left, and the output of each task, kept after a restart while the node has the task)')
+    .addOption(new Option('--executor <kind>', 'what runs this host\'s tasks: exec (host processes) or docker (containers on the engine)').choices(['exec', 'docker']))
+    .option('--engine <address>', `the Docker engine, for --executor docker: unix:///path/to/docker.sock or tcp://host:port (default $SHOAL_ENGINE, else ${DEFAULT_ENGINE})`, argument(engineAddress))
     .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
     .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))
@@ -247,9 +292,11 @@ export const agentCommand = (name = 'agent'): Command =>
         for (const [flag, value] of [['--cpus', options.cpus], ['--memory', options.memory], ['--hostname-prefix', options.hostnamePrefix]] as const)
           if (value !== undefined) throw new Error(`${flag} is for simulated nodes: add --simulate N`);
         if (options.labelCycle.length > 0) throw new Error('--label-cycle is for simulated nodes: add --simulate N');
+        if (options.engine !== undefined && options.executor !== 'docker') throw new Error('--engine is for the docker executor: add --executor docker');
         await runHostAgent(options, joinToken, dispatchers);
       } else {
         if (options.hostname !== undefined) throw new Error('--hostname names this host; simulated nodes take --hostname-prefix');
+        if (options.executor !== undefined || options.engine !== undefined) throw new Error('simulated nodes run no executor of this host: drop --executor and --engine, or --simulate');
         await runFleet(options, options.simulate, joinToken, dispatchers);
       }
     });

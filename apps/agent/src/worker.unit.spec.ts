@@ -9,7 +9,7 @@ import { addConfig, assignment, assignmentOf, complete, configReference, increme
 import type { AssignedTask, Executor, TaskController, TaskOutput } from './executor';
 import { TaskLogFiles, decodeEntries, encodeEntry } from './task-log-file';
 import { TimerWheel } from './timers';
-import { Worker } from './worker';
+import { Worker, decodeAssignment } from './worker';
 import type { LoggedTask } from './worker';
 
 const ALL = { stdout: true, stderr: true, tail: -1, sinceMs: 0 };
@@ -43,6 +43,39 @@ describe('the worker', () => {
       expect.objectContaining({ taskId: 'stopping', state: TaskState.SHUTDOWN }),
     ]);
     expect(worker.size).toBe(3);
+  });
+
+  it('has an executor that can adopt a task started before it take it over, and tells it which tasks the node still has', async () => {
+    const recorder = new StatusRecorder();
+    const adopted: string[] = [];
+    const kept: string[][] = [];
+    const adopting: Executor = {
+      describe: () => executor.describe(),
+      controller: () => {
+        throw new Error('a task the node had is not started again');
+      },
+      adopt: (task) => {
+        adopted.push(task.id);
+        return { prepare: async () => undefined, start: async () => undefined, wait: () => Promise.resolve({ exitCode: 4 }), stop: async () => undefined, remove: async () => undefined };
+      },
+      keepOnly: (ids) => void kept.push([...ids]),
+    };
+    const worker = new Worker(adopting, recorder.sink);
+    worker.apply(complete(update(assignment('running', [], { observedState: TaskState.RUNNING, portsJson: '[{"protocol":"tcp","targetPort":80,"publishMode":"host"}]' }))));
+    expect(adopted).toEqual(['running']);
+    expect(kept).toEqual([['running']]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(recorder.statuses).toEqual([
+      expect.objectContaining({ taskId: 'running', state: TaskState.RUNNING }),
+      expect.objectContaining({ taskId: 'running', state: TaskState.FAILED, exitCode: 4, err: 'task exited with code 4' }),
+    ]);
+  });
+
+  it('gives a task the ports its assignment publishes', () => {
+    expect(decodeAssignment(assignment('web', [], { portsJson: '[{"protocol":"tcp","targetPort":80,"publishedPort":8080,"publishMode":"host"}]' })).ports).toEqual([
+      { protocol: 'tcp', targetPort: 80, publishedPort: 8080, publishMode: 'host' },
+    ]);
+    expect(decodeAssignment(assignment('none', [], { portsJson: '' })).ports).toBeUndefined();
   });
 
   it("keeps each task's output with it, finds the tasks a selector names, and tells listeners of tasks it takes on", async () => {

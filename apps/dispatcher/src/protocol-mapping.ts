@@ -67,6 +67,7 @@ export const toAssignmentMessage = (assignment: Assignment): AssignmentMessage =
   desiredState: assignment.desiredState,
   observedState: assignment.observedState,
   specJson: JSON.stringify(assignment.spec),
+  portsJson: assignment.ports ? JSON.stringify(assignment.ports) : '',
 });
 
 const REMOVED = (taskId: string): AssignmentMessage => ({

@@ -84,6 +84,8 @@ export interface AssignmentMessage {
   desiredState: number;
   observedState: number;
   specJson: string;
+  /** The ports published for the task's service (PortConfig[]), as JSON; empty or absent: none. */
+  portsJson?: string;
 }
 
 export type AssignmentAction = 'UPDATE' | 'REMOVE';

@@ -2,7 +2,7 @@ import type { TaskSpec } from '@shoal/contracts';
 import { LABELS, UnsupportedFieldError, containerConfig, containerName } from './container-config';
 import type { ContainerTask } from './container-config';
 
-const task = (spec: Partial<TaskSpec> & { container?: Partial<TaskSpec['container']> }, more: Partial<ContainerTask> = {}): ContainerTask => ({
+const task = (spec: Omit<Partial<TaskSpec>, 'container'> & { container?: Partial<TaskSpec['container']> }, more: Partial<ContainerTask> = {}): ContainerTask => ({
   id: 'task1',
   serviceId: 'svc1',
   serviceName: 'web',

@@ -7,7 +7,7 @@
  * in it uses; in the changes, a config added with the first task sent that uses it and
  * removed with the last.
  */
-import type { TaskSpec, TaskState } from '@shoal/contracts';
+import type { PortConfig, TaskSpec, TaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
 import { NodeConfigs } from './node-configs';
@@ -24,21 +24,28 @@ export interface Assignment {
   readonly desiredState: TaskState;
   readonly observedState: TaskState;
   readonly spec: TaskSpec;
+  /** The ports published for the task's service (the allocator's), for an executor that publishes them on its node. */
+  readonly ports?: readonly PortConfig[];
 }
 
 export type AssignmentChange =
   | { readonly action: 'update'; readonly assignment: Assignment }
   | { readonly action: 'remove'; readonly taskId: string };
 
-export const assignmentOf = (state: ClusterState, task: Task): Assignment => ({
-  taskId: task.id,
-  serviceId: task.serviceId,
-  serviceName: state.services.get(task.serviceId)?.spec.name ?? '',
-  ...(task.slot === undefined ? {} : { slot: task.slot }),
-  desiredState: task.desiredState,
-  observedState: task.status.state,
-  spec: task.spec,
-});
+export const assignmentOf = (state: ClusterState, task: Task): Assignment => {
+  const service = state.services.get(task.serviceId);
+  const ports = task.ports ?? service?.endpoint?.ports ?? [];
+  return {
+    taskId: task.id,
+    serviceId: task.serviceId,
+    serviceName: service?.spec.name ?? '',
+    ...(task.slot === undefined ? {} : { slot: task.slot }),
+    desiredState: task.desiredState,
+    observedState: task.status.state,
+    spec: task.spec,
+    ...(ports.length > 0 ? { ports } : {}),
+  };
+};
 
 /** The COMPLETE set: the node's tasks and every config they use. */
 export interface AssignmentSet {
