@@ -1,5 +1,6 @@
 /** The all-in-one process's settings, from the environment. */
 import { portFromEnv } from '@shoal/runtime';
+import { DEFAULT_ENGINE } from '../../agent/src/docker/engine-client';
 
 export const SHOAL_CONFIG = Symbol('SHOAL_CONFIG');
 
@@ -12,8 +13,12 @@ export interface ShoalConfig {
   readonly dispatcherPort: number;
   /** The ports the user set (SHOAL_API_PORT, SHOAL_DISPATCHER_PORT); a default that is taken gives way to a free port. */
   readonly chosenPorts?: { readonly api?: boolean; readonly dispatcher?: boolean };
-  /** Simulated nodes started in this process (SHOAL_SIM_NODES, default 3). */
+  /** Simulated nodes started in this process (SHOAL_SIM_NODES, default 3); with the docker executor, none. */
   readonly simNodes: number;
+  /** What runs the process's nodes' tasks (SHOAL_EXECUTOR): simulated nodes, or one node on the local Docker engine. */
+  readonly executor?: 'sim' | 'docker';
+  /** The Docker engine of the docker executor's node (SHOAL_ENGINE, default the usual socket). */
+  readonly engine?: string;
   /** Kafka brokers; empty for the embedded log. */
   readonly brokers: readonly string[];
   /** How often the view is snapshotted (when it has moved), in ms. */
@@ -28,6 +33,13 @@ const count = (env: NodeJS.ProcessEnv, name: string, fallback: number): number =
   return Number(raw);
 };
 
+/** SHOAL_EXECUTOR: sim (the default) or docker. */
+const executorFromEnv = (env: NodeJS.ProcessEnv): 'sim' | 'docker' => {
+  const value = env.SHOAL_EXECUTOR?.trim() || 'sim';
+  if (value !== 'sim' && value !== 'docker') throw new Error(`SHOAL_EXECUTOR must be sim or docker, not "${env.SHOAL_EXECUTOR}"`);
+  return value;
+};
+
 const given = (env: NodeJS.ProcessEnv, name: string): boolean => (env[name]?.trim() ?? '') !== '';
 
 export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => ({
@@ -36,6 +48,8 @@ export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => ({
   dispatcherPort: portFromEnv(env, 'SHOAL_DISPATCHER_PORT', 2377),
   chosenPorts: { api: given(env, 'SHOAL_API_PORT'), dispatcher: given(env, 'SHOAL_DISPATCHER_PORT') },
   simNodes: count(env, 'SHOAL_SIM_NODES', 3),
+  executor: executorFromEnv(env),
+  engine: env.SHOAL_ENGINE?.trim() || DEFAULT_ENGINE,
   snapshotEveryMs: count(env, 'SHOAL_SNAPSHOT_EVERY_MS', 30_000),
   brokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),
   ...(env.SHOAL_CLUSTER_ID ? { clusterId: env.SHOAL_CLUSTER_ID } : {}),

@@ -18,6 +18,8 @@ import type { ViewSnapshots } from '@shoal/runtime';
 import { createApiApp } from '../../api/src/create-api-app';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
 import { SimulatedFleet } from '../../agent/src/simulated-fleet';
+import { DockerNode } from '../../agent/src/docker/docker-node';
+import { DEFAULT_ENGINE } from '../../agent/src/docker/engine-client';
 import { portToListenOn } from './listen-ports';
 import { SHOAL_CONFIG } from './shoal.config';
 import type { ShoalConfig } from './shoal.config';
@@ -37,6 +39,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
   private dispatcher?: DispatcherServer;
   private api?: INestApplication;
   private fleet?: SimulatedFleet;
+  private dockerNode?: DockerNode;
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -82,7 +85,18 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     });
     const apiPort = (this.api.getHttpServer().address() as { port: number }).port;
 
-    if (this.config.simNodes > 0) {
+    if (this.config.executor === 'docker') {
+      // One node, this host, whose tasks are containers on the local engine; its id kept beside the log, so a restart adopts them.
+      this.dockerNode = new DockerNode({
+        dispatchers: [`127.0.0.1:${dispatcherPort}`],
+        joinToken: view.state.cluster!.tokens.worker,
+        engine: this.config.engine ?? DEFAULT_ENGINE,
+        stateDir: join(this.config.dataDir, 'docker-node'),
+        log: (line) => this.logger.log(`docker node: ${line}`),
+        onError: (error) => this.logger.warn(`docker node: ${error.message}`),
+      });
+      await this.dockerNode.start();
+    } else if (this.config.simNodes > 0) {
       this.fleet = new SimulatedFleet({
         dispatchers: [`127.0.0.1:${dispatcherPort}`],
         joinToken: view.state.cluster!.tokens.worker,
@@ -149,6 +163,8 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     // Outside in: the nodes leave, the API and the dispatcher stop taking requests, then the components stop.
     await this.fleet?.stop();
     this.fleet = undefined;
+    await this.dockerNode?.stop();
+    this.dockerNode = undefined;
     await this.api?.close();
     this.api = undefined;
     await this.dispatcher?.stop();
