@@ -25,7 +25,9 @@ runUntilSignalled('shoal', async () => {
     `  cluster    ${cluster?.id} (state hash ${stateHash(view.state).slice(0, 16)}…)`,
     `  API        unix:${socket} (no token) and http://127.0.0.1:${apiPort} (token in ${resolve(join(config.dataDir, 'admin.token'))})`,
     `  agents     join at 127.0.0.1:${dispatcherPort} with the token from \`docker swarm join-token worker\``,
-    `  nodes      ${runner.simulatedNodes} simulated (SHOAL_SIM_NODES to change)`,
+    config.executor === 'docker'
+      ? `  nodes      1, this host: tasks are containers on the Docker engine at ${config.engine}`
+      : `  nodes      ${runner.simulatedNodes} simulated (SHOAL_SIM_NODES to change; SHOAL_EXECUTOR=docker for real containers)`,
     `  running    ${runner.running.join(', ')}; snapshots every ${config.snapshotEveryMs / 1000} s and on shutdown`,
     `  try        DOCKER_HOST=unix://${socket} docker service create --name web --replicas 3 nginx`,
     `  audit      curl --unix-socket ${socket} http://localhost/shoal/v1/audit/verify  (or, once stopped, npx shoal audit verify)`,
