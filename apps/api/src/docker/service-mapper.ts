@@ -37,6 +37,7 @@ import type {
 import { canonicalJson } from '@shoal/domain';
 import type { ClusterState, Service } from '@shoal/domain';
 import { fromDockerConfigReferences, toDockerConfigReferences } from './config-references';
+import { fromDockerContainerExtras, fromDockerLogDriver, toDockerContainerExtras, toDockerLogDriver } from './container-fields';
 import { constraintProblem } from './constraints';
 import type {
   DockerEndpointSpec,
@@ -128,9 +129,9 @@ const fromDockerRestart = (policy: DockerTaskSpec['RestartPolicy']): RestartPoli
   if (!policy) return undefined;
   return {
     condition: oneOf<RestartCondition>(RESTART_CONDITIONS, policy.Condition, DEFAULT_RESTART_POLICY.condition, 'TaskTemplate.RestartPolicy.Condition'),
-    delayMs: policy.Delay === undefined || policy.Delay === null ? DEFAULT_RESTART_POLICY.delayMs : nsToMs(nonNegative(policy.Delay, 'TaskTemplate.RestartPolicy.Delay')!),
+    delayMs: policy.Delay === undefined || policy.Delay === null ? DEFAULT_RESTART_POLICY.delayMs : nsToMs(nonNegative(policy.Delay, 'TaskTemplate.RestartPolicy.Delay')!, 'TaskTemplate.RestartPolicy.Delay'),
     maxAttempts: nonNegative(policy.MaxAttempts, 'TaskTemplate.RestartPolicy.MaxAttempts') ?? 0,
-    windowMs: nsToMs(nonNegative(policy.Window, 'TaskTemplate.RestartPolicy.Window') ?? 0),
+    windowMs: nsToMs(nonNegative(policy.Window, 'TaskTemplate.RestartPolicy.Window') ?? 0, 'TaskTemplate.RestartPolicy.Window'),
   };
 };
 
@@ -181,7 +182,9 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
   const placement = fromDockerPlacement(task?.Placement);
   const networks = [...fromDockerNetworks(task?.Networks, 'TaskTemplate.Networks'), ...fromDockerNetworks(topLevelNetworks, 'Networks')];
   const forceUpdate = nonNegative(task?.ForceUpdate, 'TaskTemplate.ForceUpdate');
-  const stopGrace = nonNegative(container?.StopGracePeriod, 'TaskTemplate.ContainerSpec.StopGracePeriod');
+  const stopGraceNs = nonNegative(container?.StopGracePeriod, 'TaskTemplate.ContainerSpec.StopGracePeriod');
+  const stopGrace = stopGraceNs === undefined ? undefined : nsToMs(stopGraceNs, 'TaskTemplate.ContainerSpec.StopGracePeriod');
+  const logDriver = fromDockerLogDriver(task?.LogDriver);
   const configs = fromDockerConfigReferences(container?.Configs);
   return {
     container: {
@@ -193,14 +196,16 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
       ...(container?.Dir ? { dir: container.Dir } : {}),
       ...(container?.User ? { user: container.User } : {}),
       ...(container?.Hostname ? { hostname: container.Hostname } : {}),
-      ...(stopGrace !== undefined && nsToMs(stopGrace) !== DEFAULT_STOP_GRACE_MS ? { stopGracePeriodMs: nsToMs(stopGrace) } : {}),
+      ...(stopGrace !== undefined && stopGrace !== DEFAULT_STOP_GRACE_MS ? { stopGracePeriodMs: stopGrace } : {}),
       ...(configs ? { configs } : {}),
+      ...fromDockerContainerExtras(container ?? {}),
     },
     ...(limits || reservations ? { resources: { ...(limits ? { limits } : {}), ...(reservations ? { reservations } : {}) } } : {}),
     ...(restartPolicy ? { restartPolicy } : {}),
     ...(placement ? { placement } : {}),
     ...(networks.length > 0 ? { networks } : {}),
     ...(forceUpdate ? { forceUpdate } : {}),
+    ...(logDriver ? { logDriver } : {}),
   };
 };
 
@@ -211,10 +216,10 @@ export const fromDockerUpdateConfig = (config: DockerUpdateConfig | null | undef
   const monitor = nonNegative(config.Monitor, `${field}.Monitor`);
   return {
     parallelism: nonNegative(config.Parallelism, `${field}.Parallelism`) ?? DEFAULT_UPDATE_CONFIG.parallelism,
-    delayMs: nsToMs(nonNegative(config.Delay, `${field}.Delay`) ?? 0),
+    delayMs: nsToMs(nonNegative(config.Delay, `${field}.Delay`) ?? 0, `${field}.Delay`),
     failureAction: oneOf<FailureAction>(FAILURE_ACTIONS, config.FailureAction, DEFAULT_UPDATE_CONFIG.failureAction, `${field}.FailureAction`),
     // SwarmKit reads a zero monitor period as its default.
-    monitorMs: monitor ? nsToMs(monitor) : DEFAULT_UPDATE_CONFIG.monitorMs,
+    monitorMs: monitor ? nsToMs(monitor, `${field}.Monitor`) : DEFAULT_UPDATE_CONFIG.monitorMs,
     maxFailureRatio: ratio,
     order: oneOf<UpdateOrder>(UPDATE_ORDERS, config.Order, DEFAULT_UPDATE_CONFIG.order, `${field}.Order`),
   };
@@ -333,6 +338,7 @@ export const toDockerTaskSpec = (task: TaskSpec, options: { readonly insertDefau
           ? { StopGracePeriod: msToNs(DEFAULT_STOP_GRACE_MS) }
           : {}),
       ...(container.configs ? { Configs: toDockerConfigReferences(container.configs) } : {}),
+      ...toDockerContainerExtras(container),
     },
     Resources: { Limits: toDockerResources(task.resources?.limits), Reservations: toDockerResources(task.resources?.reservations) },
     ...(restart
@@ -347,6 +353,7 @@ export const toDockerTaskSpec = (task: TaskSpec, options: { readonly insertDefau
     ...(task.networks ? { Networks: task.networks.map((n) => ({ Target: n.target, ...(n.aliases ? { Aliases: [...n.aliases] } : {}) })) } : {}),
     ForceUpdate: task.forceUpdate ?? 0,
     Runtime: 'container',
+    ...(task.logDriver ? { LogDriver: toDockerLogDriver(task.logDriver) } : {}),
   };
 };
 

@@ -73,6 +73,6 @@ export const fromDockerSwarmSpec = (spec: DockerSwarmSpec, current: ClusterSpec)
     name: spec.Name || current.name,
     ...(Object.keys(labels).length > 0 ? { labels: { ...labels } } : {}),
     orchestration: { taskHistoryRetentionLimit: limit ?? current.orchestration.taskHistoryRetentionLimit },
-    dispatcher: { heartbeatPeriodMs: heartbeat ? nsToMs(heartbeat) : current.dispatcher.heartbeatPeriodMs },
+    dispatcher: { heartbeatPeriodMs: heartbeat ? nsToMs(heartbeat, 'Dispatcher.HeartbeatPeriod') : current.dispatcher.heartbeatPeriodMs },
   };
 };
