@@ -22,7 +22,7 @@ export const testEngine = (): string => {
   const address = process.env.SHOAL_TEST_ENGINE?.trim();
   if (!address) {
     throw new Error(
-      'SHOAL_TEST_ENGINE is not set: engine tests need a Docker engine (e.g. SHOAL_TEST_ENGINE=unix:///tmp/dev-engine/docker.sock) with the image shoal-test/busybox:latest',
+      'this test needs a Docker engine: SHOAL_TEST_ENGINE is not set (e.g. SHOAL_TEST_ENGINE=unix:///tmp/dev-engine/docker.sock, an engine with the image shoal-test/busybox:latest)',
     );
   }
   return address;
