@@ -8,7 +8,7 @@ import type { Task } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
 import type { ClusterState, Node, Service } from '@shoal/domain';
 import { BadInputError } from '../http/bad-input';
-import { taskName } from './task-mapper';
+import { dockerDesiredState, taskName } from './task-mapper';
 
 export type Filters = ReadonlyMap<string, readonly string[]>;
 
@@ -117,7 +117,7 @@ export const taskFilter = (state: ClusterState, filters: Filters): ((task: Task)
     any(filters, 'name', (name) => taskName(state, task).startsWith(name)) &&
     (!services || services.has(task.serviceId)) &&
     (!nodes || (task.nodeId !== undefined && nodes.has(task.nodeId))) &&
-    any(filters, 'desired-state', (value) => parseTaskState(value) === task.desiredState) &&
+    any(filters, 'desired-state', (value) => value.toLowerCase() === dockerDesiredState(task)) &&
     allLabels(filters, 'label', task.spec.container.labels) &&
     any(filters, '_up-to-date', (value) => !queryTrue(value) || taskUpToDate(state, task));
 };

@@ -16,6 +16,7 @@ import {
   RESTART_CONDITIONS,
   UPDATE_ORDERS,
   TaskState,
+  isJob,
 } from '@shoal/contracts';
 import type {
   EndpointSpec,
@@ -375,17 +376,24 @@ export const toDockerServiceSpec = (spec: ServiceSpec, options: { readonly inser
 export type ServiceStatus = NonNullable<DockerService['ServiceStatus']>;
 
 /**
- * Docker's ServiceStatus of every service, in one pass over the tasks: running tasks, and
- * how many are wanted (replicas; for global services, the tasks meant to run).
+ * Docker's ServiceStatus of every service, in one pass over the tasks, counted as SwarmKit's
+ * ListServiceStatuses counts them: running tasks; how many are wanted (replicas, a
+ * replicated job's maxConcurrent; for a global service the tasks meant to run, for a
+ * global job those not yet complete); and a job's completed tasks. A job counts only the
+ * tasks of its current iteration.
  */
 export const serviceStatuses = (state: ClusterState): Map<string, ServiceStatus> => {
   const counts = new Map<string, { running: number; wanted: number; completed: number }>();
   for (const task of state.tasks.values()) {
+    const service = state.services.get(task.serviceId);
+    if (!service) continue;
+    const job = isJob(service.spec.mode);
+    if (job && (task.jobIteration ?? 0) !== (service.jobIteration ?? 0)) continue;
     let count = counts.get(task.serviceId);
     if (!count) counts.set(task.serviceId, (count = { running: 0, wanted: 0, completed: 0 }));
     if (task.status.state === TaskState.RUNNING) count.running++;
-    if (task.status.state === TaskState.COMPLETE) count.completed++;
-    if (task.desiredState === TaskState.RUNNING || task.desiredState === TaskState.COMPLETE) count.wanted++;
+    if (job && task.status.state === TaskState.COMPLETE) count.completed++;
+    else if (task.desiredState === TaskState.RUNNING) count.wanted++;
   }
   const statuses = new Map<string, ServiceStatus>();
   for (const service of state.services.values()) {

@@ -185,4 +185,22 @@ describe("Docker's Service object", () => {
     state.services.set('s2', { ...service, id: 's2' });
     expect(serviceStatuses(state).get('s2')).toEqual({ RunningTasks: 0, DesiredTasks: 3, CompletedTasks: 0 });
   });
+
+  it("counts a job's tasks of its current iteration as SwarmKit does: a global job wants the tasks not yet complete", () => {
+    const jobs = emptyState();
+    const job = (id: string, mode: Service['spec']['mode']): Service => ({ id, spec: serviceSpec(id, mode), version: 2, jobIteration: 1, createdAt: 't0', updatedAt: 't1' });
+    jobs.services.set('rj', job('rj', { kind: 'replicated-job', maxConcurrent: 2, totalCompletions: 3 }));
+    jobs.services.set('gj', job('gj', { kind: 'global-job' }));
+    const jobTask = (id: string, serviceId: string, observed: number, iteration = 1) => ({
+      ...newTask(id, serviceId, spec, { jobIteration: iteration }),
+      createdAt: 't0',
+      status: { state: observed as never, at: 't1' },
+    });
+    for (const serviceId of ['rj', 'gj']) {
+      for (const [i, observed] of [TaskState.COMPLETE, TaskState.COMPLETE, TaskState.RUNNING].entries()) jobs.tasks.set(`${serviceId}${i}`, jobTask(`${serviceId}${i}`, serviceId, observed));
+      jobs.tasks.set(`${serviceId}-old`, jobTask(`${serviceId}-old`, serviceId, TaskState.COMPLETE, 0));
+    }
+    expect(serviceStatuses(jobs).get('rj')).toEqual({ RunningTasks: 1, DesiredTasks: 2, CompletedTasks: 2 });
+    expect(serviceStatuses(jobs).get('gj')).toEqual({ RunningTasks: 1, DesiredTasks: 1, CompletedTasks: 2 });
+  });
 });

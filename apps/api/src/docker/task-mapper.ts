@@ -1,17 +1,28 @@
 /** Tasks: Shoal's task → Docker's Task object. */
-import { taskStateName } from '@shoal/contracts';
+import { TaskState, taskStateName } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '@shoal/domain';
 import type { DockerTask } from './docker-types';
 import { toDockerPort, toDockerTaskSpec } from './service-mapper';
 
-/** Docker's task name: `<service>.<slot>` (replicated) or `<service>.<node id>` (global), then `.<task id>` in `docker ps`. */
+/**
+ * Docker's task name: `<service>.<slot>` (replicated) or `<service>.<node id>` (global, and
+ * slot 0, as SwarmKit names a replicated job's first slot), then `.<task id>` in `docker ps`.
+ */
 export const taskName = (state: ClusterState, task: Task): string => {
   const service = state.services.get(task.serviceId)?.spec.name ?? task.serviceId;
-  return `${service}.${task.slot ?? task.nodeId ?? task.id}`;
+  return `${service}.${task.slot || (task.nodeId ?? task.slot ?? task.id)}`;
 };
 
 export const dockerTaskState = (state: Task['status']['state']): string => taskStateName(state).toLowerCase();
+
+/**
+ * A task's desired state in Docker's words. A job's task is desired RUNNING in Shoal until
+ * it is stood down: it runs to completion, which SwarmKit writes as desired COMPLETE, and
+ * Docker's clients (the CLI's job progress, `docker service ps`) read it so.
+ */
+export const dockerDesiredState = (task: Task): string =>
+  task.jobIteration !== undefined && task.desiredState === TaskState.RUNNING ? dockerTaskState(TaskState.COMPLETE) : dockerTaskState(task.desiredState);
 
 export const toDockerTask = (state: ClusterState, task: Task): DockerTask => {
   const nodeId = task.nodeId;
@@ -24,7 +35,7 @@ export const toDockerTask = (state: ClusterState, task: Task): DockerTask => {
     Labels: {},
     Spec: toDockerTaskSpec(task.spec),
     ServiceID: task.serviceId,
-    ...(task.slot !== undefined ? { Slot: task.slot } : {}),
+    ...(task.slot ? { Slot: task.slot } : {}),
     ...(nodeId ? { NodeID: nodeId } : {}),
     Status: {
       Timestamp: task.status.at,
@@ -34,7 +45,7 @@ export const toDockerTask = (state: ClusterState, task: Task): DockerTask => {
       ...(task.status.exitCode !== undefined ? { ContainerStatus: { ExitCode: task.status.exitCode } } : {}),
       PortStatus: task.ports && task.ports.length > 0 ? { Ports: task.ports.map(toDockerPort) } : {},
     },
-    DesiredState: dockerTaskState(task.desiredState),
+    DesiredState: dockerDesiredState(task),
     ...(task.attachments && task.attachments.length > 0
       ? {
           NetworksAttachments: task.attachments.map((attachment) => {

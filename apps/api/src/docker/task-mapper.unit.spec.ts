@@ -33,4 +33,13 @@ describe("Docker's Task object", () => {
   it('names a global task after its node', () => {
     expect(toDockerTask(state, { ...task, slot: undefined, nodeId: 'n9' }).Name).toBe('web.n9');
   });
+
+  it("gives a job's task meant to run to completion desired state complete, and names slot 0 after its node, as SwarmKit", () => {
+    const jobTask: Task = { ...task, slot: 0, jobIteration: 0, status: { state: TaskState.COMPLETE, at: 't2' } };
+    const docker = toDockerTask(state, jobTask);
+    expect(docker).toMatchObject({ Name: 'web.n1', DesiredState: 'complete', JobIteration: { Index: 0 } });
+    expect(docker.Slot).toBeUndefined();
+    expect(toDockerTask(state, { ...jobTask, desiredState: TaskState.REMOVE }).DesiredState).toBe('remove');
+    expect(toDockerTask(state, { ...jobTask, desiredState: TaskState.READY }).DesiredState).toBe('ready');
+  });
 });
