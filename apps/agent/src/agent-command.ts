@@ -56,6 +56,7 @@ export interface AgentCommandOptions {
   stateDir?: string;
   executor?: 'exec' | 'docker';
   engine?: string;
+  publishAddress?: string;
 }
 
 const NODE_ID_FILE = 'node-id';
@@ -182,7 +183,7 @@ const execExecutor = async (options: AgentCommandOptions, timers: TimerWheel, la
  */
 const dockerExecutor = async (options: AgentCommandOptions, nodeId: () => string | undefined, labels: Record<string, string>): Promise<HostExecutor> => {
   const engine = new EngineClient(options.engine ?? process.env.SHOAL_ENGINE ?? DEFAULT_ENGINE);
-  const executor = await DockerExecutor.connect({ engine, nodeId, hostname: options.hostname, labels, log: say });
+  const executor = await DockerExecutor.connect({ engine, nodeId, hostname: options.hostname, labels, publishAddress: options.publishAddress, log: say });
   return { executor, close: async () => executor.close() };
 };
 
@@ -279,6 +280,7 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--state-dir <dir>', 'keep the node id(s) here, to join as the same node(s) after a restart, and the dispatchers the sessions listed, to try should --dispatcher be gone (and, on this host, the task processes, to stop those a crashed agent left, and the output of each task, kept after a restart while the node has the task)')
     .addOption(new Option('--executor <kind>', 'what runs this host\'s tasks: exec (host processes) or docker (containers on the engine)').choices(['exec', 'docker']))
     .option('--engine <address>', `the Docker engine, for --executor docker: unix:///path/to/docker.sock or tcp://host:port (default $SHOAL_ENGINE, else ${DEFAULT_ENGINE})`, argument(engineAddress))
+    .option('--publish-address <ip>', 'for --executor docker: the host address published ports bind to (default: every address, as Docker)')
     .addOption(new Option('--simulate <n>', 'run N simulated nodes in this process instead of this host').argParser(argument(nodeCount)))
     .option('--cpus <n>', 'CPUs per simulated node (default 4)', argument(cpuCount))
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))
@@ -292,7 +294,8 @@ export const agentCommand = (name = 'agent'): Command =>
         for (const [flag, value] of [['--cpus', options.cpus], ['--memory', options.memory], ['--hostname-prefix', options.hostnamePrefix]] as const)
           if (value !== undefined) throw new Error(`${flag} is for simulated nodes: add --simulate N`);
         if (options.labelCycle.length > 0) throw new Error('--label-cycle is for simulated nodes: add --simulate N');
-        if (options.engine !== undefined && options.executor !== 'docker') throw new Error('--engine is for the docker executor: add --executor docker');
+        for (const [flag, value] of [['--engine', options.engine], ['--publish-address', options.publishAddress]] as const)
+          if (value !== undefined && options.executor !== 'docker') throw new Error(`${flag} is for the docker executor: add --executor docker`);
         await runHostAgent(options, joinToken, dispatchers);
       } else {
         if (options.hostname !== undefined) throw new Error('--hostname names this host; simulated nodes take --hostname-prefix');

@@ -59,6 +59,10 @@ describe('shoal agent', () => {
       await expect(run(['--join-token', 'x', '--dispatcher', '[::1]:2377', '--cpus', '2'])).rejects.toThrow('--cpus is for simulated nodes: add --simulate N');
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--cpus', '2'])).rejects.toThrow('--cpus is for simulated nodes: add --simulate N');
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--simulate', 'many'])).rejects.toThrow(/expected a number of nodes/);
+      await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--engine', 'unix:///run/docker.sock'])).rejects.toThrow('--engine is for the docker executor: add --executor docker');
+      await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--executor', 'docker', '--engine', 'docker.example'])).rejects.toThrow(/an engine address is unix:\/\/\/path\/to\/docker.sock or tcp:\/\/host:port; got "docker.example"/);
+      await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--executor', 'podman'])).rejects.toThrow(/Allowed choices are exec, docker/);
+      await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--simulate', '2', '--executor', 'docker'])).rejects.toThrow(/simulated nodes run no executor of this host/);
     } finally {
       if (saved.token !== undefined) process.env.SHOAL_JOIN_TOKEN = saved.token;
       if (saved.dispatcher !== undefined) process.env.SHOAL_DISPATCHER = saved.dispatcher;
