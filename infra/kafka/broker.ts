@@ -102,12 +102,17 @@ export const kafkaLib = (): string => {
   return lib;
 };
 
-const serverProperties = (port: number, controller: number, logDirs: string): string =>
+/**
+ * A one-node KRaft broker's settings; clients reach it at 127.0.0.1:port. `listenHost` is where
+ * its client listener binds: 127.0.0.1, or 0.0.0.0 inside a container whose port is published
+ * on the host's loopback.
+ */
+export const serverProperties = (port: number, controller: number, logDirs: string, listenHost = '127.0.0.1'): string =>
   [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controller}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}`,
+    `listeners=PLAINTEXT://${listenHost}:${port},CONTROLLER://127.0.0.1:${controller}`,
     `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
     'inter.broker.listener.name=PLAINTEXT',
     'controller.listener.names=CONTROLLER',
@@ -124,7 +129,8 @@ const serverProperties = (port: number, controller: number, logDirs: string): st
     '',
   ].join('\n');
 
-const log4jProperties = (file: string): string =>
+/** Broker logging: INFO to `file`, the chatty loggers at WARN. */
+export const log4jProperties = (file: string): string =>
   [
     'log4j.rootLogger=INFO, file',
     'log4j.appender.file=org.apache.log4j.FileAppender',

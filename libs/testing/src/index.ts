@@ -7,6 +7,7 @@ export * from './steps/orchestrator';
 export * from './steps/update-world';
 export * from './histories';
 export * from './broker';
+export * from './engine';
 export * from './embedded-test-log';
 export * from './eventually';
 export * from './kafka-topic';

@@ -1,10 +1,10 @@
 /** Finds (or starts) the Kafka broker a test run uses: see chooseBroker for the order. */
 import { Kafka, logLevel } from 'kafkajs';
-import type * as TestcontainersKafka from '@testcontainers/kafka';
 import { KAFKA_VERSION, LocalKafkaBroker, javaRuns } from '../../../../infra/kafka/broker';
 import { chooseBroker } from './choose-broker';
 import type { BrokerKind } from './choose-broker';
 import { dockerAnswers } from './docker-probe';
+import { KAFKA_IMAGE, startKafkaContainer } from './kafka-container';
 
 export interface TestBroker {
   readonly kind: BrokerKind;
@@ -15,8 +15,6 @@ export interface TestBroker {
   /** Stops what findTestBroker started (nothing for KAFKA_BROKERS). */
   stop(): Promise<void>;
 }
-
-const CP_KAFKA_IMAGE = 'confluentinc/cp-kafka:7.7.1';
 
 /** Does a Kafka at `brokers` answer `describeCluster` within `timeoutMs`? */
 export const kafkaAnswers = async (brokers: string[], timeoutMs: number): Promise<boolean> => {
@@ -50,9 +48,10 @@ export const findTestBroker = async (env: NodeJS.ProcessEnv = process.env): Prom
   const took = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   const kafkaBrokersEnv = env.KAFKA_BROKERS;
   const envSet = kafkaBrokersEnv !== undefined && kafkaBrokersEnv.trim() !== '';
+  const engine = env.SHOAL_TEST_ENGINE?.trim();
   // Each fact is gathered only when the ones before it did not decide.
-  const docker = !envSet && (await dockerAnswers(env));
-  const kind = chooseBroker({ kafkaBrokersEnv, dockerAnswers: docker, javaPresent: envSet || docker || javaRuns() });
+  const engineUp = !envSet && engine !== undefined && engine !== '' && engine !== 'none' && (await dockerAnswers({ DOCKER_HOST: engine }));
+  const kind = chooseBroker({ kafkaBrokersEnv, engineAnswers: engineUp, localAsked: env.SHOAL_TEST_BROKER === 'local', javaPresent: envSet || javaRuns() });
   switch (kind) {
     case 'env': {
       const brokers = kafkaBrokersEnv!
@@ -68,22 +67,12 @@ export const findTestBroker = async (env: NodeJS.ProcessEnv = process.env): Prom
       return { kind, brokers, description: `KAFKA_BROKERS at ${brokers.join(',')} (answered in ${took()})`, stop: async () => undefined };
     }
     case 'testcontainers': {
-      // Required only here: nothing of Testcontainers loads where no Docker engine answers.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { KafkaContainer } = require('@testcontainers/kafka') as typeof TestcontainersKafka;
-      const container = await new KafkaContainer(CP_KAFKA_IMAGE)
-        .withKraft()
-        // The same topic rules as the local broker: topics exist only once created.
-        .withEnvironment({ KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false', KAFKA_NUM_PARTITIONS: '1', KAFKA_LOG_RETENTION_MS: '-1' })
-        .start();
-      const brokers = [`${container.getHost()}:${container.getMappedPort(9093)}`];
+      const container = await startKafkaContainer(env);
       return {
         kind,
-        brokers,
-        description: `Testcontainers ${CP_KAFKA_IMAGE} (KRaft) at ${brokers.join(',')} (started in ${took()})`,
-        stop: async () => {
-          await container.stop();
-        },
+        brokers: container.brokers,
+        description: `${KAFKA_IMAGE} (KRaft) container on ${engine} at ${container.brokers.join(',')} (${container.built ? 'image built and ' : ''}started in ${took()})`,
+        stop: () => container.stop(),
       };
     }
     case 'local': {

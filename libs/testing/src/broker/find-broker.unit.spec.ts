@@ -12,19 +12,25 @@ import { findTestBroker } from './find-broker';
 const FETCH = join(__dirname, '..', '..', '..', '..', 'infra', 'kafka', 'fetch.sh');
 
 describe('choosing the test broker', () => {
-  it('takes KAFKA_BROKERS first, then a Docker engine, then the local broker', () => {
+  it('takes KAFKA_BROKERS first, then a container on the test engine, then the local broker', () => {
     for (const javaPresent of [true, false]) {
-      expect(chooseBroker({ kafkaBrokersEnv: '127.0.0.1:9092', dockerAnswers: true, javaPresent })).toBe('env');
-      expect(chooseBroker({ kafkaBrokersEnv: '127.0.0.1:9092', dockerAnswers: false, javaPresent })).toBe('env');
-      expect(chooseBroker({ kafkaBrokersEnv: undefined, dockerAnswers: true, javaPresent })).toBe('testcontainers');
-      expect(chooseBroker({ kafkaBrokersEnv: '', dockerAnswers: true, javaPresent })).toBe('testcontainers');
+      expect(chooseBroker({ kafkaBrokersEnv: '127.0.0.1:9092', engineAnswers: true, javaPresent })).toBe('env');
+      expect(chooseBroker({ kafkaBrokersEnv: '127.0.0.1:9092', engineAnswers: false, javaPresent })).toBe('env');
     }
-    expect(chooseBroker({ dockerAnswers: false, javaPresent: true })).toBe('local');
-    expect(chooseBroker({ kafkaBrokersEnv: '  ', dockerAnswers: false, javaPresent: true })).toBe('local');
+    expect(chooseBroker({ kafkaBrokersEnv: undefined, engineAnswers: true, javaPresent: true })).toBe('testcontainers');
+    expect(chooseBroker({ kafkaBrokersEnv: '', engineAnswers: true, javaPresent: true })).toBe('testcontainers');
+    expect(chooseBroker({ engineAnswers: false, javaPresent: true })).toBe('local');
+    expect(chooseBroker({ kafkaBrokersEnv: '  ', engineAnswers: false, javaPresent: true })).toBe('local');
   });
 
-  it('names Java (and the other two ways) when there is no way to a broker', () => {
-    expect(() => chooseBroker({ kafkaBrokersEnv: ' ', dockerAnswers: false, javaPresent: false })).toThrow(NO_BROKER_MESSAGE);
+  it('takes the local broker where an engine answers when SHOAL_TEST_BROKER=local asks for it', () => {
+    expect(chooseBroker({ engineAnswers: true, localAsked: true, javaPresent: true })).toBe('local');
+  });
+
+  it('names Java (and KAFKA_BROKERS) when there is no way to a broker, engine or not: the broker image is built from the JRE', () => {
+    for (const engineAnswers of [true, false]) {
+      expect(() => chooseBroker({ kafkaBrokersEnv: ' ', engineAnswers, javaPresent: false })).toThrow(NO_BROKER_MESSAGE);
+    }
     expect(NO_BROKER_MESSAGE).toMatch(/Java 17 not found on PATH.*openjdk-17-jre-headless.*KAFKA_BROKERS=/);
   });
 });
@@ -138,11 +144,11 @@ describe('fetch.sh says what is missing', () => {
     }
   });
 
-  it('makes findTestBroker name Java when neither KAFKA_BROKERS nor Docker nor Java is there', async () => {
+  it('makes findTestBroker name Java when neither KAFKA_BROKERS nor Java is there', async () => {
     const path = process.env.PATH;
     process.env.PATH = bin;
     try {
-      await expect(findTestBroker({ PATH: bin, DOCKER_HOST: `unix://${join(bin, 'no-docker.sock')}` })).rejects.toThrow(NO_BROKER_MESSAGE);
+      await expect(findTestBroker({ PATH: bin, SHOAL_TEST_ENGINE: `unix://${join(bin, 'no-docker.sock')}` })).rejects.toThrow(NO_BROKER_MESSAGE);
     } finally {
       process.env.PATH = path;
     }

@@ -1,0 +1,214 @@
+/**
+ * A Docker engine of the test run's own: Debian's dockerd (infra/docker/install.sh) started
+ * with its own socket, data root, exec root and pidfile in one folder, in swarm mode on
+ * 127.0.0.1, with the offline test images built (see test-images.ts); stop() stops it and
+ * everything it started, and removes the folder.
+ *
+ * It keeps the engine's default bridge (docker0) unless told another (`bridge`) or to make
+ * its own (`ownBridge`, where another engine uses docker0: two engines on one bridge hand out
+ * the same addresses). Swarm mode makes docker_gwbridge, one per machine: one swarm-mode test
+ * engine at a time. Published ports bind 127.0.0.1 unless a container asks for another address.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePorts, stopPid } from '../../../../infra/kafka/broker';
+import { dockerAnswers } from '../broker/docker-probe';
+import { engineDocker } from './engine-docker';
+import { makeOwnBridge } from './own-bridge';
+import type { OwnBridge } from './own-bridge';
+
+export const DOCKERD_MISSING =
+  'dockerd not found on PATH: install the engine with `bash infra/docker/install.sh` (Debian: apt-get install docker.io busybox-static, as root)';
+
+export interface EngineOptions {
+  /** The folder for its socket, data, exec root, pidfile and log (removed by stop()); fresh under os.tmpdir() by default. */
+  readonly dir?: string;
+  /**
+   * `--bridge` for containers on the default network: an interface of your own, where another
+   * engine already uses docker0; the engine's own docker0 when unset. 'none' (no default
+   * network) is refused while a docker0 exists: dockerd would delete it.
+   */
+  readonly bridge?: string;
+  /** Make a bridge of its own (own-bridge.ts) and use it, deleted again by stop(); instead of `bridge`. */
+  readonly ownBridge?: boolean;
+  /** Initialise swarm mode (default true). */
+  readonly swarm?: boolean;
+  /** How long to wait for the engine to answer /_ping (default 60 s). */
+  readonly startTimeoutMs?: number;
+}
+
+/** Does `dockerd --version` run here? */
+export const dockerdInstalled = (): boolean => {
+  const result = spawnSync('dockerd', ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  return !result.error && result.status === 0;
+};
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+const tail = (file: string, lines = 20): string => {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n') || '(empty)';
+  } catch {
+    return '(none)';
+  }
+};
+
+/** The dockerd arguments for an engine whose every file is under `dir`. */
+export const dockerdArgs = (dir: string, bridge?: string, addressPool?: string): string[] => [
+  '-H',
+  `unix://${join(dir, 'docker.sock')}`,
+  '--data-root',
+  join(dir, 'data'),
+  '--exec-root',
+  join(dir, 'exec'),
+  '--pidfile',
+  join(dir, 'docker.pid'),
+  // Published ports answer on loopback only, as everything a test binds.
+  '--ip',
+  '127.0.0.1',
+  '--shutdown-timeout',
+  '5',
+  ...(bridge ? ['--bridge', bridge] : []),
+  ...(addressPool ? ['--default-address-pool', addressPool] : []),
+];
+
+/** Live processes whose command line names `dir`: the containerd and shims of an engine there. */
+export const processesUnder = (dir: string): number[] => {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').some((arg) => arg.includes(dir))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+};
+
+/** Lazily unmounts what an engine killed mid-run left mounted under `dir` (overlays, netns), deepest first. */
+const unmountUnder = (dir: string): void => {
+  let mounts: string[];
+  try {
+    mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((line) => line.split(' ')[1] ?? '');
+  } catch {
+    return;
+  }
+  for (const mount of mounts.filter((path) => path.startsWith(`${dir}/`)).sort().reverse()) spawnSync('umount', ['-l', mount]);
+};
+
+export class LocalDockerEngine {
+  private exited = false;
+  private exitStatus = '';
+  private stopping: Promise<void> | undefined;
+  /** Swarm init made the docker_gwbridge interface (none was there before). */
+  private madeGwbridge = false;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    /** `unix://<dir>/docker.sock`: DOCKER_HOST for this engine. */
+    readonly host: string,
+    readonly dir: string,
+    /** dockerd's own log (and containerd's, which it starts). */
+    readonly logFile: string,
+    /** The bridge it made for itself, if it did. */
+    readonly ownBridge: OwnBridge | undefined,
+  ) {
+    child.once('exit', (code, signal) => {
+      this.exited = true;
+      this.exitStatus = signal ? `signal ${signal}` : `exit code ${String(code)}`;
+    });
+  }
+
+  /** dockerd's pid. */
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  /** Starts dockerd, waits for /_ping, initialises swarm mode unless told not to. */
+  static async start(options: EngineOptions = {}): Promise<LocalDockerEngine> {
+    if (!dockerdInstalled()) throw new Error(`cannot start a Docker engine: ${DOCKERD_MISSING}`);
+    if (options.bridge === 'none' && existsSync('/sys/class/net/docker0')) {
+      // dockerd with the bridge off deletes docker0 as it starts, under whichever engine uses it.
+      throw new Error('bridge "none" would make dockerd delete the docker0 another engine here uses: name a bridge of your own (ip link add <name> type bridge)');
+    }
+    const dir = resolve(options.dir ?? mkdtempSync(join(tmpdir(), 'shoal-engine-')));
+    mkdirSync(dir, { recursive: true });
+    const logFile = join(dir, 'dockerd.log');
+    const bridge = options.ownBridge ? makeOwnBridge() : undefined;
+    const out = openSync(logFile, 'a');
+    let child: ChildProcess;
+    try {
+      child = spawn('dockerd', dockerdArgs(dir, bridge?.name ?? options.bridge, bridge?.addressPool), { stdio: ['ignore', out, out], env: process.env });
+    } finally {
+      closeSync(out);
+    }
+    if (child.pid === undefined) {
+      const error = await new Promise<Error>((done) => child.once('error', done));
+      bridge?.remove();
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`cannot start dockerd: ${error.message}`);
+    }
+    if (process.env.SHOAL_ENGINE_PIDFILE) appendFileSync(process.env.SHOAL_ENGINE_PIDFILE, `${child.pid}\n`);
+    child.unref();
+    const engine = new LocalDockerEngine(child, `unix://${join(dir, 'docker.sock')}`, dir, logFile, bridge);
+    try {
+      await engine.waitUntilReady(options.startTimeoutMs ?? 60_000);
+      if (options.swarm ?? true) await engine.initSwarm();
+    } catch (error) {
+      await engine.stop();
+      throw error;
+    }
+    return engine;
+  }
+
+  private async waitUntilReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.exited) throw new Error(`dockerd exited while starting (${this.exitStatus}); the end of ${this.logFile}:\n${tail(this.logFile)}`);
+      if (await dockerAnswers({ DOCKER_HOST: this.host }, 1_000)) return;
+      if (Date.now() > deadline) throw new Error(`dockerd did not answer /_ping within ${timeoutMs} ms; the end of ${this.logFile}:\n${tail(this.logFile)}`);
+      await sleep(200);
+    }
+  }
+
+  /**
+   * `docker swarm init` on 127.0.0.1, its cluster port a free one rather than 2377, so that it
+   * binds loopback only and never meets another engine's.
+   */
+  private async initSwarm(): Promise<void> {
+    const [port] = await freePorts(1);
+    this.madeGwbridge = !existsSync('/sys/class/net/docker_gwbridge');
+    engineDocker(this.host, ['swarm', 'init', '--advertise-addr', `127.0.0.1:${port}`, '--listen-addr', `127.0.0.1:${port}`]);
+  }
+
+  /**
+   * Leaves swarm mode and removes the docker_gwbridge it made, then SIGTERM to dockerd (which stops its containers and containerd), up to 20 s,
+   * then SIGKILL; removes the folder.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (!this.exited) {
+        // Swarm mode's docker_gwbridge would outlive the engine as an interface on the host (one this engine made, not another's).
+        const steps = this.madeGwbridge ? [['swarm', 'leave', '--force'], ['network', 'rm', 'docker_gwbridge']] : [['swarm', 'leave', '--force']];
+        for (const args of steps) {
+          try {
+            engineDocker(this.host, args, 30_000);
+          } catch {
+            // not in swarm mode, or no longer answering: stopping is what matters
+          }
+        }
+      }
+      await stopPid(this.child.pid, () => this.exited);
+      // After a clean stop nothing is left; after a SIGKILL containerd and its shims are.
+      for (const pid of processesUnder(this.dir)) await stopPid(pid);
+      unmountUnder(this.dir);
+      this.ownBridge?.remove();
+      rmSync(this.dir, { recursive: true, force: true });
+    })();
+    return this.stopping;
+  }
+}
