@@ -26,7 +26,7 @@ describe('ContainerSpec fields and LogDriver, Docker ↔ Shoal', () => {
     const shoal = fromDockerServiceSpec(spec(CONTAINER, { LogDriver: { Name: 'json-file', Options: { 'max-size': '1m' } } }));
     expect(shoal.task.container).toMatchObject({ stopSignal: 'SIGUSR1', capabilityAdd: ['CAP_NET_ADMIN'], healthcheck: { intervalMs: 2_000 } });
     const docker = toDockerServiceSpec(shoal);
-    expect(docker.TaskTemplate?.ContainerSpec).toEqual(CONTAINER);
+    expect(docker.TaskTemplate?.ContainerSpec).toEqual({ ...CONTAINER, Isolation: 'default' });
     expect(docker.TaskTemplate?.LogDriver).toEqual({ Name: 'json-file', Options: { 'max-size': '1m' } });
   });
 

@@ -319,6 +319,14 @@ export const toDockerPort = (port: PortConfig): DockerPortConfig => ({
   PublishMode: port.publishMode,
 });
 
+/** A task's placement as Docker shows it: only the parts that are set. */
+const dockerPlacement = (placement: Placement | undefined): NonNullable<DockerTaskSpec['Placement']> => ({
+  ...(placement?.constraints ? { Constraints: [...placement.constraints] } : {}),
+  ...(placement?.preferences ? { Preferences: placement.preferences.map((p) => ({ Spread: { SpreadDescriptor: p.spread } })) } : {}),
+  ...(placement?.maxReplicas ? { MaxReplicas: placement.maxReplicas } : {}),
+  ...(placement?.platforms ? { Platforms: placement.platforms.map((p) => ({ Architecture: p.architecture, OS: p.os })) } : {}),
+});
+
 export const toDockerTaskSpec = (task: TaskSpec, options: { readonly insertDefaults?: boolean } = {}): DockerTaskSpec => {
   const { container } = task;
   const restart = task.restartPolicy ?? (options.insertDefaults ? DEFAULT_RESTART_POLICY : undefined);
@@ -340,17 +348,16 @@ export const toDockerTaskSpec = (task: TaskSpec, options: { readonly insertDefau
           : {}),
       ...(container.configs ? { Configs: toDockerConfigReferences(container.configs) } : {}),
       ...toDockerContainerExtras(container),
+      // Docker's default isolation, the only one Shoal's executors have.
+      Isolation: 'default',
     },
-    Resources: { Limits: toDockerResources(task.resources?.limits), Reservations: toDockerResources(task.resources?.reservations) },
+    ...(task.resources || options.insertDefaults
+      ? { Resources: { Limits: toDockerResources(task.resources?.limits), Reservations: toDockerResources(task.resources?.reservations) } }
+      : {}),
     ...(restart
       ? { RestartPolicy: { Condition: restart.condition, Delay: msToNs(restart.delayMs), MaxAttempts: restart.maxAttempts, ...(restart.windowMs || options.insertDefaults ? { Window: msToNs(restart.windowMs) } : {}) } }
       : {}),
-    Placement: {
-      ...(placement?.constraints ? { Constraints: [...placement.constraints] } : {}),
-      ...(placement?.preferences ? { Preferences: placement.preferences.map((p) => ({ Spread: { SpreadDescriptor: p.spread } })) } : {}),
-      ...(placement?.maxReplicas ? { MaxReplicas: placement.maxReplicas } : {}),
-      ...(placement?.platforms ? { Platforms: placement.platforms.map((p) => ({ Architecture: p.architecture, OS: p.os })) } : {}),
-    },
+    ...(placement || options.insertDefaults ? { Placement: dockerPlacement(placement) } : {}),
     ...(task.networks ? { Networks: task.networks.map((n) => ({ Target: n.target, ...(n.aliases ? { Aliases: [...n.aliases] } : {}) })) } : {}),
     ForceUpdate: task.forceUpdate ?? 0,
     Runtime: 'container',
@@ -410,7 +417,8 @@ export const toDockerService = (
   options: { readonly insertDefaults?: boolean; readonly status?: ServiceStatus } = {},
 ): DockerService => {
   const spec = toDockerServiceSpec(service.spec, options);
-  const endpointSpec = spec.EndpointSpec ?? { Mode: 'vip' };
+  // Docker shows the endpoint spec it was given: {} for none (vip is its default).
+  const endpointSpec = spec.EndpointSpec ?? {};
   const allocated = service.endpoint;
   return {
     ID: service.id,

@@ -1,0 +1,45 @@
+/**
+ * The one place where an answer from Shoal and one from a Docker engine are made comparable.
+ * Everything else in the differential suite compares what is left structurally; each rule
+ * below says which values are expected to differ between two correct engines, and why.
+ */
+
+/** Ids are made by each engine (random, 25 characters in SwarmKit, 25 in Shoal too). */
+const ID_FIELDS = new Set(['ID', 'NodeID', 'ServiceID', 'NetworkID', 'ConfigID', 'SecretID']);
+
+/** Times are each engine's clock. */
+const TIME_FIELDS = new Set(['CreatedAt', 'UpdatedAt', 'StartedAt', 'CompletedAt', 'Timestamp']);
+
+/**
+ * An object's Version.Index counts every raft write of the engine (SwarmKit's store is
+ * shared by all objects), Shoal's counts the object's own writes: both only grow, and an
+ * update must name the current one; the values differ.
+ */
+const VERSION_FIELDS = new Set(['Version']);
+
+/** Where ids appear as values of other fields: a network attachment's Target, a VIP's NetworkID. */
+const ID_VALUED_PATHS = [/\.Networks\[\d+\]\.Target$/];
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const normaliseAt = (value: unknown, path: string, key: string): unknown => {
+  if (ID_FIELDS.has(key) && typeof value === 'string' && value !== '') return '<id>';
+  if (TIME_FIELDS.has(key) && typeof value === 'string') return '<time>';
+  if (VERSION_FIELDS.has(key) && isPlainObject(value) && typeof value.Index === 'number') return { Index: '<index>' };
+  if (typeof value === 'string' && ID_VALUED_PATHS.some((pattern) => pattern.test(path))) return '<id>';
+  if (Array.isArray(value)) return value.map((item, index) => normaliseAt(item, `${path}[${index}]`, ''));
+  if (isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([field, child]) => [field, normaliseAt(child, path ? `${path}.${field}` : field, field)]));
+  }
+  return value;
+};
+
+/** An answer with ids, times and versions replaced by placeholders (see the rules above). */
+export const normalise = (value: unknown): unknown => normaliseAt(value, '', '');
+
+/**
+ * Error messages are compared by shape only ({"message": string}): Docker's wording is Go's
+ * (gRPC codes, field paths of its protobufs) and Shoal's names Docker's JSON fields.
+ */
+export const errorShape = (body: unknown): unknown =>
+  isPlainObject(body) && typeof body.message === 'string' && Object.keys(body).length === 1 ? { message: '<message>' } : body;

@@ -1,0 +1,59 @@
+/**
+ * The two sides of the differential suite: the test run's Docker engine, in swarm mode, and
+ * Shoal's API as its own process on the real broker. No engine is a failure, never a skip.
+ */
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
+import { exchange, socketPathOf } from './engine-http';
+
+/** The engine jest's global setup names (SHOAL_TEST_ENGINE), or an error saying how to give one. */
+export const conformanceEngine = (env: NodeJS.ProcessEnv = process.env): string => {
+  const engine = env.SHOAL_TEST_ENGINE?.trim();
+  if (engine && engine !== 'none') return socketPathOf(engine);
+  throw new Error(
+    'the Docker conformance suite needs a Docker engine: set SHOAL_TEST_ENGINE=unix:///path/to/docker.sock ' +
+      `(dockerd -H unix:///tmp/e/docker.sock --data-root /tmp/e/data --exec-root /tmp/e/exec --bridge=none)${env.SHOAL_TEST_ENGINE_ERROR ? `: ${env.SHOAL_TEST_ENGINE_ERROR}` : ''}`,
+  );
+};
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+
+/** The engine in swarm mode: initialised on 127.0.0.1 when it is not yet a manager. */
+export const ensureSwarm = async (socket: string): Promise<void> => {
+  const info = await exchange(socket, 'GET', '/v1.41/info');
+  const state = (info.body as { Swarm?: { LocalNodeState?: string } }).Swarm?.LocalNodeState;
+  if (state === 'active') return;
+  const port = await freePort();
+  const init = await exchange(socket, 'POST', '/v1.41/swarm/init', { ListenAddr: `127.0.0.1:${port}`, AdvertiseAddr: '127.0.0.1' });
+  if (init.status !== 200) throw new Error(`the test engine could not enter swarm mode: ${init.status} ${JSON.stringify(init.body)}`);
+};
+
+export interface ShoalSide {
+  readonly socket: string;
+  close(): Promise<void>;
+}
+
+/** `shoal run api` on the real broker, its swarm initialised; answers on its unix socket. */
+export const startShoal = async (name: string): Promise<ShoalSide> => {
+  const deployment = ShoalProcesses.onKafka(name, { SHOAL_API_PORT: '0' });
+  try {
+    const api = deployment.cli(['run', 'api']);
+    await api.waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
+    const socket = join(deployment.dataDir, 'shoal.sock');
+    const init = await exchange(socket, 'POST', '/v1.41/swarm/init', { ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' });
+    if (init.status !== 200) throw new Error(`Shoal's swarm init: ${init.status} ${JSON.stringify(init.body)}`);
+    return { socket, close: () => deployment.close() };
+  } catch (error) {
+    await deployment.close();
+    throw error;
+  }
+};

@@ -1,0 +1,132 @@
+/**
+ * Docker conformance, side by side: every request here goes to the test run's Docker engine
+ * in swarm mode and to Shoal (`shoal run api` on the real broker), at API 1.41, and the
+ * answers are compared after the one normaliser (test/conformance/normalise.ts). Where
+ * Shoal differs on purpose, the exact difference is pinned here and explained in
+ * docs/docker-compatibility.md; a new difference fails the suite.
+ */
+import { Differential } from '../conformance/differential';
+import type { SideBySide } from '../conformance/differential';
+import { conformanceEngine, ensureSwarm, startShoal } from '../conformance/sides';
+import type { ShoalSide } from '../conformance/sides';
+
+const IMAGE = 'shoal-test/busybox:latest';
+const run = Date.now().toString(36);
+
+/** Every field of ServiceSpec and the objects in it, as a client may set them. */
+const fullSpec = (name: string): Record<string, unknown> => ({
+  Name: name,
+  Labels: { tier: 'front', 'com.example.team': 'a' },
+  TaskTemplate: {
+    ContainerSpec: {
+      Image: IMAGE,
+      Labels: { role: 'web' },
+      Command: ['/bin/sh', '-c'],
+      Args: ['sleep 1000'],
+      Hostname: 'web-{{.Task.Slot}}',
+      Env: ['A=1', 'B=two'],
+      Dir: '/tmp',
+      User: 'nobody',
+      Groups: ['audio'],
+      Init: true,
+      TTY: true,
+      OpenStdin: true,
+      ReadOnly: true,
+      StopSignal: 'SIGUSR1',
+      StopGracePeriod: 15_000_000_000,
+      Healthcheck: { Test: ['CMD', 'true'], Interval: 2_000_000_000, Timeout: 1_000_000_000, StartPeriod: 3_000_000_000, Retries: 4 },
+      Hosts: ['10.0.0.9 db'],
+      DNSConfig: { Nameservers: ['10.0.0.2'], Search: ['example.org'], Options: ['ndots:2'] },
+      Sysctls: { 'net.core.somaxconn': '1024' },
+      CapabilityAdd: ['CAP_NET_ADMIN'],
+      CapabilityDrop: ['CAP_MKNOD'],
+      Ulimits: [{ Name: 'nofile', Soft: 1024, Hard: 2048 }],
+    },
+    Resources: {
+      Limits: { NanoCPUs: 500_000_000, MemoryBytes: 134_217_728 },
+      Reservations: { NanoCPUs: 250_000_000, MemoryBytes: 67_108_864, GenericResources: [{ DiscreteResourceSpec: { Kind: 'gpu', Value: 1 } }] },
+    },
+    RestartPolicy: { Condition: 'on-failure', Delay: 3_000_000_000, MaxAttempts: 4, Window: 60_000_000_000 },
+    Placement: {
+      Constraints: ['node.labels.zone==east', 'node.role==manager'],
+      Preferences: [{ Spread: { SpreadDescriptor: 'node.labels.rack' } }],
+      MaxReplicas: 2,
+      Platforms: [{ Architecture: 'amd64', OS: 'linux' }],
+    },
+    LogDriver: { Name: 'json-file', Options: { 'max-size': '1m' } },
+    ForceUpdate: 3,
+  },
+  Mode: { Replicated: { Replicas: 0 } },
+  UpdateConfig: { Parallelism: 2, Delay: 10_000_000_000, FailureAction: 'rollback', Monitor: 20_000_000_000, MaxFailureRatio: 0.25, Order: 'start-first' },
+  RollbackConfig: { Parallelism: 3, Delay: 2_000_000_000, FailureAction: 'continue', Monitor: 7_000_000_000, MaxFailureRatio: 0.5, Order: 'stop-first' },
+  EndpointSpec: { Mode: 'vip', Ports: [{ Name: 'http', Protocol: 'tcp', TargetPort: 80, PublishedPort: 30080, PublishMode: 'host' }] },
+});
+
+const idOf = (answer: SideBySide): { engine: string; shoal: string } => ({
+  engine: (answer.engine.body as { ID: string }).ID,
+  shoal: (answer.shoal.body as { ID: string }).ID,
+});
+
+describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () => {
+  let shoal: ShoalSide | undefined;
+  let diff: Differential;
+  const services: { engine: string; shoal: string }[] = [];
+
+  beforeAll(async () => {
+    const engine = conformanceEngine();
+    await ensureSwarm(engine);
+    shoal = await startShoal('conformance');
+    diff = new Differential(engine, shoal.socket);
+  }, 120_000);
+  afterAll(async () => {
+    for (const ids of services) await diff.sendEach('DELETE', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
+    await shoal?.close();
+  });
+
+  /** Creates the same service on both sides (both must answer 201) and inspects it. */
+  const createAndInspect = async (spec: unknown): Promise<SideBySide> => {
+    const created = await diff.send('POST', '/services/create', spec);
+    expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+    const ids = idOf(created);
+    services.push(ids);
+    return diff.sendEach('GET', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
+  };
+
+  it('/_ping answers the same', async () => {
+    expect(Differential.compare(await diff.send('GET', '/_ping'))).toEqual({ status: [], body: [] });
+  });
+
+  it('a minimal service inspects the same', async () => {
+    const inspected = await createAndInspect({ Name: `min-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE } }, Mode: { Replicated: { Replicas: 0 } } });
+    expect(Differential.compare(inspected)).toEqual({ status: [], body: [] });
+  });
+
+  it('a service with every field of ServiceSpec, TaskSpec, ContainerSpec, Resources, RestartPolicy, Placement, LogDriver, UpdateConfig, RollbackConfig and EndpointSpec round-trips as on Docker', async () => {
+    const inspected = await createAndInspect(fullSpec(`full-${run}`));
+    // Docker's manager allocates published ports before create answers; Shoal's allocator is
+    // a component of its own that follows the log (docs/docker-compatibility.md, /services).
+    expect(Differential.compare(inspected)).toEqual({
+      status: [],
+      body: ['Endpoint.Ports: engine [{"Name":"http","Protocol":"tcp","TargetPort":80,"PublishedPort":30080,"PublishMode":"host"}], shoal absent'],
+    });
+  });
+
+  it('keys match case-insensitively and null is not set, as Go decodes them', async () => {
+    const lower = { name: `lower-${run}`, labels: { Mixed: 'Case' }, taskTemplate: { containerSpec: { image: IMAGE, env: null } }, mode: { replicated: { replicas: 0 } }, updateConfig: null };
+    const inspected = await createAndInspect(lower);
+    expect(Differential.compare(inspected)).toEqual({ status: [], body: [] });
+    expect((inspected.shoal.body as { Spec: { Labels: unknown } }).Spec.Labels).toEqual({ Mixed: 'Case' });
+  });
+
+  it('an unknown service answers 404 in the same error shape', async () => {
+    const answer = await diff.send('GET', '/services/no-such-service');
+    expect(Differential.compare(answer)).toEqual({ status: [], body: [] });
+    expect(answer.shoal.status).toBe(404);
+  });
+
+  it('a service without an image is refused with 400 in the same error shape', async () => {
+    const answer = await diff.send('POST', '/services/create', { Name: `noimage-${run}`, TaskTemplate: { ContainerSpec: {} } });
+    expect(Differential.compare(answer)).toEqual({ status: [], body: [] });
+    expect(answer.shoal.status).toBe(400);
+  });
+});
