@@ -6,12 +6,20 @@ import type { DockerTask } from './docker-types';
 import { toDockerPort, toDockerTaskSpec } from './service-mapper';
 
 /**
+ * A task's slot in Docker's numbering. A replicated job's slots are 1 … TotalCompletions on
+ * the log, as a replicated service's; SwarmKit numbers them from 0, and Docker's CLI counts
+ * a job's progress by slots 0 … TotalCompletions - 1, so they are shown one lower.
+ */
+export const dockerSlot = (task: Task): number | undefined =>
+  task.slot !== undefined && task.jobIteration !== undefined ? task.slot - 1 : task.slot;
+
+/**
  * Docker's task name: `<service>.<slot>` (replicated) or `<service>.<node id>` (global, and
  * slot 0, as SwarmKit names a replicated job's first slot), then `.<task id>` in `docker ps`.
  */
 export const taskName = (state: ClusterState, task: Task): string => {
   const service = state.services.get(task.serviceId)?.spec.name ?? task.serviceId;
-  return `${service}.${task.slot || (task.nodeId ?? task.slot ?? task.id)}`;
+  return `${service}.${dockerSlot(task) || (task.nodeId ?? dockerSlot(task) ?? task.id)}`;
 };
 
 export const dockerTaskState = (state: Task['status']['state']): string => taskStateName(state).toLowerCase();
@@ -35,7 +43,7 @@ export const toDockerTask = (state: ClusterState, task: Task): DockerTask => {
     Labels: {},
     Spec: toDockerTaskSpec(task.spec),
     ServiceID: task.serviceId,
-    ...(task.slot ? { Slot: task.slot } : {}),
+    ...(dockerSlot(task) ? { Slot: dockerSlot(task) } : {}),
     ...(nodeId ? { NodeID: nodeId } : {}),
     Status: {
       Timestamp: task.status.at,

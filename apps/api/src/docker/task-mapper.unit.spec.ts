@@ -34,11 +34,12 @@ describe("Docker's Task object", () => {
     expect(toDockerTask(state, { ...task, slot: undefined, nodeId: 'n9' }).Name).toBe('web.n9');
   });
 
-  it("gives a job's task meant to run to completion desired state complete, and names slot 0 after its node, as SwarmKit", () => {
-    const jobTask: Task = { ...task, slot: 0, jobIteration: 0, status: { state: TaskState.COMPLETE, at: 't2' } };
+  it("gives a job's task meant to run to completion desired state complete, and numbers its slots from 0, as SwarmKit", () => {
+    const jobTask: Task = { ...task, slot: 1, jobIteration: 0, status: { state: TaskState.COMPLETE, at: 't2' } };
     const docker = toDockerTask(state, jobTask);
     expect(docker).toMatchObject({ Name: 'web.n1', DesiredState: 'complete', JobIteration: { Index: 0 } });
     expect(docker.Slot).toBeUndefined();
+    expect(toDockerTask(state, { ...jobTask, slot: 3 })).toMatchObject({ Name: 'web.2', Slot: 2 });
     expect(toDockerTask(state, { ...jobTask, desiredState: TaskState.REMOVE }).DesiredState).toBe('remove');
     expect(toDockerTask(state, { ...jobTask, desiredState: TaskState.READY }).DesiredState).toBe('ready');
   });

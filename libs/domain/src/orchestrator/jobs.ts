@@ -67,9 +67,7 @@ export const reconcileReplicatedJob = (ctx: DecisionContext, service: Service, m
   }
 
   const wanted = Math.min(maxConcurrent - active, totalCompletions - complete - active - failed);
-  // Slots are numbered from 0, as SwarmKit numbers them: a finished job has one completed
-  // task in each of 0 … totalCompletions - 1, which is what Docker's CLI counts.
-  let slot = -1;
+  let slot = 0;
   for (let i = 0; i < wanted; i++) {
     do slot++;
     while (used.has(slot));

@@ -27,13 +27,13 @@ const active = (sim: Simulation, id = 'j') =>
   sim.tasksOf(id).filter((t) => t.desiredState <= RUNNING && t.status.state !== COMPLETE && t.status.state <= RUNNING);
 
 describe('replicated jobs', () => {
-  it('given 5 completions at most 2 at once, then it runs 2 at a time in slots 0 … 4, as SwarmKit numbers them, until 5 have completed, and then nothing more', () => {
+  it('given 5 completions at most 2 at once, then it runs 2 at a time in slots 1 … 5, until 5 have completed, and then nothing more', () => {
     const sim = setup();
     sim.append('ServiceCreated', { id: 'j', spec: jobSpec({ kind: 'replicated-job', totalCompletions: 5, maxConcurrent: 2 }) });
     sim.decide();
     expect(sim.written('TasksCreated')[0]!.data.tasks.map((t) => [t.slot, t.jobIteration])).toEqual([
-      [0, 0],
       [1, 0],
+      [2, 0],
     ]);
     let most = 0;
     for (let i = 0; i < 40; i++) {
@@ -43,7 +43,7 @@ describe('replicated jobs', () => {
     expect(most).toBe(2);
     expect(completed(sim)).toHaveLength(5);
     expect(sim.tasksOf('j')).toHaveLength(5);
-    expect(completed(sim).map((t) => t.slot).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(completed(sim).map((t) => t.slot).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(sim.decide()).toEqual([]);
   });
 
