@@ -145,6 +145,34 @@ describe('docker service, against Shoal', () => {
     expect(done.stdout).toMatch(/Service \w+ converged/);
   });
 
+  it('docker service create --mode replicated-job without --detach returns once every slot has completed, as against a real engine', async () => {
+    const cli = api.docker(['service', 'create', '--name', 'batch', '--mode', 'replicated-job', '--replicas', '3', 'busybox:1.36', 'true']);
+    const deadline = Date.now() + 10_000;
+    while (![...api.view.state.services.values()].some((service) => service.spec.name === 'batch')) {
+      if (Date.now() > deadline) throw new Error(`the job was never created: ${JSON.stringify(await cli)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const batch = named('batch');
+    const ids = ['j1', 'j2', 'j3'];
+    // What the orchestrator (slots 1 … 3 on the log, iteration 0), allocator, scheduler and an agent would append.
+    await api.append(
+      api.events.event('TasksCreated', {
+        tasks: ids.map((id, index) => ({ id, serviceId: batch.id, slot: index + 1, specVersion: batch.version, spec: batch.spec.task, desiredState: TaskState.RUNNING, jobIteration: 0 })),
+      }),
+      api.events.event('TasksAllocated', { tasks: ids.map((id) => ({ id, attachments: [] })) }),
+      api.events.event('TasksAssigned', { tasks: ids.map((id) => ({ id, nodeId: N1, why: 'test' })) }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await api.append(api.events.event('TaskStatusesReported', { nodeId: N1, statuses: ids.map((id) => ({ id, state: TaskState.COMPLETE, at: api.events.now(), exitCode: 0 })) }));
+    const done = await cli;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/job complete/);
+    expect((await docker('service', 'ls', '--filter', 'name=batch', '--format', '{{.Replicas}}')).stdout).toBe('0/3 (3/3 completed)\n');
+    const ps = await docker('service', 'ps', '--format', '{{.Name}} {{.DesiredState}} {{.CurrentState}}', 'batch');
+    expect(ps.stdout.trim().split('\n').map((line) => line.split(' ').slice(0, 3).join(' ')).sort()).toEqual(['batch.1 Complete Complete', 'batch.2 Complete Complete', `batch.${N1} Complete Complete`]);
+    await docker('service', 'rm', 'batch');
+  });
+
   it('docker service logs, with no dispatcher to ask (the API alone), says where the API looked and what to check', async () => {
     const logs = await api.docker(['service', 'logs', 'web']);
     expect(logs.code).not.toBe(0);
