@@ -9,7 +9,7 @@ import type { ApiHarness } from './testing/api-harness';
 
 interface Operation {
   readonly responses?: Record<string, { readonly description?: string }>;
-  readonly parameters?: readonly { readonly in: string }[];
+  readonly parameters?: readonly { readonly in: string; readonly name?: string }[];
   readonly requestBody?: unknown;
 }
 
@@ -43,6 +43,29 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('declares every parameter a path names, and the 400 of an id it checks', async () => {
+    const doc = (await api.request('GET', '/openapi.json', { socket: true })).body as { paths: Record<string, Record<string, Operation>> };
+    const undeclared: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      const named = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+      for (const [method, operation] of Object.entries(operations)) {
+        const declared = new Set((operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name));
+        for (const name of named.filter((each) => !declared.has(each))) undeclared.push(`${method.toUpperCase()} ${path}: ${name}`);
+      }
+    }
+    expect(undeclared).toEqual([]);
+    // An id that is not one is refused with 400 naming the field, as the document says.
+    for (const path of ['/shoal/v1/tasks/{id}/explain', '/shoal/v1/audit/tasks/{id}/history']) {
+      expect(Object.keys(doc.paths[path]!.get!.responses ?? {})).toContain('400');
+      expect(doc.paths[path]!.get!.parameters).toContainEqual(expect.objectContaining({ name: 'id', schema: expect.objectContaining({ pattern: expect.any(String) }) }));
+      const answer = await api.request('GET', path.replace('{id}', '%20x'), { socket: true });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ message: expect.stringMatching(/\bid\b: must be an id/) });
+    }
+    // Docker's /distribution/{image} answers 501, and says so.
+    expect(Object.keys(doc.paths['/distribution/{image}']!.get!.responses ?? {})).toContain('501');
   });
 
   it("describes each error in Docker's shape", async () => {

@@ -71,9 +71,15 @@ export const statePoint = (at: string | undefined): StatePoint => {
   return OFFSET.test(at) ? { offset: Number(at) } : { time: Date.parse(at) };
 };
 
+/** What an id in a path is: 1–128 characters, no spaces or slashes. */
+const ID_PATTERN = /^[^\s/]{1,128}$/;
+
+/** The OpenAPI schema of an id in a path, the pattern IdParam checks. */
+export const ID_PARAM_SCHEMA = { type: 'string', pattern: ID_PATTERN.source } as const;
+
 /** An id in a path: non-empty, no control characters. */
 export class IdParam {
   @IsString()
-  @Matches(/^[^\s/]{1,128}$/, { message: 'must be an id (1–128 characters, no spaces or slashes)' })
+  @Matches(ID_PATTERN, { message: 'must be an id (1–128 characters, no spaces or slashes)' })
   id!: string;
 }

@@ -2,7 +2,7 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { VerifyReport } from '@shoal/runtime';
-import { AuditEventsQuery, AuditStateQuery, IdParam, statePoint } from './audit-query.dto';
+import { AuditEventsQuery, AuditStateQuery, ID_PARAM_SCHEMA, IdParam, statePoint } from './audit-query.dto';
 import { dockerValidationPipe } from './docker-validation';
 import { AuditPageDoc, AuditStateDoc, DOCKER_ERROR_SCHEMA, TaskExplanationDoc, TaskHistoryDoc, VerifyReportDoc } from './audit-responses';
 import { AuditService } from './audit.service';
@@ -41,7 +41,8 @@ export class AuditController {
 
   @Get('audit/tasks/:id/history')
   @ApiOperation({ summary: 'Every record that touched a task, in log order, with the scheduler\'s reason for its placement' })
-  @ApiParam({ name: 'id', description: 'Task id' })
+  @ApiParam({ name: 'id', description: 'Task id', schema: ID_PARAM_SCHEMA })
+  @ApiBadRequestResponse({ description: 'The id is not one (1–128 characters, no spaces or slashes).', ...ERROR })
   @ApiOkResponse({ type: TaskHistoryDoc })
   @ApiNotFoundResponse({ description: 'No record ever touched this task.', ...ERROR })
   history(@Param(dockerValidationPipe(IdParam)) params: IdParam): Promise<TaskHistory> {
@@ -64,7 +65,8 @@ export class AuditController {
     summary: 'Why a task is not running',
     description: 'Unschedulable (the scheduler\'s explanation), allocation failure, restart delay, node down, shutting down, ended (and what replaced it).',
   })
-  @ApiParam({ name: 'id', description: 'Task id' })
+  @ApiParam({ name: 'id', description: 'Task id', schema: ID_PARAM_SCHEMA })
+  @ApiBadRequestResponse({ description: 'The id is not one (1–128 characters, no spaces or slashes).', ...ERROR })
   @ApiOkResponse({ type: TaskExplanationDoc })
   @ApiNotFoundResponse({ description: 'No such task in the current state.', ...ERROR })
   explain(@Param(dockerValidationPipe(IdParam)) params: IdParam): TaskExplanation {

@@ -4,13 +4,16 @@
  * on (each node's agent pulls the image by its tag).
  */
 import { Controller, Get, HttpException, Param } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { DOCKER_ERROR_SCHEMA } from '../audit/audit-responses';
 
 @ApiTags('docker: distribution')
 @Controller('distribution')
 export class DistributionController {
   @Get('*image')
   @ApiOperation({ summary: 'Not supported: Shoal does not resolve image digests (answers 501)' })
+  @ApiParam({ name: 'image', description: "An image reference and Docker's /json after it (`nginx:1.27/json`)", schema: { type: 'string' } })
+  @ApiResponse({ status: 501, description: 'Shoal does not query registries; each node pulls the image by its reference', content: { 'application/json': { schema: DOCKER_ERROR_SCHEMA } } })
   inspect(@Param('image') image: string | string[]): never {
     const segments = Array.isArray(image) ? image : image.split('/');
     const name = segments.at(-1) === 'json' ? segments.slice(0, -1).join('/') : segments.join('/');
