@@ -45,6 +45,16 @@ export class Differential {
     return { engine, shoal };
   }
 
+  /** A request to the engine alone: putting back what a test changed on it, removing what only it made. */
+  engineOnly(method: string, path: string, body?: unknown): Promise<Exchange> {
+    return exchange(this.engineSocket, method, `/${API_VERSION}${path}`, body);
+  }
+
+  /** A request to Shoal alone: putting back what a test changed there. */
+  shoalOnly(method: string, path: string, body?: unknown): Promise<Exchange> {
+    return exchange(this.shoalSocket, method, `/${API_VERSION}${path}`, body);
+  }
+
   /** The sides compared: status codes, then bodies (errors by their shape). */
   static compare(answers: SideBySide): Comparison {
     const { engine, shoal } = answers;

@@ -5,10 +5,10 @@
  */
 
 /** Ids are made by each engine (random, 25 characters in SwarmKit, 25 in Shoal too). */
-const ID_FIELDS = new Set(['ID', 'NodeID', 'ServiceID', 'NetworkID', 'ConfigID', 'SecretID']);
+const ID_FIELDS = new Set(['ID', 'Id', 'NodeID', 'ServiceID', 'NetworkID', 'ConfigID', 'SecretID']);
 
 /** Times are each engine's clock. */
-const TIME_FIELDS = new Set(['CreatedAt', 'UpdatedAt', 'StartedAt', 'CompletedAt', 'Timestamp']);
+const TIME_FIELDS = new Set(['Created', 'CreatedAt', 'UpdatedAt', 'StartedAt', 'CompletedAt', 'Timestamp']);
 
 /**
  * An object's Version.Index counts every raft write of the engine (SwarmKit's store is
@@ -16,6 +16,16 @@ const TIME_FIELDS = new Set(['CreatedAt', 'UpdatedAt', 'StartedAt', 'CompletedAt
  * update must name the current one; the values differ.
  */
 const VERSION_FIELDS = new Set(['Version']);
+
+/** Join tokens are secrets each cluster makes for itself (same SWMTKN-1 format on both). */
+const TOKEN_FIELDS = new Set(['Worker', 'Manager']);
+
+/**
+ * TLSInfo is the engine's own CA certificate. Shoal issues no certificates (its agents join
+ * with a token over its dispatcher's transport), so it shows empty strings there; listed in
+ * docs/docker-compatibility.md.
+ */
+const ENGINE_ONLY_FIELDS = new Set(['TLSInfo']);
 
 /** Where ids appear as values of other fields: a network attachment's Target, a VIP's NetworkID. */
 const ID_VALUED_PATHS = [/\.Networks\[\d+\]\.Target$/];
@@ -25,6 +35,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
 const normaliseAt = (value: unknown, path: string, key: string): unknown => {
   if (ID_FIELDS.has(key) && typeof value === 'string' && value !== '') return '<id>';
   if (TIME_FIELDS.has(key) && typeof value === 'string') return '<time>';
+  if (TOKEN_FIELDS.has(key) && path.endsWith(`JoinTokens.${key}`) && typeof value === 'string') return '<token>';
+  if (ENGINE_ONLY_FIELDS.has(key)) return '<engine-only>';
   if (VERSION_FIELDS.has(key) && isPlainObject(value) && typeof value.Index === 'number') return { Index: '<index>' };
   if (typeof value === 'string' && ID_VALUED_PATHS.some((pattern) => pattern.test(path))) return '<id>';
   if (Array.isArray(value)) return value.map((item, index) => normaliseAt(item, `${path}[${index}]`, ''));

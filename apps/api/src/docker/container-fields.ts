@@ -101,9 +101,13 @@ const fromDockerDns = (value: unknown): DnsConfig | undefined => {
   });
 };
 
+/** A settings object with something in it: the CLI sends Privileges with every field empty. */
+const hasSetting = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && Object.values(value).some((item) => item !== false && item !== '' && item !== null && (typeof item !== 'object' || hasSetting(item)));
+
 /** The extra fields of Docker's ContainerSpec as Shoal's; refuses what Shoal cannot honour. */
 export const fromDockerContainerExtras = (container: Readonly<Record<string, unknown>>): Extras => {
-  if (container.Privileges !== undefined) {
+  if (hasSetting(container.Privileges)) {
     throw new SpecError(`${CONTAINER}.Privileges`, 'credential specs, SELinux and seccomp/AppArmor profiles are not supported by Shoal');
   }
   return (

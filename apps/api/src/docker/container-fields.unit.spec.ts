@@ -33,6 +33,8 @@ describe('ContainerSpec fields and LogDriver, Docker ↔ Shoal', () => {
   it('refuses a field of the wrong type, and Privileges, naming the field', () => {
     expect(() => fromDockerServiceSpec(spec({ Image: 'x', CapabilityAdd: 'NET_ADMIN' }))).toThrow('invalid TaskTemplate.ContainerSpec.CapabilityAdd: expected an array of strings');
     expect(() => fromDockerServiceSpec(spec({ Image: 'x', Privileges: { NoNewPrivileges: true } }))).toThrow(/TaskTemplate\.ContainerSpec\.Privileges/);
+    // What the CLI sends when no privilege is asked for is accepted.
+    expect(fromDockerServiceSpec(spec({ Image: 'x', Privileges: { CredentialSpec: null, SELinuxContext: null, NoNewPrivileges: false } })).task.container).toEqual({ image: 'x' });
   });
 
   it('refuses a duration that is not a whole number of milliseconds instead of rounding it', () => {

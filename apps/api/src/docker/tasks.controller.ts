@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Intents } from '../intents/intents';
 import type { DockerTask } from './docker-types';
 import { TASK_FILTERS, checkDesiredStates, parseFilters, taskFilter } from './filters';
-import { findTask } from './lookup';
+import { findService, findTask } from './lookup';
 import { LogsOperation } from './logs/logs-openapi';
 import { LogsResponder } from './logs/logs-responder';
 import { parseLogsQuery } from './logs/logs-query';
@@ -28,6 +28,8 @@ export class TasksController {
     const filters = parseFilters(raw, TASK_FILTERS);
     checkDesiredStates(filters);
     const state = this.intents.state;
+    // As Docker's daemon: a service filter names a service that exists (404 otherwise).
+    for (const service of filters.get('service') ?? []) findService(state, service);
     const matches = taskFilter(state, filters);
     return [...state.tasks.values()].filter(matches).map((task) => toDockerTask(state, task));
   }
