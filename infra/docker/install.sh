@@ -24,7 +24,7 @@ command -v apt-get >/dev/null 2>&1 || { echo "no apt-get here: install Docker's 
 
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
-# --no-install-recommends: no cgroupfs-mount, git, ubuntu-fan and the like; the engine needs none of them.
-$sudo apt-get install -y -qq --no-install-recommends docker.io busybox-static iptables ca-certificates >/dev/null
+# With the recommended packages: apparmor among them, which dockerd needs on a kernel that enforces AppArmor.
+$sudo apt-get install -y -qq docker.io busybox-static >/dev/null
 installed || { echo "apt-get finished but dockerd, containerd, runc, docker or busybox-static is still missing" >&2; exit 3; }
 echo "docker engine installed: $(dockerd --version)"

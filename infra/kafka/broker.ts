@@ -412,19 +412,24 @@ export class LocalKafkaBroker {
 
 /**
  * A bash process that waits for its stdin (a pipe from this process) to close: if this
- * process dies without stop(), it stops the JVM and removes the data dir. It is killed
- * when the JVM exits or stop() runs, so it never signals a pid that is no longer ours.
+ * process dies without stop(), it stops the process `pid` (SIGTERM, up to 20 s, SIGKILL),
+ * runs `afterwards` (a bash command, if any) and removes the data dir. It is killed when
+ * that process exits or stop() runs, so it never signals a pid that is no longer ours.
  */
-const startWatchdog = (pid: number, dataDir: string): ChildProcess | undefined => {
+export const startWatchdog = (pid: number, dataDir: string, afterwards = ''): ChildProcess | undefined => {
   const script = [
     'read -r _ || true',
-    'kill -TERM "$1" 2>/dev/null || { rm -rf "$2"; exit 0; }',
-    'for ((i = 0; i < 200; i++)); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done',
-    'kill -KILL "$1" 2>/dev/null || true',
+    // Only while that pid is still the process started in the data dir (its command line names it).
+    'ours() { [ ! -d /proc ] || grep -qF -- "$2" "/proc/$1/cmdline" 2>/dev/null; }',
+    'if ours "$@" && kill -TERM "$1" 2>/dev/null; then',
+    '  for ((i = 0; i < 200; i++)); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done',
+    '  kill -KILL "$1" 2>/dev/null || true',
+    'fi',
+    'eval "$3"',
     'rm -rf "$2"',
   ].join('\n');
   try {
-    const watchdog = spawn('bash', ['-c', script, 'shoal-kafka-watchdog', String(pid), dataDir], { stdio: ['pipe', 'ignore', 'ignore'], detached: true, env: process.env });
+    const watchdog = spawn('bash', ['-c', script, 'shoal-watchdog', String(pid), dataDir, afterwards], { stdio: ['pipe', 'ignore', 'ignore'], detached: true, env: process.env });
     watchdog.on('error', () => undefined);
     watchdog.unref();
     (watchdog.stdin as unknown as Socket | null)?.unref();

@@ -14,7 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePorts, stopPid } from '../../../../infra/kafka/broker';
+import { freePorts, startWatchdog, stopPid } from '../../../../infra/kafka/broker';
 import { dockerAnswers } from '../broker/docker-probe';
 import { engineDocker } from './engine-docker';
 import { makeOwnBridge } from './own-bridge';
@@ -100,6 +100,18 @@ const unmountUnder = (dir: string): void => {
   for (const mount of mounts.filter((path) => path.startsWith(`${dir}/`)).sort().reverse()) spawnSync('umount', ['-l', mount]);
 };
 
+/**
+ * What the watchdog does after dockerd is gone, in bash ($2: the engine's folder): kills the
+ * containerd and shims with files there, unmounts what is left mounted there, deletes the
+ * engine's own bridge.
+ */
+const watchdogCleanup = (bridge: string | undefined): string =>
+  [
+    'for p in /proc/[0-9]*; do [ "${p#/proc/}" = "$$" ] || ! grep -qF -- "$2" "$p/cmdline" 2>/dev/null || kill -KILL "${p#/proc/}" 2>/dev/null; done',
+    'awk -v d="$2/" \'index($2, d) == 1 { print $2 }\' /proc/self/mounts 2>/dev/null | sort -r | while read -r m; do umount -l "$m"; done',
+    ...(bridge ? [`ip link del ${bridge} 2>/dev/null`] : []),
+  ].join('\n');
+
 export class LocalDockerEngine {
   private exited = false;
   private exitStatus = '';
@@ -109,6 +121,8 @@ export class LocalDockerEngine {
 
   private constructor(
     private readonly child: ChildProcess,
+    /** Cleans up should this process die without stop(). */
+    private readonly watchdog: ChildProcess | undefined,
     /** `unix://<dir>/docker.sock`: DOCKER_HOST for this engine. */
     readonly host: string,
     readonly dir: string,
@@ -154,7 +168,8 @@ export class LocalDockerEngine {
     }
     if (process.env.SHOAL_ENGINE_PIDFILE) appendFileSync(process.env.SHOAL_ENGINE_PIDFILE, `${child.pid}\n`);
     child.unref();
-    const engine = new LocalDockerEngine(child, `unix://${join(dir, 'docker.sock')}`, dir, logFile, bridge);
+    const watchdog = startWatchdog(child.pid, dir, watchdogCleanup(bridge?.name));
+    const engine = new LocalDockerEngine(child, watchdog, `unix://${join(dir, 'docker.sock')}`, dir, logFile, bridge);
     try {
       await engine.waitUntilReady(options.startTimeoutMs ?? 60_000);
       if (options.swarm ?? true) await engine.initSwarm();
@@ -191,6 +206,7 @@ export class LocalDockerEngine {
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.watchdog?.kill('SIGKILL');
       if (!this.exited) {
         // Swarm mode's docker_gwbridge would outlive the engine as an interface on the host (one this engine made, not another's).
         const steps = this.madeGwbridge ? [['swarm', 'leave', '--force'], ['network', 'rm', 'docker_gwbridge']] : [['swarm', 'leave', '--force']];
