@@ -61,6 +61,13 @@ describe('the test engine', () => {
     expect(answer.body).toContain(WEB_INDEX_TEXT);
   });
 
+  it('publishes a container on its default bridge on loopback only too', async () => {
+    const plain = scope.add(await new GenericContainer(WEB_IMAGE).withExposedPorts(80).withWaitStrategy(Wait.forHttp('/', 80)).start());
+    const bindings = JSON.parse(engineDocker(host, ['inspect', '--format', '{{json .NetworkSettings.Ports}}', plain.getId()])) as Record<string, { HostIp: string }[]>;
+    expect(bindings['80/tcp']?.map((binding) => binding.HostIp)).toEqual(['127.0.0.1']);
+    expect((await httpGet(`http://127.0.0.1:${plain.getMappedPort(80)}/`)).body).toContain(WEB_INDEX_TEXT);
+  });
+
   it('lets a container on the network the test made reach shoal-test/web by its alias', async () => {
     const client = scope.add(await new GenericContainer(BUSYBOX_IMAGE).withNetwork(network).withCommand(['sleep', '300']).start());
     const fetched = await client.exec(['wget', '-q', '-O', '-', 'http://web/']);
