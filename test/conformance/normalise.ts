@@ -27,6 +27,9 @@ const TOKEN_FIELDS = new Set(['Worker', 'Manager']);
  */
 const ENGINE_ONLY_FIELDS = new Set(['TLSInfo']);
 
+/** An object id as both make them (a name in the same place is compared as it is). */
+const SWARM_ID = /^[a-z0-9]{25}$/;
+
 /** Where ids appear as values of other fields: a network attachment's Target, a VIP's NetworkID. */
 const ID_VALUED_PATHS = [/\.Networks\[\d+\]\.Target$/];
 
@@ -38,7 +41,7 @@ const normaliseAt = (value: unknown, path: string, key: string): unknown => {
   if (TOKEN_FIELDS.has(key) && path.endsWith(`JoinTokens.${key}`) && typeof value === 'string') return '<token>';
   if (ENGINE_ONLY_FIELDS.has(key)) return '<engine-only>';
   if (VERSION_FIELDS.has(key) && isPlainObject(value) && typeof value.Index === 'number') return { Index: '<index>' };
-  if (typeof value === 'string' && ID_VALUED_PATHS.some((pattern) => pattern.test(path))) return '<id>';
+  if (typeof value === 'string' && SWARM_ID.test(value) && ID_VALUED_PATHS.some((pattern) => pattern.test(path))) return '<id>';
   if (Array.isArray(value)) return value.map((item, index) => normaliseAt(item, `${path}[${index}]`, ''));
   if (isPlainObject(value)) {
     return Object.fromEntries(Object.entries(value).map(([field, child]) => [field, normaliseAt(child, path ? `${path}.${field}` : field, field)]));

@@ -215,4 +215,39 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
       await diff.sendEach('DELETE', { engine: `/networks/${ids.engine}`, shoal: `/networks/${ids.shoal}` });
     }
   });
+  it('a dnsrr service publishing a port in ingress mode is refused at create, as Docker does', async () => {
+    const spec = {
+      Name: `dnsrr-${run}`,
+      TaskTemplate: { ContainerSpec: { Image: IMAGE } },
+      Mode: { Replicated: { Replicas: 0 } },
+      EndpointSpec: { Mode: 'dnsrr', Ports: [{ TargetPort: 80, PublishedPort: 30081, PublishMode: 'ingress' }] },
+    };
+    const answer = await diff.send('POST', '/services/create', spec);
+    expect(Differential.compare(answer)).toEqual({ status: [], body: [] });
+    expect(answer.shoal.status).toBe(400);
+  });
+
+  it("a network named in a service's Networks is resolved to its id, which inspect shows", async () => {
+    const name = `attach-${run}`;
+    const created = await diff.send('POST', '/networks/create', { Name: name, Driver: 'overlay' });
+    expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+    const networkIds = { engine: (created.engine.body as { Id: string }).Id, shoal: (created.shoal.body as { Id: string }).Id };
+    const spec = { Name: `attached-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE }, Networks: [{ Target: name, Aliases: ['web'] }] }, Mode: { Replicated: { Replicas: 0 } } };
+    const service = await diff.send('POST', '/services/create', spec);
+    expect([service.engine.status, service.shoal.status]).toEqual([201, 201]);
+    const ids = idOf(service);
+    try {
+      const inspected = await diff.sendEach('GET', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
+      // The VIP, like published ports, comes from Shoal's allocator after create answers.
+      expect(Differential.compare(inspected)).toEqual({
+        status: [],
+        body: [expect.stringMatching(/^Endpoint\.VirtualIPs: engine \[\{"NetworkID":"<id>","Addr":"10\.0\.\d+\.\d+\/24"\}\], shoal absent$/)],
+      });
+      type Attached = { Spec: { TaskTemplate: { Networks: { Target: string }[] } } };
+      expect((inspected.shoal.body as Attached).Spec.TaskTemplate.Networks[0]!.Target).toBe(networkIds.shoal);
+    } finally {
+      await diff.sendEach('DELETE', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
+      await diff.sendEach('DELETE', { engine: `/networks/${networkIds.engine}`, shoal: `/networks/${networkIds.shoal}` });
+    }
+  });
 });

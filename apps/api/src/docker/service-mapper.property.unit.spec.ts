@@ -106,7 +106,9 @@ const storedForm = spec.filter(
     candidate.task.container.stopGracePeriodMs !== DEFAULT_STOP_GRACE_MS &&
     canonicalJson(candidate.update) !== canonicalJson(DEFAULT_UPDATE_CONFIG) &&
     canonicalJson(candidate.rollback) !== canonicalJson(DEFAULT_UPDATE_CONFIG) &&
-    canonicalJson(candidate.endpoint) !== canonicalJson({ mode: 'vip' }),
+    canonicalJson(candidate.endpoint) !== canonicalJson({ mode: 'vip' }) &&
+    // A dnsrr service cannot publish through the routing mesh: refused at create, as Docker does.
+    !(candidate.endpoint?.mode === 'dnsrr' && candidate.endpoint.ports?.some((port) => port.publishMode === 'ingress')),
 );
 
 describe('service mapper', () => {

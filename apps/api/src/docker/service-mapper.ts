@@ -246,7 +246,12 @@ const fromDockerPort = (port: DockerPortConfig, index: number): PortConfig => {
 const fromDockerEndpoint = (endpoint: DockerEndpointSpec | null | undefined): EndpointSpec | undefined => {
   if (!endpoint) return undefined;
   const ports = (endpoint.Ports ?? []).map(fromDockerPort);
-  return { mode: oneOf<'vip' | 'dnsrr'>(['vip', 'dnsrr'], endpoint.Mode, 'vip', 'EndpointSpec.Mode'), ...(ports.length > 0 ? { ports } : {}) };
+  const mode = oneOf<'vip' | 'dnsrr'>(['vip', 'dnsrr'], endpoint.Mode, 'vip', 'EndpointSpec.Mode');
+  // As SwarmKit: the routing mesh balances over a VIP, which a dnsrr service has not.
+  if (mode === 'dnsrr' && ports.some((port) => port.publishMode === 'ingress')) {
+    throw new SpecError('EndpointSpec', "port published with ingress mode can't be used with dnsrr mode");
+  }
+  return { mode, ...(ports.length > 0 ? { ports } : {}) };
 };
 
 const withoutDefault = <T>(value: T | undefined, fallback: unknown): T | undefined => (value !== undefined && isDefault(value, fallback) ? undefined : value);

@@ -9,6 +9,7 @@ import type { DockerService, DockerServiceSpec } from './docker-types';
 import { ServiceSpecDto } from './dto/service-spec.dto';
 import { SERVICE_FILTERS, parseFilters, serviceMatches } from './filters';
 import { findService } from './lookup';
+import { withNetworkIds } from './network-targets';
 import { LogsOperation } from './logs/logs-openapi';
 import { LogsResponder } from './logs/logs-responder';
 import { parseLogsQuery } from './logs/logs-query';
@@ -44,7 +45,7 @@ export class ServicesController {
   @ApiBody({ type: ServiceSpecDto })
   async create(@Body() body: ServiceSpecDto): Promise<{ ID: string; Warnings: string[] }> {
     this.intents.cluster();
-    const spec = fromDockerServiceSpec(body as DockerServiceSpec);
+    const spec = withNetworkIds(this.intents.state, fromDockerServiceSpec(body as DockerServiceSpec));
     const id = newObjectId();
     this.intents.admit(admitServiceSpec(this.intents.state, { id, spec, by: 'api' }, 'intent'));
     await this.intents.submit('ServiceCreated', { id, spec });
@@ -79,7 +80,7 @@ export class ServicesController {
     const rollingBack = rollback === 'previous';
     if (!rollingBack && rollback !== undefined && rollback !== '') throw new HttpException(`unrecognized rollback option ${rollback}`, 400);
     // A rollback without a previous spec is refused by the admission, before its spec is read.
-    const spec = rollingBack ? (service.previousSpec ?? service.spec) : fromDockerServiceSpec(body as DockerServiceSpec);
+    const spec = rollingBack ? (service.previousSpec ?? service.spec) : withNetworkIds(this.intents.state, fromDockerServiceSpec(body as DockerServiceSpec));
     const data = { id: service.id, spec, ...(rollingBack ? { rollback: true } : {}) };
     this.intents.admit(admitServiceSpec(this.intents.state, { ...data, current: service, by: 'api', expect }, 'intent'));
     await this.intents.submit('ServiceUpdated', data, expect);
