@@ -44,6 +44,10 @@ describe('audit surface and /events on Kafka', () => {
     const history = await json<TaskHistory>('/shoal/v1/audit/tasks/t1/history');
     expect(history.placement).toBe('node-1: the only ready node');
     expect(history.records).toHaveLength(4);
+    // A node's id is touched by records too, but names no task: 404, not a 500.
+    const notTask = await api.get('/shoal/v1/audit/tasks/n1/history');
+    expect(notTask.status).toBe(404);
+    expect(await notTask.json()).toEqual({ message: 'no record touched task n1' });
   });
 
   it('gives the state at an offset with the hash verify reaches at the end', async () => {

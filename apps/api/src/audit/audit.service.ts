@@ -180,6 +180,9 @@ export class AuditService {
     const records: TaskHistoryEntry[] = [];
     let placement: string | null = null;
     let unschedulable: string | null = null;
+    // The id may name a node or a service, whose records touch it too: it is a task's only if
+    // some record lists a task by it (taskItemOf gives a record's whole data when it lists none).
+    let listsTask = false;
     for (const record of await readOffsets(this.log, offsets)) {
       const offset = record.offset;
       const decoded = decode(record.value);
@@ -188,6 +191,8 @@ export class AuditService {
       const verdict = this.trail.verdictAt(offset);
       const refusedHere = !itemApplied(verdict, taskId);
       const item = taskItemOf(event, taskId);
+      if (item === undefined) continue;
+      listsTask ||= item !== event.data;
       if (!refusedHere && event.type === 'TasksAssigned') placement = (item as { why: string }).why;
       if (!refusedHere && event.type === 'TasksUnschedulable') unschedulable = (item as { explain: string }).explain;
       records.push({
@@ -196,6 +201,7 @@ export class AuditService {
         item: this.readableItem(event, item),
       });
     }
+    if (!listsTask) throw new NotFoundException({ message: `no record touched task ${taskId}` });
     return { task: taskId, placement, unschedulable, records };
   }
 
