@@ -10,7 +10,7 @@
 import type { EventType } from './events';
 
 /** The highest log level this build reads and writes. */
-export const LOG_LEVEL = 2;
+export const LOG_LEVEL = 3;
 
 /**
  * The level from which evolve applies a rule that earlier builds did not have: on a log
@@ -18,8 +18,12 @@ export const LOG_LEVEL = 2;
  * rolling upgrade. A new cluster starts at its first writer's LOG_LEVEL.
  *  - 2: a service spec past the cluster's admission limits is refused on the log (the API
  *    refuses it at every level).
+ *  - 3: a node removed moves its tasks not yet ended to ORPHANED in the same record, as
+ *    SwarmKit's RemoveNode does; and a network is kept from removal only by tasks still meant
+ *    to run (desired RUNNING or before, their service not removed), as SwarmKit's
+ *    removeNetwork, not by the tasks of a service removed or stood down until they stop.
  */
-export const RULE_LEVELS = { admissionLimitsOnTheLog: 2 } as const;
+export const RULE_LEVELS = { admissionLimitsOnTheLog: 2, nodeRemovalOrphansTasks: 3, networkHeldOnlyByTasksMeantToRun: 3 } as const;
 
 export type VersionLevels = { readonly [K in EventType]?: Readonly<Record<number, number>> };
 

@@ -1,6 +1,7 @@
 /** Networks: created by the user, given a subnet by the allocator, removed when unused. */
-import { TaskState } from '@shoal/contracts';
-import type { EventOf } from '@shoal/contracts';
+import { RULE_LEVELS, TaskState } from '@shoal/contracts';
+import type { EventOf, Task } from '@shoal/contracts';
+import { ruleApplies } from './rule-levels';
 import type { ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
@@ -36,10 +37,11 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
         const uses = service.spec.task.networks?.some((n) => n.target === network.id || n.target === network.spec.name);
         if (uses) return rejected(event.type, 'in-use', `network ${network.spec.name} is in use by service ${service.spec.name}`);
       }
-      // As SwarmKit: a task that may still hold an address on it (not yet ended) keeps it too,
-      // so no address is handed out twice should a network come back under the same id.
+      // As SwarmKit: a task that may still hold an address on it keeps it too, so no address
+      // is handed out twice should a network come back under the same id.
+      const onlyMeantToRun = ruleApplies(state, RULE_LEVELS.networkHeldOnlyByTasksMeantToRun);
       for (const task of state.tasks.values()) {
-        if (task.status.state > TaskState.RUNNING || !task.attachments?.some((a) => a.network === network.id)) continue;
+        if (!holdsNetwork(state, task, network.id, onlyMeantToRun)) continue;
         return rejected(event.type, 'in-use', `network ${network.spec.name} is in use by task ${task.id}`);
       }
       state.networks.delete(network.id);
@@ -50,6 +52,17 @@ export const evolveNetworks = (state: ClusterState, event: NetworkEvent): Verdic
       return _exhaustive;
     }
   }
+};
+
+/**
+ * A task that keeps a network from removal: attached to it and not yet ended; and, where
+ * `onlyMeantToRun` (SwarmKit's removeNetwork), still meant to run: desired RUNNING or
+ * before, of a service not removed (SwarmKit's orchestrator marks a removed service's
+ * tasks desired REMOVE as it deletes it; Shoal's says so in a later record).
+ */
+const holdsNetwork = (state: ClusterState, task: Task, networkId: string, onlyMeantToRun: boolean): boolean => {
+  if (task.status.state > TaskState.RUNNING || !task.attachments?.some((a) => a.network === networkId)) return false;
+  return !onlyMeantToRun || (task.desiredState <= TaskState.RUNNING && state.services.has(task.serviceId));
 };
 
 /**

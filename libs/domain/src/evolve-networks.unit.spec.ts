@@ -1,4 +1,4 @@
-import { TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import { EventBuilder, given, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 
 describe('evolve: networks', () => {
@@ -65,7 +65,7 @@ describe('evolve: networks', () => {
       .thenRejected(/network backend is in use by service web/);
   });
 
-  it('NetworkRemoved of a network a task still holds an address on is refused until the task ends, as SwarmKit does', () => {
+  it('NetworkRemoved of a network a task still holds an address on is refused until the task ends, on a log below level 3 (as builds before it ruled)', () => {
     const spec = serviceSpec('web');
     const onBackend = { ...spec, task: { ...spec.task, networks: [{ target: 'backend' }] } };
     const running = [
@@ -84,6 +84,39 @@ describe('evolve: networks', () => {
     given(...running, ended)
       .when(b.event('NetworkRemoved', { id: 'n1' }))
       .thenApplied((state) => expect(state.networks.size).toBe(0));
+  });
+
+  it('NetworkRemoved on a log at level 3, as SwarmKit: a removed service\'s tasks not yet stopped do not keep the network, a task still meant to run does', () => {
+    const spec = serviceSpec('web');
+    const onBackend = { ...spec, task: { ...spec.task, networks: [{ target: 'backend' }] } };
+    const level3 = b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' }, logLevel: 3 });
+    const running = (serviceId: string, taskId: string, network: string) => [
+      b.event('TasksCreated', { tasks: [newTask(taskId, serviceId, onBackend)] }),
+      b.event('TasksAllocated', { tasks: [{ id: taskId, attachments: [{ network, addresses: ['10.0.1.2/24'] }] }] }),
+      b.event('TasksAssigned', { tasks: [{ id: taskId, nodeId: 'x', why: 'test' }] }),
+      b.event('TaskStatusesReported', { nodeId: 'x', statuses: [{ id: taskId, state: TaskState.RUNNING, at: b.now() }] }),
+    ];
+    const setup = [
+      level3,
+      created(),
+      b.event('NetworkAllocated', { id: 'n1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' }),
+      b.event('NodeRegistered', { id: 'x', role: 'worker', description: nodeDescription('x') }),
+      b.event('ServiceCreated', { id: 's1', spec: onBackend }),
+      ...running('s1', 't1', 'n1'),
+    ];
+    // `docker service rm web && docker network rm backend`: the task still runs, its service is gone.
+    given(...setup, b.event('ServiceRemoved', { id: 's1' }))
+      .when(b.event('NetworkRemoved', { id: 'n1' }))
+      .thenApplied((state) => expect(state.networks.size).toBe(0));
+    // A service updated off the network: its old task, stood down, does not keep it either.
+    const offBackend = { ...spec, task: { ...spec.task, networks: [] } };
+    given(...setup, b.event('ServiceUpdated', { id: 's1', spec: offBackend }), b.event('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: TaskState.SHUTDOWN }] }))
+      .when(b.event('NetworkRemoved', { id: 'n1' }))
+      .thenApplied((state) => expect(state.networks.size).toBe(0));
+    // Still meant to run (its service updated off the network, the task not yet stood down): it keeps it.
+    given(...setup, b.event('ServiceUpdated', { id: 's1', spec: offBackend }))
+      .when(b.event('NetworkRemoved', { id: 'n1' }))
+      .thenRejected(/network backend is in use by task t1/);
   });
 
   it('NetworkRemoved of a missing network is refused', () => {

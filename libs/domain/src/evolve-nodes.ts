@@ -1,5 +1,7 @@
 /** Nodes: registered and observed by the dispatcher, configured by the operator. */
+import { RULE_LEVELS, TaskState } from '@shoal/contracts';
 import type { EventOf } from '@shoal/contracts';
+import { ruleApplies } from './rule-levels';
 import type { ClusterState } from './state';
 import { applied, batchVerdict, refuse, rejected } from './verdict';
 import type { Refused, Verdict } from './verdict';
@@ -59,11 +61,24 @@ export const evolveNodes = (state: ClusterState, event: NodeEvent): Verdict => {
         return rejected(event.type, 'wrong-state', `node ${node.id} is not down and can't be removed`);
       }
       state.nodes.delete(node.id);
+      if (ruleApplies(state, RULE_LEVELS.nodeRemovalOrphansTasks)) orphanTasksOf(state, node.id, event.at);
       return applied(event.type);
     }
     default: {
       const _exhaustive: never = event;
       return _exhaustive;
     }
+  }
+};
+
+/**
+ * A removed node's tasks not yet ended are ORPHANED at once, as SwarmKit's RemoveNode does
+ * in the same transaction: no agent will report them again, so they neither count as
+ * running nor keep their replacements waiting for them to stop.
+ */
+const orphanTasksOf = (state: ClusterState, nodeId: string, at: string): void => {
+  for (const task of state.tasks.values()) {
+    if (task.nodeId !== nodeId || task.status.state > TaskState.RUNNING) continue;
+    state.tasks.set(task.id, { ...task, status: { state: TaskState.ORPHANED, at, message: 'Task belonged to a node that has been deleted' } });
   }
 };

@@ -1,4 +1,5 @@
-import { EventBuilder, given, nodeDescription } from '@shoal/testing';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import { EventBuilder, given, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 
 describe('evolve: nodes', () => {
   let b: EventBuilder;
@@ -62,5 +63,34 @@ describe('evolve: nodes', () => {
 
   it('NodeRemoved of a missing node is refused', () => {
     given().when(b.event('NodeRemoved', { id: 'n1' })).thenRejected(/not found/);
+  });
+
+  describe('NodeRemoved --force of a node with tasks', () => {
+    const spec = serviceSpec('web');
+    const withTasks = (logLevel?: number) => [
+      b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' }, ...(logLevel ? { logLevel } : {}) }),
+      registered('n1'),
+      b.event('ServiceCreated', { id: 's1', spec }),
+      b.event('TasksCreated', { tasks: [newTask('t1', 's1', spec, { slot: 1 }), newTask('t2', 's1', spec, { slot: 2 })] }),
+      b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }, { id: 't2', attachments: [] }] }),
+      b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'test' }, { id: 't2', nodeId: 'n1', why: 'test' }] }),
+      b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: TaskState.RUNNING, at: b.now() }, { id: 't2', state: TaskState.FAILED, at: b.now() }] }),
+    ];
+
+    it('on a log at level 3, orphans the tasks not yet ended in the same record, as SwarmKit: they no longer count as running', () => {
+      given(...withTasks(3))
+        .when(b.event('NodeRemoved', { id: 'n1', force: true }))
+        .thenApplied((state) => {
+          expect(state.nodes.has('n1')).toBe(false);
+          expect(state.tasks.get('t1')?.status).toMatchObject({ state: TaskState.ORPHANED, message: 'Task belonged to a node that has been deleted' });
+          expect(state.tasks.get('t2')?.status.state).toBe(TaskState.FAILED);
+        });
+    });
+
+    it('on a log below level 3, leaves them as the builds before it did', () => {
+      given(...withTasks(2))
+        .when(b.event('NodeRemoved', { id: 'n1', force: true }))
+        .thenApplied((state) => expect(state.tasks.get('t1')?.status.state).toBe(TaskState.RUNNING));
+    });
   });
 });

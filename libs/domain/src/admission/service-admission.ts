@@ -12,6 +12,7 @@ import { RULE_LEVELS } from '@shoal/contracts';
 import type { Component, Expectations, ServiceSpec } from '@shoal/contracts';
 import { canonicalJson } from '../hash/canonical';
 import { missingConfig, missingNetwork } from '../state';
+import { ruleApplies } from '../rule-levels';
 import type { ClusterState, Service } from '../state';
 import { refuse } from '../verdict';
 import type { Refused } from '../verdict';
@@ -76,7 +77,7 @@ const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServicePropo
  * their level, so a build that has them rules as one that has not until the log is raised.
  */
 const limitsApply = (state: ClusterState, stage: AdmissionStage): boolean =>
-  stage === 'intent' || (state.cluster?.logLevel ?? 1) >= RULE_LEVELS.admissionLimitsOnTheLog;
+  stage === 'intent' || ruleApplies(state, RULE_LEVELS.admissionLimitsOnTheLog);
 
 const serviceNamed = (state: ClusterState, name: string): Service | undefined => {
   for (const service of state.services.values()) if (service.spec.name === name) return service;
