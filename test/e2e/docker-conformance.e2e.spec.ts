@@ -250,4 +250,37 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
       await diff.sendEach('DELETE', { engine: `/networks/${networkIds.engine}`, shoal: `/networks/${networkIds.shoal}` });
     }
   });
+  it('a service update (new image, env, update config) inspects the same, PreviousSpec included; a stale version is refused on both (Docker 500, Shoal 409)', async () => {
+    const spec = { Name: `upd-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE, Env: ['A=1'] } }, Mode: { Replicated: { Replicas: 0 } } };
+    const created = await diff.send('POST', '/services/create', spec);
+    expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+    const ids = idOf(created);
+    services.push(ids);
+    type Inspected = { Version: { Index: number } };
+    const before = await diff.sendEach('GET', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
+    const versions = { engine: (before.engine.body as Inspected).Version.Index, shoal: (before.shoal.body as Inspected).Version.Index };
+    const changed = {
+      ...spec,
+      TaskTemplate: { ContainerSpec: { Image: 'shoal-test/web:latest', Env: ['A=2'] } },
+      UpdateConfig: { Parallelism: 1, Delay: 1_000_000_000, FailureAction: 'pause', Monitor: 5_000_000_000, MaxFailureRatio: 0, Order: 'start-first' },
+    };
+    const updated = await diff.sendEach(
+      'POST',
+      { engine: `/services/${ids.engine}/update?version=${versions.engine}`, shoal: `/services/${ids.shoal}/update?version=${versions.shoal}` },
+      changed,
+    );
+    expect(Differential.compare(updated)).toEqual({ status: [], body: [] });
+    const after = await diff.sendEach('GET', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
+    expect(Differential.compare(after)).toEqual({ status: [], body: [] });
+    const stale = await diff.sendEach(
+      'POST',
+      { engine: `/services/${ids.engine}/update?version=${versions.engine}`, shoal: `/services/${ids.shoal}/update?version=${versions.shoal}` },
+      spec,
+    );
+    // Docker 20.10 passes SwarmKit's "update out of sequence" on as a 500; Shoal answers 409
+    // (a conflict, which it is), with the same words (docs/docker-compatibility.md).
+    expect(Differential.compare(stale)).toEqual({ status: ['status: engine 500, shoal 409'], body: [] });
+    expect((stale.engine.body as { message: string }).message).toMatch(/update out of sequence/);
+    expect((stale.shoal.body as { message: string }).message).toMatch(/update out of sequence/);
+  });
 });

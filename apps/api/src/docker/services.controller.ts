@@ -43,13 +43,14 @@ export class ServicesController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a service' })
   @ApiBody({ type: ServiceSpecDto })
-  async create(@Body() body: ServiceSpecDto): Promise<{ ID: string; Warnings: string[] }> {
+  async create(@Body() body: ServiceSpecDto): Promise<{ ID: string }> {
     this.intents.cluster();
     const spec = withNetworkIds(this.intents.state, fromDockerServiceSpec(body as DockerServiceSpec));
     const id = newObjectId();
     this.intents.admit(admitServiceSpec(this.intents.state, { id, spec, by: 'api' }, 'intent'));
     await this.intents.submit('ServiceCreated', { id, spec });
-    return { ID: id, Warnings: [] };
+    // Docker's ServiceCreateResponse: Warnings is omitted when there are none.
+    return { ID: id };
   }
 
   @Get(':id')
@@ -72,7 +73,7 @@ export class ServicesController {
     @Body() body: ServiceSpecDto,
     @Query('version') rawVersion?: string,
     @Query('rollback') rollback?: string,
-  ): Promise<{ Warnings: string[] }> {
+  ): Promise<{ Warnings: string[] | null }> {
     this.intents.cluster();
     const version = queryVersion(rawVersion);
     const service = findService(this.intents.state, id);
@@ -84,7 +85,8 @@ export class ServicesController {
     const data = { id: service.id, spec, ...(rollingBack ? { rollback: true } : {}) };
     this.intents.admit(admitServiceSpec(this.intents.state, { ...data, current: service, by: 'api', expect }, 'intent'));
     await this.intents.submit('ServiceUpdated', data, expect);
-    return { Warnings: [] };
+    // Docker's ServiceUpdateResponse: null when there are none.
+    return { Warnings: null };
   }
 
   @Delete(':id')
