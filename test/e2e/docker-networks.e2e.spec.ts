@@ -3,7 +3,8 @@
  * `ls`, `inspect`, `rm`. The API runs in this process on an embedded log; the docker
  * binary is a separate process talking to its unix socket.
  */
-import { dockerOutput, serviceSpec } from '@shoal/testing';
+import { LOG_LEVEL, TaskState } from '@shoal/contracts';
+import { dockerOutput, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { startApi } from '../../apps/api/src/testing/api-harness';
 import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 
@@ -13,7 +14,7 @@ describe('docker network, against Shoal', () => {
   let api: ApiHarness;
 
   beforeAll(async () => {
-    api = await startApi({ tokens: [{ token: AUDITOR, role: 'auditor' }] });
+    api = await startApi({ tokens: [{ token: AUDITOR, role: 'auditor' }], logLevel: LOG_LEVEL });
   });
   afterAll(() => api.close());
 
@@ -69,5 +70,22 @@ describe('docker network, against Shoal', () => {
     const rm = await api.docker(['network', 'rm', 'frontend'], { token: AUDITOR });
     expect(rm.stderr).toMatch(/forbidden: role auditor may not DELETE/);
     expect((await api.docker(['network', 'ls', '-q'], { token: 'not-a-token' })).stderr).toMatch(/invalid token/);
+  });
+
+  it('docker network rm right after docker service rm removes it while the service\'s task still runs, as Docker does', async () => {
+    const frontend = [...api.view.state.networks.values()].find((network) => network.spec.name === 'frontend')!;
+    const web = api.view.state.services.get('s1')!;
+    await api.append(
+      api.events.event('NodeRegistered', { id: 'node1', description: nodeDescription('node-1'), role: 'worker', addr: '127.0.0.1' }),
+      api.events.event('NetworkAllocated', { id: frontend.id, subnet: '10.0.8.0/24', gateway: '10.0.8.1' }),
+      api.events.event('TasksCreated', { tasks: [newTask('t1', web.id, web.spec)] }),
+      api.events.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [{ network: frontend.id, addresses: ['10.0.8.2/24'] }] }] }),
+      api.events.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'node1', why: 'test' }] }),
+      api.events.event('TaskStatusesReported', { nodeId: 'node1', statuses: [{ id: 't1', state: TaskState.RUNNING, at: api.events.now() }] }),
+    );
+    expect(await docker('service', 'rm', 'web')).toBe('web\n');
+    expect(await docker('network', 'rm', 'frontend')).toBe('frontend\n');
+    expect(api.view.state.tasks.get('t1')?.status.state).toBe(TaskState.RUNNING);
+    expect((await docker('network', 'ls', '--format', '{{.Name}}')).trim()).toBe('');
   });
 });

@@ -4,9 +4,10 @@
  * talking to the unix socket (and once over TCP with a bearer token from its config's
  * HttpHeaders). Nodes are registered by appending NodeRegistered, as the dispatcher does.
  */
+import { LOG_LEVEL, TaskState } from '@shoal/contracts';
 import type { EventOf } from '@shoal/contracts';
 import type { Cluster } from '@shoal/domain';
-import { dockerOutput, nodeDescription } from '@shoal/testing';
+import { dockerOutput, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { startApi } from '../../apps/api/src/testing/api-harness';
 import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 
@@ -21,7 +22,7 @@ describe('docker swarm and docker node, against Shoal', () => {
     api.events.event('NodeRegistered', { id, description: nodeDescription(hostname), role: 'worker', addr: '127.0.0.1' });
 
   beforeAll(async () => {
-    api = await startApi({ tokens: [{ token: AUDITOR, role: 'auditor' }] });
+    api = await startApi({ tokens: [{ token: AUDITOR, role: 'auditor' }], logLevel: LOG_LEVEL });
     await api.append(register(N1, 'node-1'), register(N2, 'node-2'));
   });
   afterAll(() => api.close());
@@ -55,6 +56,24 @@ describe('docker swarm and docker node, against Shoal', () => {
     await api.append(api.events.event('NodeStatusChanged', { nodes: [{ id: N2, state: 'down' }] }));
     expect(await docker('node', 'rm', 'node-2')).toBe('node-2\n');
     expect(api.view.state.nodes.has(N2)).toBe(false);
+  });
+
+  it('docker node rm --force of a node running a task: the task is orphaned, and docker service ls no longer counts it, as Docker does', async () => {
+    const N3 = 'n3ccccccccccccccccccccccc';
+    const spec = serviceSpec('lonely', { kind: 'replicated', replicas: 1 });
+    await api.append(
+      register(N3, 'node-3'),
+      api.events.event('ServiceCreated', { id: 's-lonely', spec }),
+      api.events.event('TasksCreated', { tasks: [newTask('lonely1', 's-lonely', spec)] }),
+      api.events.event('TasksAllocated', { tasks: [{ id: 'lonely1', attachments: [] }] }),
+      api.events.event('TasksAssigned', { tasks: [{ id: 'lonely1', nodeId: N3, why: 'test' }] }),
+      api.events.event('TaskStatusesReported', { nodeId: N3, statuses: [{ id: 'lonely1', state: TaskState.RUNNING, at: api.events.now() }] }),
+    );
+    expect(await docker('service', 'ls', '--filter', 'name=lonely', '--format', '{{.Replicas}}')).toBe('1/1\n');
+    expect(await docker('node', 'rm', '--force', 'node-3')).toBe('node-3\n');
+    expect(await docker('service', 'ls', '--filter', 'name=lonely', '--format', '{{.Replicas}}')).toBe('0/1\n');
+    expect(await docker('service', 'ps', '--format', '{{.Name}} {{.CurrentState}}', 'lonely')).toMatch(/^lonely\.1 Orphaned /);
+    await docker('service', 'rm', 'lonely');
   });
 
   it('docker swarm join-token worker prints the token and the join address; --rotate replaces it', async () => {

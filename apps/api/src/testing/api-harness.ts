@@ -44,6 +44,8 @@ export interface ApiHarness {
 export interface StartApiOptions {
   /** Append ClusterInitialized before the API starts (default true). */
   readonly initialized?: boolean;
+  /** The log level ClusterInitialized starts the cluster at (default: none, level 1). */
+  readonly logLevel?: number;
   readonly cluster?: string;
   /** Written to tokens.json before the API starts. */
   readonly tokens?: readonly TokenEntry[];
@@ -70,6 +72,7 @@ export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarnes
               worker: `SWMTKN-1-${'a'.repeat(50)}-${'w'.repeat(25)}`,
               manager: `SWMTKN-1-${'a'.repeat(50)}-${'m'.repeat(25)}`,
             },
+            ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
           }),
         ),
       },
