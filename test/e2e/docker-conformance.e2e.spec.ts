@@ -41,6 +41,10 @@ const fullSpec = (name: string): Record<string, unknown> => ({
       CapabilityAdd: ['CAP_NET_ADMIN'],
       CapabilityDrop: ['CAP_MKNOD'],
       Ulimits: [{ Name: 'nofile', Soft: 1024, Hard: 2048 }],
+      Mounts: [
+        { Type: 'volume', Source: `data-${run}`, Target: '/data', ReadOnly: true, VolumeOptions: { NoCopy: true, Labels: { keep: 'yes' }, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs' } } } },
+        { Type: 'tmpfs', Target: '/scratch', TmpfsOptions: { SizeBytes: 1_048_576, Mode: 0o1777 } },
+      ],
     },
     Resources: {
       Limits: { NanoCPUs: 500_000_000, MemoryBytes: 134_217_728 },

@@ -1,11 +1,12 @@
 /**
  * The ContainerSpec fields beyond image, command and environment (groups, stop signal,
- * healthcheck, init, TTY, read-only root, capabilities, sysctls, ulimits, DNS, hosts) and a
+ * healthcheck, init, TTY, read-only root, capabilities, sysctls, ulimits, DNS, hosts, mounts) and a
  * TaskSpec's LogDriver: Docker's JSON ↔ Shoal's contracts, both ways, so that what a service
  * is created with is what inspect returns and what an executor reads. A field of the wrong
  * type is refused naming it; a field Shoal cannot honour anywhere (Privileges) is refused.
  */
-import type { ContainerSpec, DnsConfig, HealthConfig, LogDriver, Ulimit } from '@shoal/contracts';
+import { MOUNT_TYPES } from '@shoal/contracts';
+import type { BindPropagation, ContainerSpec, DnsConfig, HealthConfig, LogDriver, Mount, MountType, Ulimit } from '@shoal/contracts';
 import { msToNs, nsToMs } from './durations';
 import { SpecError } from './spec-error';
 
@@ -13,7 +14,7 @@ const CONTAINER = 'TaskTemplate.ContainerSpec';
 
 type Extras = Pick<
   ContainerSpec,
-  'groups' | 'stopSignal' | 'healthcheck' | 'init' | 'tty' | 'openStdin' | 'readOnly' | 'capabilityAdd' | 'capabilityDrop' | 'sysctls' | 'ulimits' | 'dnsConfig' | 'hosts'
+  'groups' | 'stopSignal' | 'healthcheck' | 'init' | 'tty' | 'openStdin' | 'readOnly' | 'capabilityAdd' | 'capabilityDrop' | 'sysctls' | 'ulimits' | 'dnsConfig' | 'hosts' | 'mounts'
 >;
 
 const strings = (value: unknown, field: string): string[] | undefined => {
@@ -101,6 +102,72 @@ const fromDockerDns = (value: unknown): DnsConfig | undefined => {
   });
 };
 
+const PROPAGATIONS: readonly BindPropagation[] = ['private', 'rprivate', 'shared', 'rshared', 'slave', 'rslave'];
+
+const fromDockerMount = (item: unknown, index: number): Mount => {
+  const field = `${CONTAINER}.Mounts[${index}]`;
+  const mount = record(item, field) ?? {};
+  const type = text(mount.Type, `${field}.Type`) ?? 'volume';
+  if (!MOUNT_TYPES.includes(type as MountType)) throw new SpecError(`${field}.Type`, `"${type}" is not one of ${MOUNT_TYPES.join(', ')}`);
+  const target = text(mount.Target, `${field}.Target`);
+  if (!target) throw new SpecError(`${field}.Target`, 'a mount target is required');
+  const bind = record(mount.BindOptions, `${field}.BindOptions`);
+  const volume = record(mount.VolumeOptions, `${field}.VolumeOptions`);
+  const driver = volume ? record(volume.DriverConfig, `${field}.VolumeOptions.DriverConfig`) : undefined;
+  const tmpfs = record(mount.TmpfsOptions, `${field}.TmpfsOptions`);
+  const propagation = bind ? text(bind.Propagation, `${field}.BindOptions.Propagation`) : undefined;
+  if (propagation !== undefined && !PROPAGATIONS.includes(propagation as BindPropagation)) {
+    throw new SpecError(`${field}.BindOptions.Propagation`, `"${propagation}" is not one of ${PROPAGATIONS.join(', ')}`);
+  }
+  const mode = tmpfs ? count(tmpfs.Mode, `${field}.TmpfsOptions.Mode`) : undefined;
+  return compact<Mount>({
+    type: type as MountType,
+    source: text(mount.Source, `${field}.Source`),
+    target,
+    readOnly: flag(mount.ReadOnly, `${field}.ReadOnly`),
+    consistency: text(mount.Consistency, `${field}.Consistency`),
+    bindOptions: bind
+      ? compact({ propagation: propagation as BindPropagation | undefined, nonRecursive: flag(bind.NonRecursive, `${field}.BindOptions.NonRecursive`) })
+      : undefined,
+    volumeOptions: volume
+      ? compact({
+          noCopy: flag(volume.NoCopy, `${field}.VolumeOptions.NoCopy`),
+          labels: stringMap(volume.Labels, `${field}.VolumeOptions.Labels`),
+          driverConfig: driver
+            ? compact({ name: text(driver.Name, `${field}.VolumeOptions.DriverConfig.Name`), options: stringMap(driver.Options, `${field}.VolumeOptions.DriverConfig.Options`) })
+            : undefined,
+        })
+      : undefined,
+    tmpfsOptions: tmpfs ? compact({ sizeBytes: count(tmpfs.SizeBytes, `${field}.TmpfsOptions.SizeBytes`), mode }) : undefined,
+  })!;
+};
+
+const fromDockerMounts = (value: unknown): Mount[] | undefined => {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new SpecError(`${CONTAINER}.Mounts`, 'expected an array');
+  return value.length > 0 ? value.map(fromDockerMount) : undefined;
+};
+
+const toDockerMount = (mount: Mount): Record<string, unknown> =>
+  compact<Record<string, unknown>>({
+    Type: mount.type,
+    Source: mount.source,
+    Target: mount.target,
+    ReadOnly: mount.readOnly,
+    Consistency: mount.consistency,
+    BindOptions: mount.bindOptions ? (compact({ Propagation: mount.bindOptions.propagation, NonRecursive: mount.bindOptions.nonRecursive }) ?? {}) : undefined,
+    VolumeOptions: mount.volumeOptions
+      ? (compact({
+          NoCopy: mount.volumeOptions.noCopy,
+          Labels: mount.volumeOptions.labels ? { ...mount.volumeOptions.labels } : undefined,
+          DriverConfig: mount.volumeOptions.driverConfig
+            ? (compact({ Name: mount.volumeOptions.driverConfig.name, Options: mount.volumeOptions.driverConfig.options ? { ...mount.volumeOptions.driverConfig.options } : undefined }) ?? {})
+            : undefined,
+        }) ?? {})
+      : undefined,
+    TmpfsOptions: mount.tmpfsOptions ? (compact({ SizeBytes: mount.tmpfsOptions.sizeBytes, Mode: mount.tmpfsOptions.mode }) ?? {}) : undefined,
+  })!;
+
 /** A settings object with something in it: the CLI sends Privileges with every field empty. */
 const hasSetting = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && Object.values(value).some((item) => item !== false && item !== '' && item !== null && (typeof item !== 'object' || hasSetting(item)));
@@ -125,6 +192,7 @@ export const fromDockerContainerExtras = (container: Readonly<Record<string, unk
       ulimits: fromDockerUlimits(container.Ulimits),
       dnsConfig: fromDockerDns(container.DNSConfig),
       hosts: strings(container.Hosts, `${CONTAINER}.Hosts`),
+      mounts: fromDockerMounts(container.Mounts),
     }) ?? {}
   );
 };
@@ -161,6 +229,7 @@ export const toDockerContainerExtras = (container: ContainerSpec): Record<string
           }) ?? {}
         : undefined,
       Hosts: container.hosts ? [...container.hosts] : undefined,
+      Mounts: container.mounts?.map(toDockerMount),
     }) ?? {}
   );
 };

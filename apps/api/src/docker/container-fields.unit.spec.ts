@@ -16,6 +16,11 @@ const CONTAINER = {
   Ulimits: [{ Name: 'nofile', Soft: 1024, Hard: 2048 }],
   DNSConfig: { Nameservers: ['10.0.0.2'], Search: ['example.org'], Options: ['ndots:2'] },
   Hosts: ['10.0.0.9 db'],
+  Mounts: [
+    { Type: 'volume', Source: 'data', Target: '/data', ReadOnly: true, VolumeOptions: { NoCopy: true, Labels: { keep: 'yes' }, DriverConfig: { Name: 'local', Options: { type: 'tmpfs' } } } },
+    { Type: 'bind', Source: '/srv', Target: '/srv', BindOptions: { Propagation: 'rslave' } },
+    { Type: 'tmpfs', Target: '/scratch', TmpfsOptions: { SizeBytes: 1_048_576, Mode: 0o1777 } },
+  ],
 };
 
 const spec = (container: Record<string, unknown>, extra: Record<string, unknown> = {}): DockerServiceSpec =>

@@ -166,7 +166,7 @@ const fromDockerNetworks = (networks: DockerServiceSpec['Networks'], field: stri
   });
 
 /** Container features Shoal's agents do not provide: refused rather than silently dropped. */
-const UNSUPPORTED_CONTAINER_FIELDS = ['Mounts', 'Secrets'] as const;
+const UNSUPPORTED_CONTAINER_FIELDS = ['Secrets'] as const;
 
 export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNetworks?: DockerServiceSpec['Networks']): TaskSpec => {
   const container = task?.ContainerSpec;

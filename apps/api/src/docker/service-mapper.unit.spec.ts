@@ -101,7 +101,7 @@ describe("Docker's ServiceSpec → Shoal's", () => {
     ['a ratio above 1', { ...dockerSpec, UpdateConfig: { MaxFailureRatio: 2 } }, /UpdateConfig\.MaxFailureRatio/],
     ['a port out of range', { ...dockerSpec, EndpointSpec: { Ports: [{ TargetPort: 70000 }] } }, /EndpointSpec\.Ports\[0\]\.TargetPort/],
     ['a label that is not a string', { ...dockerSpec, Labels: { n: 1 as unknown as string } }, /Labels\.n: a label value must be a string/],
-    ['mounts', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Mounts: [{ Type: 'volume', Target: '/data' }] } } }, /ContainerSpec\.Mounts: mounts are not supported/],
+    ['a mount of an unknown type', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Mounts: [{ Type: 'npipe', Target: '/data' }] } } }, /ContainerSpec\.Mounts\[0\]\.Type: "npipe" is not one of bind, volume, tmpfs/],
     ['secrets', { ...dockerSpec, TaskTemplate: { ContainerSpec: { Image: 'x', Secrets: [{ SecretName: 's' }] } } }, /secrets are not supported/],
     ['a config as a runtime target', withConfigs([{ Runtime: {}, ConfigID: 'c1', ConfigName: 'spec' }]), /ContainerSpec\.Configs\[0\]\.Runtime: runtime targets \(credential specs\) are not supported by Shoal/],
     ['a config without an id', withConfigs([{ File: { Name: '/etc/a' }, ConfigName: 'a' }]), /ContainerSpec\.Configs\[0\]\.ConfigID: a config id is required/],
