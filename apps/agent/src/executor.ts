@@ -60,6 +60,8 @@ export interface TaskController {
   stop(gracePeriodMs: number): Promise<void>;
   /** Cleans up what prepare made, once the task is stopped and the node forgot it. Never rejects: what it cannot remove stays. */
   remove(): Promise<void>;
+  /** An adopted task's exit, if its work ended before it was adopted (while no agent was there); undefined if it did not. */
+  endedBefore?(): Promise<TaskExit | undefined>;
 }
 
 /** Which of a task's output streams. */

@@ -12,7 +12,7 @@ import { TaskState, taskStateName } from '@shoal/contracts';
 import type { TaskStatus } from '@shoal/contracts';
 import { DEFAULT_STOP_GRACE_PERIOD_MS } from './executor';
 import { TaskFailure } from './executor';
-import type { AssignedTask, TaskController } from './executor';
+import type { AssignedTask, TaskController, TaskExit } from './executor';
 
 /** A task status as the agent reports it. */
 export interface TaskStatusReport extends TaskStatus {
@@ -94,21 +94,21 @@ export class TaskRunner {
     this.report(this.current);
   }
 
-  private step<T>(work: () => Promise<T>): Promise<Outcome<T>> {
-    if (this.stopRequested) return Promise.resolve({ kind: 'stopped' });
+  /** Runs a step, unless a stop came first (or comes before it ends); `evenIfStopping`: runs it, and waits for it, all the same. */
+  private step<T>(work: () => Promise<T>, evenIfStopping = false): Promise<Outcome<T>> {
+    if (this.stopRequested && !evenIfStopping) return Promise.resolve({ kind: 'stopped' });
     let running: Promise<T>;
     try {
       running = work();
     } catch (error) {
       return Promise.resolve({ kind: 'failed', error });
     }
-    return Promise.race([
-      running.then(
-        (value): Outcome<T> => ({ kind: 'done', value }),
-        (error: unknown): Outcome<T> => ({ kind: 'failed', error }),
-      ),
-      this.stopSignal.then((): Outcome<T> => ({ kind: 'stopped' })),
-    ]);
+    const outcome = running.then(
+      (value): Outcome<T> => ({ kind: 'done', value }),
+      (error: unknown): Outcome<T> => ({ kind: 'failed', error }),
+    );
+    if (evenIfStopping) return outcome;
+    return Promise.race([outcome, this.stopSignal.then((): Outcome<T> => ({ kind: 'stopped' }))]);
   }
 
   private async run(): Promise<void> {
@@ -132,8 +132,14 @@ export class TaskRunner {
     return this.startAndWait();
   }
 
-  /** An adopted task: its controller resumes it where it is (stopped, if that is what the managers want). */
+  /**
+   * An adopted task: how it ended while no agent was there is reported as it was, whatever
+   * the managers want now; else its controller resumes it where it is (stopped, if that is
+   * what they want).
+   */
   private async resume(): Promise<void> {
+    const ended = await this.step(async () => (await this.controller.endedBefore?.()) ?? null, true);
+    if (ended.kind === 'done' && ended.value) return this.ended(ended.value);
     if (this.stopRequested) return this.shutdown();
     return this.startAndWait();
   }
@@ -147,7 +153,11 @@ export class TaskRunner {
     const ended = await this.step(() => this.controller.wait());
     if (ended.kind === 'stopped') return this.shutdown();
     if (ended.kind === 'failed') return this.failed(ended.error, TaskState.FAILED);
-    const { exitCode, signal, detail } = ended.value;
+    this.ended(ended.value);
+  }
+
+  /** The work ended by itself: COMPLETE, or FAILED with how. */
+  private ended({ exitCode, signal, detail }: TaskExit): void {
     if (exitCode === 0) return this.transition(TaskState.COMPLETE, { message: 'finished', exitCode });
     const how = signal ? `killed by ${signal} (exit code ${exitCode})` : `exited with code ${exitCode}`;
     this.transition(TaskState.FAILED, { message: 'failed', err: `task ${how}${detail ? `: ${detail}` : ''}`, exitCode });

@@ -291,6 +291,16 @@ class DockerController implements TaskController {
     return this.ended;
   }
 
+  async endedBefore(): Promise<TaskExit | undefined> {
+    const id = await this.container();
+    if (id === undefined) return undefined;
+    const state = await this.inspect(id);
+    if (state.State.Status !== 'exited' && state.State.Status !== 'dead') return undefined;
+    this.followLogs(id, state.Config?.Tty === true);
+    this.ends(state);
+    return this.exit;
+  }
+
   async stop(gracePeriodMs: number): Promise<void> {
     await this.preparing?.catch(() => undefined);
     const id = this.containerId ?? (this.adopted ? await this.container() : undefined);
