@@ -104,7 +104,7 @@ describe('real containers: two docker agents under Shoal as separate processes o
     expect(await ok('node', 'inspect', '--format', '{{.Description.Resources.NanoCPUs}}', 'dock-a')).toBe(`${info.NCPU * 1e9}\n`);
   });
 
-  it('a replicated service of real containers scales, rolls an update forward, and its logs show what the containers printed', async () => {
+  it('a replicated service of real containers scales, rolls an update forward and back, and its logs show what the containers printed', async () => {
     await ok('service', 'create', '-d', '--name', 'app', '--replicas', '3', '--stop-grace-period', '1s', '--update-monitor', '1s', '-e', 'COLOR=red', BUSYBOX, 'sh', '-c', 'echo color=$COLOR; exec sleep 1000');
     const three = await until('three app containers run', async () => ((await containersOf('app', 'running')).length === 3 ? containersOf('app', 'running') : undefined));
     expect(new Set(three.map((c) => c.Labels[LABELS.nodeId])).size).toBe(2);
@@ -120,6 +120,12 @@ describe('real containers: two docker agents under Shoal as separate processes o
     await until('the new container’s line is in the logs', async () => ((await ok('service', 'logs', 'app')).includes('color=blue') ? true : undefined));
     const env = (await engine.call<{ Config: { Env: string[] } }>('GET', `/containers/${updated!.Id}/json`)).Config.Env;
     expect(env).toContain('COLOR=blue');
+    await ok('service', 'rollback', '-d', 'app');
+    const [rolledBack] = await until('the rollback replaced it again', async () => {
+      const running = await containersOf('app', 'running');
+      return running.length === 1 && running[0]!.Id !== updated!.Id ? running : undefined;
+    });
+    expect((await engine.call<{ Config: { Env: string[] } }>('GET', `/containers/${rolledBack!.Id}/json`)).Config.Env).toContain('COLOR=red');
   });
 
   it('a config is a file in the container, served on a published host port that answers', async () => {
@@ -142,6 +148,18 @@ describe('real containers: two docker agents under Shoal as separate processes o
     });
     for (const task of failed) expect(task.Error).toContain('task exited with code 3');
     expect((await containersOf('flaky')).length).toBe(2);
+  });
+
+  it('a task whose healthcheck fails is FAILED, its container stopped, and replaced', async () => {
+    await ok('service', 'create', '-d', '--name', 'sick', '--health-cmd', 'false', '--health-interval', '200ms', '--health-retries', '1', '--restart-delay', '100ms', '--stop-grace-period', '1s', BUSYBOX, 'sleep', '1000');
+    const failed = await until('two unhealthy attempts failed', async () => {
+      const tasks = (await ps('sick')).filter((t) => t.CurrentState.startsWith('Failed'));
+      return tasks.length >= 2 ? tasks : undefined;
+    });
+    for (const task of failed) expect(task.Error).toContain('the container is unhealthy');
+    const [container] = await containersOf('sick');
+    expect((await engine.call<{ Config: { Healthcheck: { Test: string[] } } }>('GET', `/containers/${container!.Id}/json`)).Config.Healthcheck.Test).toEqual(['CMD-SHELL', 'false']);
+    await ok('service', 'rm', 'sick');
   });
 
   it('a global service runs one container on each node; draining a node moves the replicated tasks off it', async () => {
