@@ -10,6 +10,7 @@ import { taskStateName } from '@shoal/contracts';
 import type { ShoalEvent, Task } from '@shoal/contracts';
 import { itemApplied } from '@shoal/domain';
 import type { ClusterState, Config, Network, Node, Service, Verdict } from '@shoal/domain';
+import { dockerSlot } from '../docker/task-mapper';
 
 export type DockerEventType = 'service' | 'node' | 'network' | 'config' | 'task';
 export type DockerEventAction = 'create' | 'update' | 'remove';
@@ -75,9 +76,9 @@ export const captureBefore = (state: ClusterState, event: ShoalEvent): Before =>
   }
 };
 
-/** A task's name as Docker shows it: <service>.<slot or node>.<task id>. */
+/** A task's name as Docker shows it: <service>.<slot or node>.<task id> (a job's slots from 0, slot 0 by its node). */
 export const taskName = (task: Task, services: ReadonlyMap<string, Service>): string =>
-  `${services.get(task.serviceId)?.spec.name ?? task.serviceId}.${task.slot ?? task.nodeId ?? ''}.${task.id}`;
+  `${services.get(task.serviceId)?.spec.name ?? task.serviceId}.${dockerSlot(task) || (task.nodeId ?? dockerSlot(task) ?? '')}.${task.id}`;
 
 const changed = (attributes: Record<string, string>, key: string, old: string | undefined, now: string | undefined): void => {
   if (old === now) return;
@@ -181,7 +182,7 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
           message('task', 'create', item.id, {
             name: taskName(task, after.services),
             'service.id': task.serviceId,
-            ...(task.slot !== undefined ? { slot: String(task.slot) } : {}),
+            ...(task.slot !== undefined ? { slot: String(dockerSlot(task)) } : {}),
             ...(task.nodeId ? { node: task.nodeId } : {}),
             desiredstate: taskStateName(task.desiredState),
           }),

@@ -18,6 +18,17 @@ describe('dockerEventsOf', () => {
     expect(dockerEventsOf(event, verdict, before, state).map((m) => `${m.Action} ${m.Actor.ID} ${m.Actor.Attributes.name}`)).toEqual(['create t1 web.1.t1']);
   });
 
+  it("names a replicated job's tasks by Docker's slots, from 0", () => {
+    const b = new EventBuilder('c1');
+    const job = serviceSpec('batch', { kind: 'replicated-job', maxConcurrent: 2, totalCompletions: 2 });
+    const state = emptyState();
+    evolve(state, b.event('ServiceCreated', { id: 's1', spec: job }));
+    const event = b.event('TasksCreated', { tasks: [newTask('t1', 's1', job, { slot: 1, jobIteration: 0 }), newTask('t2', 's1', job, { slot: 2, jobIteration: 0 })] });
+    const before = captureBefore(state, event);
+    const messages = dockerEventsOf(event, evolve(state, event), before, state);
+    expect(messages.map((m) => `${m.Actor.Attributes.name} ${m.Actor.Attributes.slot}`)).toEqual(['batch.0.t1 0', 'batch.1.t2 1']);
+  });
+
   it('gives nothing for a rejected record', () => {
     const b = new EventBuilder('c1');
     const state = emptyState();
