@@ -90,12 +90,33 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     await shoal?.close();
   });
 
-  /** Creates the same service on both sides (both must answer 201) and inspects it. */
-  const createAndInspect = async (spec: unknown): Promise<SideBySide> => {
+  /** Until the engine's network inspect shows the subnet its allocator gave (at most 10 s). */
+  const engineNetworkAllocated = async (id: string): Promise<void> => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const network = await diff.engineOnly('GET', `/networks/${id}`);
+      if (((network.body as { IPAM?: { Config?: unknown[] | null } }).IPAM?.Config ?? []).length > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`the engine did not allocate network ${id} in 10 s`);
+  };
+
+  /** Until the engine's service inspect shows what its allocator gives (`Ports`, `VirtualIPs`; at most 10 s). */
+  const engineServiceAllocated = async (id: string, part: 'Ports' | 'VirtualIPs'): Promise<void> => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const service = await diff.engineOnly('GET', `/services/${id}`);
+      if (((service.body as { Endpoint?: Record<string, unknown[] | undefined> }).Endpoint?.[part] ?? []).length > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`the engine did not allocate Endpoint.${part} of service ${id} in 10 s`);
+  };
+
+  /** Creates the same service on both sides (both must answer 201) and inspects it, once the engine has allocated `allocated`. */
+  const createAndInspect = async (spec: unknown, allocated?: 'Ports' | 'VirtualIPs'): Promise<SideBySide> => {
     const created = await diff.send('POST', '/services/create', spec);
     expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
     const ids = idOf(created);
     services.push(ids);
+    if (allocated) await engineServiceAllocated(ids.engine, allocated);
     return diff.sendEach('GET', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
   };
 
@@ -109,7 +130,7 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
   });
 
   it('a service with every field of ServiceSpec, TaskSpec, ContainerSpec, Resources, RestartPolicy, Placement, LogDriver, UpdateConfig, RollbackConfig and EndpointSpec round-trips as on Docker', async () => {
-    const inspected = await createAndInspect(fullSpec(`full-${run}`));
+    const inspected = await createAndInspect(fullSpec(`full-${run}`), 'Ports');
     // Docker's manager allocates published ports before create answers; Shoal's allocator is
     // a component of its own that follows the log (docs/docker-compatibility.md, /services).
     expect(Differential.compare(inspected)).toEqual({
@@ -118,8 +139,15 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     });
   });
 
-  it('keys match case-insensitively and null is not set, as Go decodes them', async () => {
-    const lower = { name: `lower-${run}`, labels: { Mixed: 'Case' }, taskTemplate: { containerSpec: { image: IMAGE, env: null } }, mode: { replicated: { replicas: 0 } }, updateConfig: null };
+  it('keys match case-insensitively, null is not set and unknown fields are ignored, as Go decodes them', async () => {
+    const lower = {
+      name: `lower-${run}`,
+      labels: { Mixed: 'Case' },
+      taskTemplate: { containerSpec: { image: IMAGE, env: null, NotAField: true } },
+      mode: { replicated: { replicas: 0 } },
+      updateConfig: null,
+      Unknown: { Anything: 1 },
+    };
     const inspected = await createAndInspect(lower);
     expect(Differential.compare(inspected)).toEqual({ status: [], body: [] });
     expect((inspected.shoal.body as { Spec: { Labels: unknown } }).Spec.Labels).toEqual({ Mixed: 'Case' });
@@ -211,6 +239,8 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
         expect.stringMatching(/^IPAM\.Config: engine \[\{"Subnet":"10\.0\.\d+\.0\/24","Gateway":"10\.0\.\d+\.1"\}\], shoal \[\]$/),
         expect.stringMatching(/^Options\.com\.docker\.network\.driver\.overlay\.vxlanid_list: engine "\d+", shoal absent$/),
       ];
+      // The engine's allocator, too, follows its store: wait until it has given the network a subnet.
+      await engineNetworkAllocated(ids.engine);
       for (const scope of ['local', 'swarm']) {
         const answer = await diff.sendEach('GET', { engine: `/networks/${ids.engine}?scope=${scope}`, shoal: `/networks/${ids.shoal}?scope=${scope}` });
         expect(Differential.compare(answer)).toEqual({ status: [], body: pinned });
@@ -241,6 +271,7 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     expect([service.engine.status, service.shoal.status]).toEqual([201, 201]);
     const ids = idOf(service);
     try {
+      await engineServiceAllocated(ids.engine, 'VirtualIPs');
       const inspected = await diff.sendEach('GET', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
       // The VIP, like published ports, comes from Shoal's allocator after create answers.
       expect(Differential.compare(inspected)).toEqual({

@@ -40,8 +40,9 @@ export const DOCKER_FIELD_NAMES: readonly string[] = [
   'Dispatcher', 'HeartbeatPeriod', 'CAConfig', 'NodeCertExpiry', 'ExternalCAs', 'SigningCACert', 'SigningCAKey', 'ForceRotate', 'URL', 'CACert',
   'EncryptionConfig', 'AutoLockManagers', 'TaskDefaults',
   'ListenAddr', 'AdvertiseAddr', 'DataPathAddr', 'DataPathPort', 'DefaultAddrPool', 'ForceNewCluster', 'SubnetSize', 'Spec',
+  'RemoteAddrs', 'JoinToken', 'UnlockKey',
   // Networks, IPAM, configs
-  'Driver', 'Scope', 'Internal', 'Attachable', 'Ingress', 'EnableIPv6', 'ConfigOnly', 'ConfigFrom', 'CheckDuplicate', 'IPAM', 'Config',
+  'Driver', 'Scope', 'Internal', 'Attachable', 'Ingress', 'EnableIPv4', 'EnableIPv6', 'ConfigOnly', 'ConfigFrom', 'CheckDuplicate', 'IPAM', 'Config',
   'Subnet', 'Gateway', 'IPRange', 'AuxiliaryAddresses', 'Network', 'Data', 'Templating',
 ];
 
