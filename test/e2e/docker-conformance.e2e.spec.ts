@@ -131,8 +131,8 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
 
   it('a service with every field of ServiceSpec, TaskSpec, ContainerSpec, Resources, RestartPolicy, Placement, LogDriver, UpdateConfig, RollbackConfig and EndpointSpec round-trips as on Docker', async () => {
     const inspected = await createAndInspect(fullSpec(`full-${run}`), 'Ports');
-    // Docker's manager allocates published ports before create answers; Shoal's allocator is
-    // a component of its own that follows the log (docs/docker-compatibility.md, /services).
+    // Published ports come from the allocator: Docker's runs in the manager, Shoal's is a
+    // component of its own that this suite does not run (docs/docker-compatibility.md, /services).
     expect(Differential.compare(inspected)).toEqual({
       status: [],
       body: ['Endpoint.Ports: engine [{"Name":"http","Protocol":"tcp","TargetPort":80,"PublishedPort":30080,"PublishMode":"host"}], shoal absent'],
@@ -231,7 +231,7 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     const ids = { engine: (created.engine.body as { Id: string }).Id, shoal: (created.shoal.body as { Id: string }).Id };
     try {
       // Pinned, each explained in docs/docker-compatibility.md (/networks): Shoal's subnet comes
-      // from its allocator after create answers, it has no VXLAN ids, it shows EnableIPv4 (API
+      // from its allocator, which this suite does not run; it has no VXLAN ids, it shows EnableIPv4 (API
       // 1.47) at every version, and an empty Containers as {}.
       const pinned = [
         'Containers: engine null, shoal {}',
@@ -273,7 +273,7 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     try {
       await engineServiceAllocated(ids.engine, 'VirtualIPs');
       const inspected = await diff.sendEach('GET', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
-      // The VIP, like published ports, comes from Shoal's allocator after create answers.
+      // The VIP, like published ports, comes from Shoal's allocator, which this suite does not run.
       expect(Differential.compare(inspected)).toEqual({
         status: [],
         body: [expect.stringMatching(/^Endpoint\.VirtualIPs: engine \[\{"NetworkID":"<id>","Addr":"10\.0\.\d+\.\d+\/24"\}\], shoal absent$/)],
