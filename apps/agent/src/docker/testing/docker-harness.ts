@@ -1,5 +1,5 @@
 /**
- * Engine tests' harness: the engine from SHOAL_TEST_ENGINE (a test that needs one and has
+ * Engine tests' harness: the test run's engine (testEngine(): a test that needs one and has
  * none fails saying so, never skips), a docker executor for a node of the test's own, and
  * a task run through the real task runner with its statuses and its log in reach.
  */
@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { TaskState, taskStateName } from '@shoal/contracts';
 import type { ConfigReference, PortConfig, TaskSpec } from '@shoal/contracts';
-import { eventually } from '@shoal/testing';
+import { eventually, testEngine } from '@shoal/testing';
 import type { AssignedTask } from '../../executor';
 import { TaskLog } from '../../task-log';
 import { TaskRunner } from '../../task-runner';
@@ -17,16 +17,8 @@ import { ConfigFiles } from '../config-files';
 import { DockerExecutor } from '../docker-executor';
 import { EngineClient } from '../engine-client';
 
-/** The engine the tests run on: SHOAL_TEST_ENGINE, or a clear error. */
-export const testEngine = (): string => {
-  const address = process.env.SHOAL_TEST_ENGINE?.trim();
-  if (!address) {
-    throw new Error(
-      'this test needs a Docker engine: SHOAL_TEST_ENGINE is not set (e.g. SHOAL_TEST_ENGINE=unix:///tmp/dev-engine/docker.sock, an engine with the image shoal-test/busybox:latest)',
-    );
-  }
-  return address;
-};
+/** The engine the tests run on (SHOAL_TEST_ENGINE, found or started by jest's global setup), or an error saying how to get one. */
+export { testEngine };
 
 export const BUSYBOX = 'shoal-test/busybox:latest';
 
