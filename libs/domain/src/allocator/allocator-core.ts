@@ -154,6 +154,11 @@ export class AllocatorCore implements ComponentCore {
         for (const item of event.data.tasks) this.forget(state, item.id);
         return;
       }
+      case 'NodeRemoved': {
+        // On a log at level 3 its tasks not yet ended are ORPHANED by the same record: their addresses are free.
+        for (const task of state.tasks.values()) if (task.nodeId === event.data.id) this.freed(this.ledger.syncTask(state, task.id));
+        return;
+      }
       default:
         return;
     }

@@ -163,6 +163,23 @@ describe('allocator: networks', () => {
     expect(addressOf(w, 't2', 'tiny')).toBe('192.168.0.2/30');
   });
 
+  it('releases the address of a task orphaned by its node\'s removal (a log at level 3), as a rebuilt allocator would', () => {
+    const w = allocatorSpecification({}, false);
+    w.happen('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' }, logLevel: 3 });
+    w.settle();
+    w.apply(network('n1', 'tiny', '192.168.0.0/30'));
+    w.settle();
+    w.apply(serviceCreated('s1', withNetworks('web', ['tiny'], { endpoint: { mode: 'dnsrr' } })));
+    w.apply(tasksOf('s1', 't1', 't2'));
+    w.settle();
+    expect(addressOf(w, 't1', 'tiny')).toBe('192.168.0.2/30');
+    w.apply(ended('t1', TaskState.RUNNING));
+    expect(w.happen('NodeRemoved', { id: 'node-1', force: true }).status).toBe('applied');
+    expect(w.task('t1').status.state).toBe(TaskState.ORPHANED);
+    w.settle();
+    expect(addressOf(w, 't2', 'tiny')).toBe('192.168.0.2/30');
+  });
+
   it('gives back what it proposed for a task the log then refused', () => {
     const w = allocatorSpecification();
     w.settle();
