@@ -93,5 +93,3 @@ export class DockerHarness {
     await import('node:fs/promises').then((fs) => fs.rm(this.configRoot, { recursive: true, force: true }));
   }
 }
-
-
