@@ -27,6 +27,13 @@ const TOKEN_FIELDS = new Set(['Worker', 'Manager']);
  */
 const ENGINE_ONLY_FIELDS = new Set(['TLSInfo']);
 
+/**
+ * Addresses each allocator picks from its own pool: a VIP's address, a network's subnet and
+ * gateway. Both allocate from 10.0.0.0/8 in /24s, each in its own order. (A test that asks
+ * for a subnet compares the request, not these.)
+ */
+const ALLOCATED_PATHS = [/\.VirtualIPs\[\d+\]\.Addr$/, /^IPAM\.Config\[\d+\]\.(Subnet|Gateway)$/];
+
 /** An object id as both make them (a name in the same place is compared as it is). */
 const SWARM_ID = /^[a-z0-9]{25}$/;
 
@@ -41,6 +48,7 @@ const normaliseAt = (value: unknown, path: string, key: string): unknown => {
   if (TOKEN_FIELDS.has(key) && path.endsWith(`JoinTokens.${key}`) && typeof value === 'string') return '<token>';
   if (ENGINE_ONLY_FIELDS.has(key)) return '<engine-only>';
   if (VERSION_FIELDS.has(key) && isPlainObject(value) && typeof value.Index === 'number') return { Index: '<index>' };
+  if (typeof value === 'string' && ALLOCATED_PATHS.some((pattern) => pattern.test(path))) return '<allocated>';
   if (typeof value === 'string' && SWARM_ID.test(value) && ID_VALUED_PATHS.some((pattern) => pattern.test(path))) return '<id>';
   if (Array.isArray(value)) return value.map((item, index) => normaliseAt(item, `${path}[${index}]`, ''));
   if (isPlainObject(value)) {
