@@ -304,4 +304,13 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     expect((stale.engine.body as { message: string }).message).toMatch(/update out of sequence/);
     expect((stale.shoal.body as { message: string }).message).toMatch(/update out of sequence/);
   });
+  it('/version has the fields of Docker\'s, each of the same type (the values are each engine\'s own)', async () => {
+    const answer = await diff.send('GET', '/version');
+    const types = (body: unknown): Record<string, string> =>
+      Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([key, value]) => [key, Array.isArray(value) ? 'array' : typeof value]));
+    expect([answer.engine.status, answer.shoal.status]).toEqual([200, 200]);
+    const engine = types(answer.engine.body);
+    // Every field the engine answers, Shoal answers with a value of the same type.
+    expect(types(answer.shoal.body)).toMatchObject(engine);
+  });
 });
