@@ -4,6 +4,7 @@
  * a task run through the real task runner with its statuses and its log in reach.
  */
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 
 import { join } from 'node:path';
 import { TaskState, taskStateName } from '@shoal/contracts';
@@ -90,6 +91,6 @@ export class DockerHarness {
     for (const container of await this.containers().catch(() => [])) {
       await this.engine.call('DELETE', `/containers/${container.Id}`, { query: { force: 1, v: 1 } }).catch(() => undefined);
     }
-    await import('node:fs/promises').then((fs) => fs.rm(this.configRoot, { recursive: true, force: true }));
+    await rm(this.configRoot, { recursive: true, force: true });
   }
 }
