@@ -1,0 +1,40 @@
+import { differences } from './differences';
+import { errorShape, normalise } from './normalise';
+
+describe('the conformance normaliser', () => {
+  it('erases ids, times, versions, join tokens and allocated addresses, and nothing else', () => {
+    const answer = {
+      ID: 'yetac6rw1ztlzjxv4a37uzcgn',
+      Version: { Index: 11 },
+      CreatedAt: '2026-11-25T23:34:45.943052452Z',
+      Spec: { Name: 'web', TaskTemplate: { Networks: [{ Target: 'abcdefghijklmnopqrstuvwxy' }, { Target: 'frontend' }] } },
+      JoinTokens: { Worker: 'SWMTKN-1-a-b' },
+      Endpoint: { VirtualIPs: [{ NetworkID: 'abcdefghijklmnopqrstuvwxy', Addr: '10.0.5.2/24' }] },
+    };
+    expect(normalise(answer)).toEqual({
+      ID: '<id>',
+      Version: { Index: '<index>' },
+      CreatedAt: '<time>',
+      Spec: { Name: 'web', TaskTemplate: { Networks: [{ Target: '<id>' }, { Target: 'frontend' }] } },
+      JoinTokens: { Worker: '<token>' },
+      Endpoint: { VirtualIPs: [{ NetworkID: '<id>', Addr: '<allocated>' }] },
+    });
+  });
+
+  it("compares errors by their shape, Docker's {\"message\": string}", () => {
+    expect(errorShape({ message: 'rpc error: code = NotFound' })).toEqual({ message: '<message>' });
+    expect(errorShape({ message: 'x', extra: 1 })).toEqual({ message: 'x', extra: 1 });
+  });
+});
+
+describe('differences', () => {
+  it('names every path where two answers differ, and none when they agree', () => {
+    expect(differences({ A: 1, B: [1, { C: 'x' }] }, { A: 1, B: [1, { C: 'x' }] })).toEqual([]);
+    expect(differences({ A: 1, B: { C: 'x' }, D: null }, { A: 2, B: { C: 'y', E: true } })).toEqual([
+      'A: engine 1, shoal 2',
+      'B.C: engine "x", shoal "y"',
+      'B.E: engine absent, shoal true',
+      'D: engine null, shoal absent',
+    ]);
+  });
+});
