@@ -14,6 +14,7 @@ import { eventually } from '../../libs/testing/src/eventually';
 import { ShoalCluster } from '../../libs/testing/src/processes/shoal-cluster';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+import { ConfigFiles } from '../../apps/agent/src/docker/config-files';
 import { LABELS } from '../../apps/agent/src/docker/container-config';
 import { EngineClient } from '../../apps/agent/src/docker/engine-client';
 import { BUSYBOX, testEngine } from '../../apps/agent/src/docker/testing/docker-harness';
@@ -88,6 +89,8 @@ describe('real containers: two docker agents under Shoal as separate processes o
     for (const name of Object.keys(stateDirs)) {
       for (const container of await engine.call<Container[]>('GET', '/containers/json', { query: { all: 1, filters: JSON.stringify({ label: [`${LABELS.nodeId}=${nodeIdOf(name)}`] }) } })) {
         await engine.call('DELETE', `/containers/${container.Id}`, { query: { force: 1, v: 1 } }).catch(() => undefined);
+        // Its config files, which the agents (stopped) left on tmpfs for the next agent of the node.
+        await new ConfigFiles().remove(container.Labels[LABELS.taskId]!);
       }
       rmSync(stateDirs[name]!, { recursive: true, force: true });
     }
