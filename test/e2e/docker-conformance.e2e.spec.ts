@@ -164,6 +164,14 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     expect(answer.shoal.body).toEqual({ message: 'invalid UpdateConfig.Delay: 5ns is not a whole number of milliseconds, the finest duration Shoal keeps' });
   });
 
+  it('a pids limit: Docker keeps it, Shoal refuses it naming the field (its executors cannot honour it)', async () => {
+    const spec = { Name: `pids-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE }, Resources: { Limits: { Pids: 100 } } }, Mode: { Replicated: { Replicas: 0 } } };
+    const answer = await diff.send('POST', '/services/create', spec);
+    if (answer.engine.status === 201) services.push({ engine: (answer.engine.body as { ID: string }).ID, shoal: '' });
+    expect(Differential.compare(answer).status).toEqual(['status: engine 201, shoal 400']);
+    expect(answer.shoal.body).toEqual({ message: 'invalid TaskTemplate.Resources.Limits.Pids: a pids limit is not supported by Shoal' });
+  });
+
   it('tasks filtered by a service that does not exist: 404 on both', async () => {
     const answer = await diff.send('GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [`none-${run}`] }))}`);
     expect(Differential.compare(answer)).toEqual({ status: [], body: [] });

@@ -177,6 +177,10 @@ export const fromDockerContainerExtras = (container: Readonly<Record<string, unk
   if (hasSetting(container.Privileges)) {
     throw new SpecError(`${CONTAINER}.Privileges`, 'credential specs, SELinux and seccomp/AppArmor profiles are not supported by Shoal');
   }
+  const isolation = text(container.Isolation, `${CONTAINER}.Isolation`);
+  if (isolation !== undefined && isolation !== 'default') {
+    throw new SpecError(`${CONTAINER}.Isolation`, `"${isolation}" is not supported by Shoal: its executors run Linux containers ("default")`);
+  }
   return (
     compact<Extras>({
       groups: strings(container.Groups, `${CONTAINER}.Groups`),
@@ -232,6 +236,22 @@ export const toDockerContainerExtras = (container: ContainerSpec): Record<string
       Mounts: container.mounts?.map(toDockerMount),
     }) ?? {}
   );
+};
+
+/**
+ * What a TaskSpec may ask that Shoal cannot honour anywhere, refused naming the field rather
+ * than dropped: a plugin or network-attachment runtime, a pids limit.
+ */
+export const refuseUnsupportedTaskFields = (task: Readonly<Record<string, unknown>>): void => {
+  const runtime = text(task.Runtime, 'TaskTemplate.Runtime');
+  if (runtime !== undefined && runtime !== 'container') throw new SpecError('TaskTemplate.Runtime', `"${runtime}" is not supported by Shoal: its tasks are containers`);
+  for (const field of ['PluginSpec', 'NetworkAttachmentSpec']) {
+    if (hasSetting(task[field])) throw new SpecError(`TaskTemplate.${field}`, 'not supported by Shoal: its tasks are containers');
+  }
+  const limits = record(record(task.Resources, 'TaskTemplate.Resources')?.Limits, 'TaskTemplate.Resources.Limits');
+  if (count(limits?.Pids, 'TaskTemplate.Resources.Limits.Pids') !== undefined) {
+    throw new SpecError('TaskTemplate.Resources.Limits.Pids', 'a pids limit is not supported by Shoal');
+  }
 };
 
 /** A TaskSpec's LogDriver (Name, Options) as Shoal's. */

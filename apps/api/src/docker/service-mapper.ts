@@ -38,7 +38,7 @@ import type {
 import { canonicalJson } from '@shoal/domain';
 import type { ClusterState, Service } from '@shoal/domain';
 import { fromDockerConfigReferences, toDockerConfigReferences } from './config-references';
-import { fromDockerContainerExtras, fromDockerLogDriver, toDockerContainerExtras, toDockerLogDriver } from './container-fields';
+import { fromDockerContainerExtras, fromDockerLogDriver, refuseUnsupportedTaskFields, toDockerContainerExtras, toDockerLogDriver } from './container-fields';
 import { constraintProblem } from './constraints';
 import type {
   DockerEndpointSpec,
@@ -174,6 +174,7 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
     const value = container?.[field];
     if (Array.isArray(value) && value.length > 0) throw new SpecError(`TaskTemplate.ContainerSpec.${field}`, `${field.toLowerCase()} are not supported by Shoal`);
   }
+  refuseUnsupportedTaskFields(task ?? {});
   const image = container?.Image?.trim();
   if (!image) throw new SpecError('TaskTemplate.ContainerSpec.Image', 'an image is required');
   const limits = fromDockerResources(task?.Resources?.Limits, 'TaskTemplate.Resources.Limits');
