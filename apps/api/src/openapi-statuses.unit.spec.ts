@@ -45,7 +45,7 @@ describe('the OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
-  it('declares every parameter a path names, and the 400 of an id it checks', async () => {
+  it('declares every parameter a path names, the 400 of an id it checks, and the statuses of Docker\'s own refusals', async () => {
     const doc = (await api.request('GET', '/openapi.json', { socket: true })).body as { paths: Record<string, Record<string, Operation>> };
     const undeclared: string[] = [];
     for (const [path, operations] of Object.entries(doc.paths)) {
@@ -64,6 +64,8 @@ describe('the OpenAPI document', () => {
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ message: expect.stringMatching(/\bid\b: must be an id/) });
     }
+    // A pre-defined network's name is refused with Docker's 403, and the document says so.
+    expect(Object.keys(doc.paths['/networks/create']!.post!.responses ?? {})).toContain('403');
     // Docker's /distribution/{image} answers 501, and says so.
     expect(Object.keys(doc.paths['/distribution/{image}']!.get!.responses ?? {})).toContain('501');
   });

@@ -1,6 +1,7 @@
 /** Docker's /networks: list (filters), create (overlay, ingress, IPAM), inspect (id, name or id prefix), remove (refused while in use). */
 import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { DOCKER_ERROR_SCHEMA } from '../audit/audit-responses';
 import { parseFilters } from '../docker/filters';
 import { findNetwork } from '../docker/lookup';
 import { admitNetworkSpec, networkNameRefusal } from '@shoal/domain';
@@ -31,6 +32,7 @@ export class NetworksController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an overlay network', description: 'Written as NetworkCreated; answers once evolve has applied it.' })
   @ApiBody({ type: NetworkCreateDto })
+  @ApiResponse({ status: 403, description: `The name of one of Docker's pre-defined networks (${PREDEFINED_NETWORKS.join(', ')})`, content: { 'application/json': { schema: DOCKER_ERROR_SCHEMA } } })
   async create(@Body() body: NetworkCreateDto): Promise<{ Id: string; Warning: string }> {
     this.intents.cluster();
     const state = this.intents.state;
