@@ -2,7 +2,8 @@
 //   unit  — *.unit.spec.ts, pure and in-process (embedded log), no broker
 //   int   — *.int.spec.ts, against a real Kafka broker
 //   e2e   — test/e2e/**/*.e2e.spec.ts, separate processes on a real broker
-// The broker is found (or started) once, in globalSetup, and shared by every worker.
+// The Docker engine and the broker are found (or started) once, in globalSetup, and shared by
+// every worker (SHOAL_TEST_ENGINE, KAFKA_BROKERS); see docs/testing.md.
 const swc = [
   '@swc/jest',
   {
