@@ -16,10 +16,10 @@ interface Exchange {
   readonly response: { readonly status: number; readonly content?: { readonly text?: string } };
 }
 
-/** Runs the fuzzer to its end, killing it if it outlives its own time budget by a minute. */
-const fuzz = (cli: string, args: readonly string[]): Promise<{ code: number | null; output: string }> =>
+/** Runs the fuzzer to its end in `cwd`, killing it if it outlives its own time budget by a minute. */
+const fuzz = (cli: string, args: readonly string[], cwd: string): Promise<{ code: number | null; output: string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(cli, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -66,7 +66,8 @@ describe('the API under a fuzz of its OpenAPI document', () => {
       '--request-timeout', String(REQUEST_TIMEOUT_SECONDS),
       '--seed', '22',
       '--report', 'har', '--report-har-path', har,
-    ]);
+      // In the data dir, so what it keeps between runs (.schemathesis/) goes with it.
+    ], dataDir);
     const exchanges = existsSync(har) ? (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: Exchange[] } }).log.entries : [];
     expect(exchanges.length).toBeGreaterThan(100);
     const internal = exchanges.filter((exchange) => exchange.response.status === 500).map((exchange) => `${exchange.request.method} ${exchange.request.url} → ${exchange.response.content?.text ?? ''}`);

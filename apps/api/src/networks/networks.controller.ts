@@ -32,6 +32,7 @@ export class NetworksController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an overlay network', description: 'Written as NetworkCreated; answers once evolve has applied it.' })
   @ApiBody({ type: NetworkCreateDto })
+  @ApiResponse({ status: 201, description: "The new network's id" })
   @ApiResponse({ status: 403, description: `The name of one of Docker's pre-defined networks (${PREDEFINED_NETWORKS.join(', ')})`, content: { 'application/json': { schema: DOCKER_ERROR_SCHEMA } } })
   async create(@Body() body: NetworkCreateDto): Promise<{ Id: string; Warning: string }> {
     this.intents.cluster();
