@@ -4,6 +4,8 @@
  */
 import { EVENT_TYPES } from '@shoal/contracts';
 import type { Component, EventDataMap, EventType, NodeDescription, ShoalEvent } from '@shoal/contracts';
+import type { ComponentCore } from '@shoal/domain';
+import { componentCore } from '../../libs/runtime/src/component-cores';
 
 export type BenchEvent = <K extends EventType>(type: K, data: EventDataMap[K], component: Component) => ShoalEvent;
 
@@ -31,3 +33,24 @@ export const benchNode = (i: number, resources: NodeDescription['resources'], en
   role: 'worker',
   description: { hostname: `node-${i}`, platform: { os: 'linux', architecture: 'x86_64' }, resources, engine },
 });
+
+/**
+ * The core whose view a memory measurement holds, by name: `state` is the replayed state
+ * alone (no core); every other name is that component's core, with ids numbered from 1.
+ */
+export const viewCore = (name: string | undefined): ComponentCore | undefined => {
+  let ids = 0;
+  const newId = (): string => `id-${++ids}`;
+  switch (name) {
+    case 'state':
+      return undefined;
+    case 'allocator':
+    case 'orchestrator':
+    case 'scheduler':
+    case 'reaper':
+    case 'dispatcher':
+      return componentCore(name, { newId });
+    default:
+      throw new Error(`unknown view ${name}`);
+  }
+};

@@ -7,32 +7,13 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
-import type { ComponentCore } from '@shoal/domain';
 // The factory's own module, not @shoal/runtime's index: that loads Nest and kafkajs, whose memory would count as the view's.
-import { componentCore } from '../../libs/runtime/src/component-cores';
-import { benchEvents, benchNode } from './events';
+import { benchEvents, benchNode, viewCore } from './events';
 
 const [which, nodesArg, tasksArg] = process.argv.slice(2);
 const nodes = Number(nodesArg);
 const tasks = Number(tasksArg);
 const SERVICES = 100;
-
-const makeCore = (name: string | undefined): ComponentCore | undefined => {
-  let ids = 0;
-  const newId = (): string => `id-${++ids}`;
-  switch (name) {
-    case 'state':
-      return undefined;
-    case 'allocator':
-    case 'orchestrator':
-    case 'scheduler':
-    case 'reaper':
-    case 'dispatcher':
-      return componentCore(name, { newId });
-    default:
-      throw new Error(`unknown view ${name}`);
-  }
-};
 
 const gc = (): number => {
   const collect = (globalThis as { gc?: () => void }).gc;
@@ -44,7 +25,7 @@ const gc = (): number => {
 const event = benchEvents();
 
 const before = gc();
-const core = makeCore(which);
+const core = viewCore(which);
 const projection = new Projection(undefined, 0, { keepRefusals: 10, ...(core ? { onEvent: (e, v, s) => core.observe(e, v, s) } : {}) });
 let offset = 0;
 // Through the wire format, as a view reads the log: every record decoded on its own.

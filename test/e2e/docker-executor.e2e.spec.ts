@@ -5,8 +5,6 @@
  * where it happens: in the engine's containers.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerOutput } from '../../libs/testing/src/processes/docker-cli';
@@ -17,7 +15,7 @@ import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal'
 import { ConfigFiles } from '../../apps/agent/src/docker/config-files';
 import { LABELS } from '../../apps/agent/src/docker/container-config';
 import { EngineClient } from '../../apps/agent/src/docker/engine-client';
-import { BUSYBOX, testEngine } from '../../apps/agent/src/docker/testing/docker-harness';
+import { freePort, httpGet, BUSYBOX, testEngine } from '../../apps/agent/src/docker/testing/docker-harness';
 
 const CONVERGE_MS = 60_000;
 
@@ -27,25 +25,6 @@ interface Container {
   readonly State: string;
   readonly Labels: Record<string, string>;
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
-const httpGet = (port: number): Promise<string> =>
-  new Promise((resolve, reject) => {
-    get({ host: '127.0.0.1', port, path: '/' }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.once('end', () => resolve(body));
-    }).once('error', reject);
-  });
 
 describe('real containers: two docker agents under Shoal as separate processes on Kafka', () => {
   const engineAddress = testEngine();

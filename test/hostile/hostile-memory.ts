@@ -9,32 +9,13 @@
 import { DEFAULT_ADMISSION_LIMITS, DEFAULT_CLUSTER_SPEC, MAX_CONFIG_BYTES, TaskState, encode } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { Projection, canonicalJson } from '@shoal/domain';
-import type { ComponentCore } from '@shoal/domain';
 // The factory's own module, not @shoal/runtime's index: that loads Nest and kafkajs, whose memory would count as the view's.
-import { componentCore } from '../../libs/runtime/src/component-cores';
-import { benchEvents, benchNode } from '../bench/events';
+import { benchEvents, benchNode, viewCore } from '../bench/events';
 
 const VIEW = process.argv[2];
 const NODES = 100;
 /** Tasks per record, as the orchestrator batches them. */
 const BATCH = 1_000;
-
-const makeCore = (name: string | undefined): ComponentCore | undefined => {
-  let ids = 0;
-  const newId = (): string => `id-${++ids}`;
-  switch (name) {
-    case 'state':
-      return undefined;
-    case 'allocator':
-    case 'orchestrator':
-    case 'scheduler':
-    case 'reaper':
-    case 'dispatcher':
-      return componentCore(name, { newId });
-    default:
-      throw new Error(`unknown view ${name}`);
-  }
-};
 
 const specBytes = (spec: ServiceSpec): number => new TextEncoder().encode(canonicalJson(spec)).length;
 
@@ -76,7 +57,7 @@ const spec = largestSpec();
 const config = Buffer.alloc(MAX_CONFIG_BYTES, 7).toString('base64');
 
 const before = gc();
-const core = makeCore(VIEW);
+const core = viewCore(VIEW);
 const projection = new Projection(undefined, 0, { keepRefusals: 10, ...(core ? { onEvent: (e, v, s) => core.observe(e, v, s) } : {}) });
 let offset = 0;
 let recordBytes = 0;

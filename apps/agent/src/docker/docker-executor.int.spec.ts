@@ -5,32 +5,11 @@
  * fail the task, configs are files on tmpfs, a published port answers, logs come with
  * their times, and a restarted executor adopts what the last one left.
  */
-import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { statfs } from 'node:fs/promises';
 import { TaskState } from '@shoal/contracts';
 import { eventually } from '@shoal/testing';
 import { LABELS } from './container-config';
-import { DockerHarness, taskSpec } from './testing/docker-harness';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
-const httpGet = (port: number): Promise<string> =>
-  new Promise((resolve, reject) => {
-    get({ host: '127.0.0.1', port, path: '/' }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.once('end', () => resolve(body));
-    }).once('error', reject);
-  });
+import { freePort, httpGet, DockerHarness, taskSpec } from './testing/docker-harness';
 
 interface Inspected {
   Name: string;

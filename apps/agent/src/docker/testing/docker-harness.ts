@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { get } from 'node:http';
+import { createServer } from 'node:net';
 
 import { join } from 'node:path';
 import { TaskState, taskStateName } from '@shoal/contracts';
@@ -20,6 +22,27 @@ import { EngineClient } from '../engine-client';
 
 /** The engine the tests run on (SHOAL_TEST_ENGINE, found or started by jest's global setup), or an error saying how to get one. */
 export { testEngine };
+
+/** A TCP port free on 127.0.0.1 now, for a port a test publishes. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** The body of `GET /` on 127.0.0.1:`port`. */
+export const httpGet = (port: number): Promise<string> =>
+  new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path: '/' }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.once('end', () => resolve(body));
+    }).once('error', reject);
+  });
 
 export const BUSYBOX = 'shoal-test/busybox:latest';
 
