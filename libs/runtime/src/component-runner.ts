@@ -172,10 +172,7 @@ export class ComponentRunner {
       this.ownership = ownership;
       this.stateValue = 'active';
       this.options.onActivity?.({ kind: 'owner', term: ownership.term });
-      void ownership.lease.lost.then((reason) => {
-        if (this.stateValue === 'active') this.options.onActivity?.({ kind: 'lost', reason });
-        this.changed();
-      });
+      void ownership.lease.lost.then((reason) => this.lost(ownership, reason));
       this.core.reconcileAll(this.view.state);
       const unwatch = ownership.lease.onMembers((members) => {
         if (this.is('active')) this.options.onActivity?.({ kind: 'members', members });
@@ -188,6 +185,21 @@ export class ComponentRunner {
       }
       if (!this.is('stopped')) this.stateValue = 'standby';
     }
+  }
+
+  /**
+   * The lease of `ownership` is gone: this instance is a standby from this moment, not
+   * once the tick loop notices — that loop may be waiting on the log for seconds (an append
+   * during a broker outage), and a process that still said it was active meanwhile would
+   * serve as if it were (a dispatcher would take the agents' sessions back, out of sight of
+   * the instance that takes the next term).
+   */
+  private lost(ownership: Ownership, reason: string): void {
+    if (this.ownership === ownership && this.is('active')) {
+      this.stateValue = 'standby';
+      this.options.onActivity?.({ kind: 'lost', reason });
+    }
+    this.changed();
   }
 
   /** The tick loop while this instance owns the partition. */
