@@ -152,4 +152,39 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     expect([...runner.view.state.tasks.keys()].sort()).toEqual(['t3', 't4']);
     await runner.stop();
   });
+
+  it('is a standby the moment its lease is lost, though an append is still waiting on the log', async () => {
+    await append(history(new EventBuilder(), 4));
+    // The second append (the first is the runner's OwnershipTaken) waits until the test lets it fail.
+    let appends = 0;
+    let failAppend!: (error: Error) => void;
+    let loseLease!: (reason: string) => void;
+    const leaseGone = new Promise<string>((resolve) => (loseLease = resolve));
+    let dropped = false;
+    const stuck = Object.assign(Object.create(log) as EmbeddedEventLog, {
+      append: (records: Parameters<EmbeddedEventLog['append']>[0]) => {
+        appends++;
+        return appends === 2 ? new Promise<never>((_, reject) => (failAppend = reject)) : log.append(records);
+      },
+      acquire: async (...args: Parameters<EmbeddedEventLog['acquire']>) => {
+        const lease = await log.acquire(...args);
+        return Object.assign(Object.create(lease) as typeof lease, {
+          lost: Promise.race([lease.lost, leaseGone]),
+          isHeld: () => !dropped && lease.isHeld(),
+        });
+      },
+    });
+    const activity: RunnerActivity[] = [];
+    const runner = new ComponentRunner(stuck, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a', onActivity: (a) => activity.push(a) });
+    await runner.start();
+    await eventually('the removal is being appended', () => appends === 2, WITHIN);
+    expect(runner.state).toBe('active');
+    dropped = true;
+    loseLease('the group member stopped');
+    await eventually('the runner says it lost the lease', () => activity.some((a) => a.kind === 'lost'), WITHIN);
+    expect(runner.state).toBe('standby');
+    expect(runner.members).toEqual([]);
+    failAppend(new Error('the broker is away'));
+    await runner.stop();
+  });
 });
