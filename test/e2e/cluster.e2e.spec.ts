@@ -97,8 +97,9 @@ describe('Shoal as separate processes on Kafka', () => {
       }
     })();
     await eventually('the first task of the deployment is assigned', async () => {
-      const { body } = await dockerApi<DockerTask[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['batch-1'] }))}`);
-      return body.some((t) => t.NodeID) ? true : undefined;
+      // Until batch-1 is created, the filter names no service and the answer is Docker's 404.
+      const { status, body } = await dockerApi<DockerTask[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['batch-1'] }))}`);
+      return status === 200 && body.some((t) => t.NodeID) ? true : undefined;
     }, { timeoutMs: 60_000, everyMs: 10 });
     await active.process.crash();
     await deploying;
