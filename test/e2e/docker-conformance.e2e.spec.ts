@@ -164,12 +164,15 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     expect(answer.shoal.body).toEqual({ message: 'invalid UpdateConfig.Delay: 5ns is not a whole number of milliseconds, the finest duration Shoal keeps' });
   });
 
-  it('a pids limit: Docker keeps it, Shoal refuses it naming the field (its executors cannot honour it)', async () => {
-    const spec = { Name: `pids-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE }, Resources: { Limits: { Pids: 100 } } }, Mode: { Replicated: { Replicas: 0 } } };
-    const answer = await diff.send('POST', '/services/create', spec);
-    if (answer.engine.status === 201) services.push({ engine: (answer.engine.body as { ID: string }).ID, shoal: '' });
-    expect(Differential.compare(answer).status).toEqual(['status: engine 201, shoal 400']);
-    expect(answer.shoal.body).toEqual({ message: 'invalid TaskTemplate.Resources.Limits.Pids: a pids limit is not supported by Shoal' });
+  it('a pids limit is kept and inspects as on Docker (a pids limit in Reservations is ignored by both)', async () => {
+    const spec = {
+      Name: `pids-${run}`,
+      TaskTemplate: { ContainerSpec: { Image: IMAGE }, Resources: { Limits: { MemoryBytes: 134_217_728, Pids: 100 }, Reservations: { Pids: 7 } } },
+      Mode: { Replicated: { Replicas: 0 } },
+    };
+    const inspected = await createAndInspect(spec);
+    expect(Differential.compare(inspected)).toEqual({ status: [], body: [] });
+    expect((inspected.shoal.body as { Spec: { TaskTemplate: { Resources: unknown } } }).Spec.TaskTemplate.Resources).toEqual({ Limits: { MemoryBytes: 134_217_728, Pids: 100 }, Reservations: {} });
   });
 
   it('tasks filtered by a service that does not exist: 404 on both', async () => {

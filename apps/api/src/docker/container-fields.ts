@@ -240,17 +240,13 @@ export const toDockerContainerExtras = (container: ContainerSpec): Record<string
 
 /**
  * What a TaskSpec may ask that Shoal cannot honour anywhere, refused naming the field rather
- * than dropped: a plugin or network-attachment runtime, a pids limit.
+ * than dropped: a plugin or network-attachment runtime.
  */
 export const refuseUnsupportedTaskFields = (task: Readonly<Record<string, unknown>>): void => {
   const runtime = text(task.Runtime, 'TaskTemplate.Runtime');
   if (runtime !== undefined && runtime !== 'container') throw new SpecError('TaskTemplate.Runtime', `"${runtime}" is not supported by Shoal: its tasks are containers`);
   for (const field of ['PluginSpec', 'NetworkAttachmentSpec']) {
     if (hasSetting(task[field])) throw new SpecError(`TaskTemplate.${field}`, 'not supported by Shoal: its tasks are containers');
-  }
-  const limits = record(record(task.Resources, 'TaskTemplate.Resources')?.Limits, 'TaskTemplate.Resources.Limits');
-  if (count(limits?.Pids, 'TaskTemplate.Resources.Limits.Pids') !== undefined) {
-    throw new SpecError('TaskTemplate.Resources.Limits.Pids', 'a pids limit is not supported by Shoal');
   }
 };
 

@@ -35,15 +35,22 @@ describe('ContainerSpec fields and LogDriver, Docker ↔ Shoal', () => {
     expect(docker.TaskTemplate?.LogDriver).toEqual({ Name: 'json-file', Options: { 'max-size': '1m' } });
   });
 
-  it('refuses a field of the wrong type, and what Shoal cannot honour (Privileges, Isolation, a plugin runtime, a pids limit), naming the field', () => {
+  it('refuses a field of the wrong type, and what Shoal cannot honour (Privileges, Isolation, a plugin runtime), naming the field', () => {
     expect(() => fromDockerServiceSpec(spec({ Image: 'x', CapabilityAdd: 'NET_ADMIN' }))).toThrow('invalid TaskTemplate.ContainerSpec.CapabilityAdd: expected an array of strings');
     expect(() => fromDockerServiceSpec(spec({ Image: 'x', Privileges: { NoNewPrivileges: true } }))).toThrow(/TaskTemplate\.ContainerSpec\.Privileges/);
     expect(() => fromDockerServiceSpec(spec({ Image: 'x', Isolation: 'hyperv' }))).toThrow(/TaskTemplate\.ContainerSpec\.Isolation: "hyperv" is not supported/);
-    expect(() => fromDockerServiceSpec(spec({ Image: 'x' }, { Resources: { Limits: { Pids: 100 } } }))).toThrow(/TaskTemplate\.Resources\.Limits\.Pids/);
     expect(() => fromDockerServiceSpec(spec({ Image: 'x' }, { Runtime: 'plugin', PluginSpec: { Name: 'p' } }))).toThrow(/TaskTemplate\.Runtime: "plugin"/);
     expect(fromDockerServiceSpec(spec({ Image: 'x', Isolation: 'default' }, { Runtime: 'container', Resources: { Limits: { Pids: 0 } } })).task.container).toEqual({ image: 'x' });
     // What the CLI sends when no privilege is asked for is accepted.
     expect(fromDockerServiceSpec(spec({ Image: 'x', Privileges: { CredentialSpec: null, SELinuxContext: null, NoNewPrivileges: false } })).task.container).toEqual({ image: 'x' });
+  });
+
+  it('keeps a pids limit and returns it as Docker does; 0 is no limit, and Reservations have none (ignored, as Docker ignores it)', () => {
+    const limited = fromDockerServiceSpec(spec({ Image: 'x' }, { Resources: { Limits: { NanoCPUs: 5e8, Pids: 100 }, Reservations: { Pids: 7 } } }));
+    expect(limited.task.resources).toEqual({ limits: { nanoCpus: 5e8, pids: 100 } });
+    expect(toDockerServiceSpec(limited).TaskTemplate?.Resources).toEqual({ Limits: { NanoCPUs: 5e8, Pids: 100 }, Reservations: {} });
+    expect(fromDockerServiceSpec(spec({ Image: 'x' }, { Resources: { Limits: { Pids: 0 } } })).task.resources).toBeUndefined();
+    expect(() => fromDockerServiceSpec(spec({ Image: 'x' }, { Resources: { Limits: { Pids: -1 } } }))).toThrow('invalid TaskTemplate.Resources.Limits.Pids: -1 is not a non-negative integer');
   });
 
   it('refuses a duration that is not a whole number of milliseconds instead of rounding it', () => {

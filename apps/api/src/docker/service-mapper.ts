@@ -113,15 +113,21 @@ const fromDockerGeneric = (generic: readonly DockerGenericResource[] | null | un
     throw new SpecError(`${field}[${index}]`, 'expected NamedResourceSpec or DiscreteResourceSpec');
   });
 
-const fromDockerResources = (resources: DockerResources | undefined, field: string): Resources | undefined => {
+/**
+ * Docker's Limits or Reservations as Shoal's Resources. Pids is a limit only (Docker's
+ * Reservations have none and ignore it, as Go ignores an unknown field); 0 is no limit.
+ */
+const fromDockerResources = (resources: DockerResources | undefined, field: string, kind: 'limits' | 'reservations'): Resources | undefined => {
   if (!resources) return undefined;
   const nanoCpus = nonNegative(resources.NanoCPUs, `${field}.NanoCPUs`);
   const memoryBytes = nonNegative(resources.MemoryBytes, `${field}.MemoryBytes`);
   const generic = fromDockerGeneric(resources.GenericResources, `${field}.GenericResources`);
+  const pids = kind === 'limits' ? nonNegative(resources.Pids, `${field}.Pids`) : undefined;
   const result: Resources = {
     ...(nanoCpus ? { nanoCpus } : {}),
     ...(memoryBytes ? { memoryBytes } : {}),
     ...(generic && generic.length > 0 ? { generic } : {}),
+    ...(pids ? { pids } : {}),
   };
   return Object.keys(result).length > 0 ? result : undefined;
 };
@@ -177,8 +183,8 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
   refuseUnsupportedTaskFields(task ?? {});
   const image = container?.Image?.trim();
   if (!image) throw new SpecError('TaskTemplate.ContainerSpec.Image', 'an image is required');
-  const limits = fromDockerResources(task?.Resources?.Limits, 'TaskTemplate.Resources.Limits');
-  const reservations = fromDockerResources(task?.Resources?.Reservations, 'TaskTemplate.Resources.Reservations');
+  const limits = fromDockerResources(task?.Resources?.Limits, 'TaskTemplate.Resources.Limits', 'limits');
+  const reservations = fromDockerResources(task?.Resources?.Reservations, 'TaskTemplate.Resources.Reservations', 'reservations');
   const restart = fromDockerRestart(task?.RestartPolicy);
   const restartPolicy = restart && !isDefault(restart, DEFAULT_RESTART_POLICY) ? restart : undefined;
   const placement = fromDockerPlacement(task?.Placement);
@@ -306,6 +312,7 @@ export const toDockerResources = (resources: Resources | undefined): DockerResou
   ...(resources?.nanoCpus ? { NanoCPUs: resources.nanoCpus } : {}),
   ...(resources?.memoryBytes ? { MemoryBytes: resources.memoryBytes } : {}),
   ...(resources?.generic && resources.generic.length > 0 ? { GenericResources: toDockerGeneric(resources.generic) } : {}),
+  ...(resources?.pids ? { Pids: resources.pids } : {}),
 });
 
 export const toDockerUpdateConfig = (config: UpdateConfig): DockerUpdateConfig => ({
