@@ -3,7 +3,7 @@
  * task; the task runner walks each controller through the task states (SwarmKit's
  * agent/exec: Prepare, Start, Wait, Shutdown, Remove).
  */
-import type { ConfigReference, PortConfig, TaskSpec } from '@shoal/contracts';
+import type { AssignedNetwork, ConfigReference, PortConfig, TaskSpec } from '@shoal/contracts';
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 
 /** A config a task uses: where the task finds it (`reference.file`) and the bytes the node was sent. */
@@ -23,6 +23,8 @@ export interface AssignedTask {
   readonly configs: readonly TaskConfig[];
   /** The ports the allocator published for the task's service (an executor that can publishes them on the node). */
   readonly ports?: readonly PortConfig[];
+  /** The networks the allocator attached the task to, with its addresses (an executor that can makes them real on the node). */
+  readonly networks?: readonly AssignedNetwork[];
 }
 
 /** How a task's work ended on its own. */

@@ -16,7 +16,7 @@
  * a config the node has not got is REJECTED ("config … not found"), as SwarmKit fails it.
  */
 import { TaskState, isTerminal } from '@shoal/contracts';
-import type { PortConfig, TaskSpec } from '@shoal/contracts';
+import type { AssignedNetwork, PortConfig, TaskSpec } from '@shoal/contracts';
 import type { AssignmentMessage, AssignmentsMessage, ConfigChangeMessage, LogSelectorMessage } from '@shoal/protocol';
 import type { AssignedTask, Executor, TaskConfig } from './executor';
 import { TaskLog } from './task-log';
@@ -92,17 +92,17 @@ const resolveConfigs = (spec: TaskSpec, configOf: (id: string) => HeldConfig | u
   });
 };
 
-/** The ports published for the task's service, as the assignment carries them (JSON; empty: none). */
-const decodePorts = (json: string | undefined): PortConfig[] | undefined => {
+/** A list the assignment carries as JSON (empty: none), named `what` in its errors. */
+const decodeList = <T>(json: string | undefined, what: string): T[] | undefined => {
   if (!json) return undefined;
-  let ports: unknown;
+  let list: unknown;
   try {
-    ports = JSON.parse(json);
+    list = JSON.parse(json);
   } catch (error) {
-    throw new Error(`the task's published ports are not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`the task's ${what} are not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!Array.isArray(ports)) throw new Error("the task's published ports are not a list");
-  return ports.length > 0 ? (ports as PortConfig[]) : undefined;
+  if (!Array.isArray(list)) throw new Error(`the task's ${what} are not a list`);
+  return list.length > 0 ? (list as T[]) : undefined;
 };
 
 export const decodeAssignment = (assignment: AssignmentMessage, configOf: (id: string) => HeldConfig | undefined = () => undefined): AssignedTask => {
@@ -116,8 +116,18 @@ export const decodeAssignment = (assignment: AssignmentMessage, configOf: (id: s
   if (typeof container !== 'object' || container === null) throw new Error("the task's spec has no container");
   const taskSpec = spec as TaskSpec;
   const configs = resolveConfigs(taskSpec, configOf);
-  const ports = decodePorts(assignment.portsJson);
-  return { id: assignment.taskId, serviceId: assignment.serviceId, serviceName: assignment.serviceName, slot: assignment.slot, spec: taskSpec, configs, ...(ports ? { ports } : {}) };
+  const ports = decodeList<PortConfig>(assignment.portsJson, 'published ports');
+  const networks = decodeList<AssignedNetwork>(assignment.networksJson, 'networks');
+  return {
+    id: assignment.taskId,
+    serviceId: assignment.serviceId,
+    serviceName: assignment.serviceName,
+    slot: assignment.slot,
+    spec: taskSpec,
+    configs,
+    ...(ports ? { ports } : {}),
+    ...(networks ? { networks } : {}),
+  };
 };
 
 export class Worker {

@@ -68,6 +68,7 @@ export const toAssignmentMessage = (assignment: Assignment): AssignmentMessage =
   observedState: assignment.observedState,
   specJson: JSON.stringify(assignment.spec),
   portsJson: assignment.ports ? JSON.stringify(assignment.ports) : '',
+  networksJson: assignment.networks ? JSON.stringify(assignment.networks) : '',
 });
 
 const REMOVED = (taskId: string): AssignmentMessage => ({

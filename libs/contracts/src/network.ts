@@ -25,3 +25,16 @@ export interface NetworkAttachment {
   /** Addresses with prefix length, e.g. "10.0.1.5/24". */
   readonly addresses: readonly string[];
 }
+
+/**
+ * A task's attachment as its node is told of it: the network (its id, name, and the
+ * subnet and gateway the allocator gave it) and the task's addresses on it.
+ */
+export interface AssignedNetwork {
+  readonly id: string;
+  readonly name: string;
+  readonly subnet: string;
+  readonly gateway: string;
+  /** The task's addresses on it, with prefix length, e.g. "10.0.1.5/24". */
+  readonly addresses: readonly string[];
+}

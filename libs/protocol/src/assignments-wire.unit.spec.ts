@@ -63,8 +63,8 @@ describe('the configs of the assignments stream, on the wire', () => {
 
   it("this agent reads a message from a dispatcher built before configs as having none, and a config's bytes as they were sent", () => {
     const fromOlder = older.responseSerialize({ type: 'COMPLETE', changes: [{ action: 'UPDATE', assignment }] });
-    // …and no published ports: an empty ports_json.
-    expect(current.responseDeserialize(fromOlder)).toEqual({ type: 'COMPLETE', changes: [{ action: 'UPDATE', assignment: { ...assignment, portsJson: '' } }], configs: [] });
+    // …and no published ports nor networks: an empty ports_json and networks_json.
+    expect(current.responseDeserialize(fromOlder)).toEqual({ type: 'COMPLETE', changes: [{ action: 'UPDATE', assignment: { ...assignment, portsJson: '', networksJson: '' } }], configs: [] });
     const data = Buffer.from([0, 1, 2, 255, 10]);
     const decoded = current.responseDeserialize(
       current.responseSerialize({ type: 'INCREMENTAL', changes: [], configs: [{ action: 'UPDATE', config: { id: 'c1', name: 'bin', data } }, { action: 'REMOVE', config: { id: 'c2' } }] }),

@@ -86,6 +86,8 @@ export interface AssignmentMessage {
   specJson: string;
   /** The ports published for the task's service (PortConfig[]), as JSON; empty or absent: none. */
   portsJson?: string;
+  /** The task's networks with its addresses on them (AssignedNetwork[]), as JSON; empty or absent: none. */
+  networksJson?: string;
 }
 
 export type AssignmentAction = 'UPDATE' | 'REMOVE';

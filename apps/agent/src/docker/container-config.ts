@@ -5,7 +5,7 @@
  * engine. A field it cannot honour is refused by name (UnsupportedFieldError): the task
  * fails saying so, nothing is silently dropped. docs/executor-docker.md has the table.
  */
-import type { ContainerSpec, Mount, PortConfig, Resources, TaskSpec } from '@shoal/contracts';
+import type { AssignedNetwork, ContainerSpec, Mount, PortConfig, Resources, TaskSpec } from '@shoal/contracts';
 import { DEFAULT_STOP_GRACE_PERIOD_MS } from '../executor';
 
 /** The task names a field this executor cannot honour. */
@@ -38,6 +38,8 @@ export interface ContainerTask {
   readonly spec: TaskSpec;
   /** The ports the allocator gave the task's service (published on this node). */
   readonly ports?: readonly PortConfig[];
+  /** The networks the allocator attached the task to, with its addresses on each. */
+  readonly networks?: readonly AssignedNetwork[];
 }
 
 /** A config the executor wrote on the host (on tmpfs), bound read-only at its target. */
@@ -57,7 +59,61 @@ export interface ContainerConfigInput {
 export interface ContainerCreate {
   readonly name: string;
   readonly body: Record<string, unknown>;
+  /**
+   * The task's networks after its first (which the create body joins): each an engine
+   * network and the body of `POST /networks/{name}/connect`, made before the container
+   * starts (API 1.41 joins one network at create).
+   */
+  readonly connect: readonly { readonly network: string; readonly body: Record<string, unknown> }[];
 }
+
+/** The labels on the engine network that makes a Shoal network real on a node. */
+export const NETWORK_LABELS = { networkId: 'shoal.network.id', networkName: 'shoal.network.name' } as const;
+
+/** The engine network of a Shoal network: `shoal-<network name>`. */
+export const engineNetworkName = (network: Pick<AssignedNetwork, 'name'>): string => `shoal-${network.name}`;
+
+const isIpv6 = (address: string): boolean => address.includes(':');
+
+/** The create body of a Shoal network's engine network (`POST /networks/create`): a bridge with the allocator's subnet and gateway. */
+export const networkCreate = (network: AssignedNetwork): Record<string, unknown> => ({
+  Name: engineNetworkName(network),
+  CheckDuplicate: true,
+  Driver: 'bridge',
+  ...(isIpv6(network.subnet) ? { EnableIPv6: true } : {}),
+  Labels: { [NETWORK_LABELS.networkId]: network.id, [NETWORK_LABELS.networkName]: network.name },
+  IPAM: { Driver: 'default', Config: [{ Subnet: network.subnet, Gateway: network.gateway }] },
+});
+
+/** The task's endpoint on one network: the allocator's addresses, and its names there (its service's, its container's, its spec's aliases). */
+const endpointConfig = (task: ContainerTask, network: AssignedNetwork, nodeId: string): Record<string, unknown> => {
+  const addresses = network.addresses.map((address) => address.split('/')[0]!);
+  const ipv4 = addresses.find((address) => !isIpv6(address));
+  const ipv6 = addresses.find(isIpv6);
+  const specAliases = (task.spec.networks ?? []).filter((config) => config.target === network.id || config.target === network.name).flatMap((config) => config.aliases ?? []);
+  const aliases = [...new Set([task.serviceName, containerName(task, nodeId), ...specAliases])];
+  return {
+    ...(ipv4 || ipv6 ? { IPAMConfig: { ...(ipv4 ? { IPv4Address: ipv4 } : {}), ...(ipv6 ? { IPv6Address: ipv6 } : {}) } } : {}),
+    Aliases: aliases,
+  };
+};
+
+/** The task's networks: the first joined at create (NetworkMode, EndpointsConfig), the others connected after. */
+const taskNetworks = (task: ContainerTask, nodeId: string): { create: Record<string, unknown>; connect: ContainerCreate['connect'] } => {
+  const networks = task.networks ?? [];
+  if (networks.length === 0) {
+    if (task.spec.networks && task.spec.networks.length > 0) {
+      throw new UnsupportedFieldError('task.networks', "the assignment carries no addresses for the task's networks (its dispatcher predates network attachments)");
+    }
+    return { create: {}, connect: [] };
+  }
+  const [first, ...rest] = networks;
+  const firstName = engineNetworkName(first!);
+  return {
+    create: { NetworkingConfig: { EndpointsConfig: { [firstName]: endpointConfig(task, first!, nodeId) } }, NetworkMode: firstName },
+    connect: rest.map((network) => ({ network: engineNetworkName(network), body: { Container: containerName(task, nodeId), EndpointConfig: endpointConfig(task, network, nodeId) } })),
+  };
+};
 
 /** Fields of each object the mapping honours; any other that is set is refused by name. */
 const TASK_FIELDS = new Set(['container', 'resources', 'restartPolicy', 'placement', 'networks', 'forceUpdate', 'logDriver']);
@@ -179,7 +235,6 @@ export const containerConfig = (input: ContainerConfigInput): ContainerCreate =>
   onlyKnown(container, CONTAINER_FIELDS, 'container');
   onlyKnown(spec.resources?.limits, LIMIT_FIELDS, 'resources.limits');
   onlyKnown(spec.resources?.reservations, RESERVATION_FIELDS, 'resources.reservations');
-  if (spec.networks && spec.networks.length > 0) throw new UnsupportedFieldError('task.networks', 'the docker executor does not attach tasks to networks yet');
   if (typeof container.image !== 'string' || container.image.trim() === '') throw new UnsupportedFieldError('container.image', 'an image is required');
   const limits = spec.resources?.limits;
   const reservations = spec.resources?.reservations;
@@ -192,6 +247,7 @@ export const containerConfig = (input: ContainerConfigInput): ContainerCreate =>
     ...(input.configFiles ?? []).map((file) => ({ Type: 'bind', Source: file.hostPath, Target: absoluteTarget(file.target), ReadOnly: true })),
   ];
   const health = healthcheck(container);
+  const networks = taskNetworks(task, nodeId);
   const body: Record<string, unknown> = {
     Image: container.image,
     Labels: { ...(container.labels ?? {}), ...swarmLabels(task, nodeId) },
@@ -207,7 +263,9 @@ export const containerConfig = (input: ContainerConfigInput): ContainerCreate =>
     StopTimeout: Math.ceil(graceMs / 1000),
     ...(health ? { Healthcheck: health } : {}),
     ...(Object.keys(exposed).length > 0 ? { ExposedPorts: exposed } : {}),
+    ...(networks.create.NetworkingConfig ? { NetworkingConfig: networks.create.NetworkingConfig } : {}),
     HostConfig: {
+      ...(networks.create.NetworkMode ? { NetworkMode: networks.create.NetworkMode } : {}),
       ...(container.groups && container.groups.length > 0 ? { GroupAdd: [...container.groups] } : {}),
       ...(container.init !== undefined ? { Init: container.init } : {}),
       ...(container.readOnly ? { ReadonlyRootfs: true } : {}),
@@ -228,5 +286,5 @@ export const containerConfig = (input: ContainerConfigInput): ContainerCreate =>
       ...(Object.keys(bindings).length > 0 ? { PortBindings: bindings } : {}),
     },
   };
-  return { name: containerName(task, nodeId), body };
+  return { name: containerName(task, nodeId), body, connect: networks.connect };
 };

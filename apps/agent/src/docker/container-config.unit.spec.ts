@@ -1,5 +1,5 @@
 import type { TaskSpec } from '@shoal/contracts';
-import { LABELS, UnsupportedFieldError, containerConfig, containerName } from './container-config';
+import { LABELS, NETWORK_LABELS, UnsupportedFieldError, containerConfig, containerName, engineNetworkName, networkCreate } from './container-config';
 import type { ContainerTask } from './container-config';
 
 const task = (spec: Omit<Partial<TaskSpec>, 'container'> & { container?: Partial<TaskSpec['container']> }, more: Partial<ContainerTask> = {}): ContainerTask => ({
@@ -128,6 +128,7 @@ describe('containerConfig', () => {
     };
     expect(refused(task({ container: { privileges: { noNewPrivileges: true } } as never }))).toBe('container.privileges');
     expect(refused(task({ container: { secrets: [{ secretId: 's' }] } as never }))).toBe('container.secrets');
+    // Networks in the spec, and no addresses for them in the assignment (a dispatcher from before them).
     expect(refused(task({ networks: [{ target: 'backend' }] }))).toBe('task.networks');
     expect(refused(task({ resources: { reservations: { pids: 5 } } }))).toBe('resources.reservations.pids');
     expect(refused(task({ container: { mounts: [{ type: 'bind', source: 'relative', target: '/x' }] } }))).toBe('container.mounts[0].source');
@@ -138,5 +139,46 @@ describe('containerConfig', () => {
 
   it('leaves fields that are set but empty alone, and what managers act on (placement, restart policy) is no refusal', () => {
     expect(() => containerConfig({ task: task({ container: { privileges: {} } as never, networks: [], placement: { constraints: ['node.role==worker'] }, restartPolicy: { condition: 'none', delayMs: 0, maxAttempts: 0, windowMs: 0 } }), nodeId: 'n' })).not.toThrow();
+  });
+});
+
+describe('a task’s networks', () => {
+  const backend = { id: 'net1', name: 'backend', subnet: '10.0.1.0/24', gateway: '10.0.1.1', addresses: ['10.0.1.5/24'] };
+  const ingress = { id: 'ing1', name: 'ingress', subnet: '10.0.0.0/24', gateway: '10.0.0.1', addresses: ['10.0.0.7/24'] };
+
+  it('makes each Shoal network a bridge named after it, labelled with its id, with the allocator’s subnet and gateway', () => {
+    expect(engineNetworkName(backend)).toBe('shoal-backend');
+    expect(networkCreate(backend)).toEqual({
+      Name: 'shoal-backend',
+      CheckDuplicate: true,
+      Driver: 'bridge',
+      Labels: { [NETWORK_LABELS.networkId]: 'net1', [NETWORK_LABELS.networkName]: 'backend' },
+      IPAM: { Driver: 'default', Config: [{ Subnet: '10.0.1.0/24', Gateway: '10.0.1.1' }] },
+    });
+    expect(networkCreate({ ...backend, subnet: 'fd00:1::/64', gateway: 'fd00:1::1' })).toMatchObject({ EnableIPv6: true, IPAM: { Config: [{ Subnet: 'fd00:1::/64', Gateway: 'fd00:1::1' }] } });
+  });
+
+  it('joins the container to its first network at create with the allocator’s address, named by its service, its container and its spec’s aliases', () => {
+    const created = containerConfig({ task: task({ networks: [{ target: 'backend', aliases: ['api'] }] }, { networks: [backend] }), nodeId: 'node1' });
+    expect(created.body.NetworkingConfig).toEqual({
+      EndpointsConfig: { 'shoal-backend': { IPAMConfig: { IPv4Address: '10.0.1.5' }, Aliases: ['web', 'web.2.task1', 'api'] } },
+    });
+    expect((created.body.HostConfig as Record<string, unknown>).NetworkMode).toBe('shoal-backend');
+    expect(created.connect).toEqual([]);
+  });
+
+  it('connects the container to its other networks before it starts (the engine joins one at create); an alias matches its network by id too', () => {
+    const created = containerConfig({ task: task({ networks: [{ target: 'ing1', aliases: ['edge'] }] }, { networks: [backend, { ...ingress, addresses: ['10.0.0.7/24', 'fd00::7/64'] }] }), nodeId: 'node1' });
+    expect(Object.keys((created.body.NetworkingConfig as { EndpointsConfig: object }).EndpointsConfig)).toEqual(['shoal-backend']);
+    expect(created.connect).toEqual([
+      { network: 'shoal-ingress', body: { Container: 'web.2.task1', EndpointConfig: { IPAMConfig: { IPv4Address: '10.0.0.7', IPv6Address: 'fd00::7' }, Aliases: ['web', 'web.2.task1', 'edge'] } } },
+    ]);
+  });
+
+  it('leaves a task with no networks on the engine’s default network, as before', () => {
+    const created = containerConfig({ task: task({}), nodeId: 'node1' });
+    expect(created.body).not.toHaveProperty('NetworkingConfig');
+    expect(created.body.HostConfig).not.toHaveProperty('NetworkMode');
+    expect(created.connect).toEqual([]);
   });
 });

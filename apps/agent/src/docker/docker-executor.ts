@@ -5,13 +5,16 @@
  * among them. Its states follow the container, heard on the engine's event stream:
  *
  *   prepare  the image is there (else pulled; a pull that fails rejects the task with the
- *            engine's message), the configs written on tmpfs, the container created
+ *            engine's message), the configs written on tmpfs, the engine network of each
+ *            of its Shoal networks there (engine-networks), the container created on
+ *            them with the allocator's addresses
  *   start    the container started; with a healthcheck, RUNNING only once it is healthy
  *            (unhealthy first, or dead first: FAILED)
  *   wait     its `die`: the exit code, with the engine's error or an OOM kill; turning
  *            unhealthy later fails the task too (and stops the container)
  *   stop     the engine's stop: the stop signal, the grace period, then SIGKILL
- *   remove   the container (and its anonymous volumes) and its config files go
+ *   remove   the container (and its anonymous volumes) and its config files go, and each
+ *            of its engine networks that no container uses any longer
  *
  * Its logs are read from the engine (followed, with their times) into the task's log.
  * A restarted agent adopts the containers of its tasks (`adopt`): it resumes following
@@ -22,12 +25,13 @@ import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { DEFAULT_STOP_GRACE_PERIOD_MS, TaskFailure } from '../executor';
 import type { AssignedTask, Executor, TaskController, TaskExit, TaskOutput } from '../executor';
 import { ConfigFiles } from './config-files';
-import { containerConfig, LABELS } from './container-config';
+import { containerConfig, engineNetworkName, LABELS } from './container-config';
 import { FrameReader, RawReader } from './container-logs';
 import { EngineError, readJsonLines } from './engine-client';
 import type { EngineClient } from './engine-client';
 import { EngineEvents } from './engine-events';
 import type { ContainerEvent } from './engine-events';
+import { ensureNetwork, removeUnusedNetwork } from './engine-networks';
 
 export interface DockerExecutorOptions {
   readonly engine: EngineClient;
@@ -112,6 +116,8 @@ export class DockerExecutor implements Executor {
   private events: { nodeId: string; stream: EngineEvents; ready: Promise<void> } | undefined;
   /** The tasks it has a controller for, by id: keepOnly leaves their containers be. */
   private readonly live = new Map<string, DockerController>();
+  /** The engine networks' work, one piece at a time: a removal never takes a network a container is about to join. */
+  private networkWork: Promise<unknown> = Promise.resolve();
   readonly configFiles: ConfigFiles;
 
   constructor(private readonly options: DockerExecutorOptions) {
@@ -169,9 +175,29 @@ export class DockerExecutor implements Executor {
   }
 
   /** The node's containers of one task, or of all its tasks. */
-  async containersOf(taskId?: string): Promise<{ Id: string; Labels?: Record<string, string> }[]> {
+  async containersOf(taskId?: string): Promise<{ Id: string; Labels?: Record<string, string>; NetworkSettings?: { Networks?: Record<string, unknown> } }[]> {
     const label = [`${LABELS.nodeId}=${this.nodeId()}`, ...(taskId ? [`${LABELS.taskId}=${taskId}`] : [])];
     return this.engine.call('GET', '/containers/json', { query: { all: 1, filters: JSON.stringify({ label }) } });
+  }
+
+  /** Runs `work` once the engine networks' work before it is done (whatever its outcome). */
+  withNetworks<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.networkWork.then(work, work);
+    this.networkWork = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Each of `networks` (engine networks' names) that no container uses any longer goes; best effort: a failure is said, never thrown. */
+  releaseNetworks(networks: readonly string[]): Promise<void> {
+    return this.withNetworks(async () => {
+      for (const name of networks) {
+        try {
+          if (await removeUnusedNetwork(this.engine, name)) this.say(`removed engine network ${name}: no container uses it any longer`);
+        } catch (error) {
+          this.say(`could not remove engine network ${name}: ${errorText(error)}`);
+        }
+      }
+    });
   }
 
   forget(controller: DockerController): void {
@@ -200,6 +226,7 @@ export class DockerExecutor implements Executor {
       this.say(`removing container ${container.Id.slice(0, 12)} of task ${taskId}, which the node no longer has`);
       await tolerating(this.engine.call('DELETE', `/containers/${container.Id}`, { query: { force: 1, v: 1 } }), [404, 409]);
       await this.configFiles.remove(taskId);
+      await this.releaseNetworks(Object.keys(container.NetworkSettings?.Networks ?? {}));
     }
   }
 }
@@ -247,16 +274,32 @@ class DockerController implements TaskController {
     containerConfig({ task: this.task, nodeId });
     await ensureImage(this.engine, this.task.spec.container.image);
     const configFiles = await this.executor.configFiles.write(this.task.id, this.task.configs);
-    const { name, body } = containerConfig({ task: this.task, nodeId, configFiles, publishAddress: this.executor.publishAddress });
+    const { name, body, connect } = containerConfig({ task: this.task, nodeId, configFiles, publishAddress: this.executor.publishAddress });
+    const networks = this.task.networks ?? [];
+    if (networks.length === 0) {
+      await this.createContainer(name, body);
+      return;
+    }
+    await this.executor.withNetworks(async () => {
+      for (const network of networks) await ensureNetwork(this.engine, network);
+      if (!(await this.createContainer(name, body))) return;
+      for (const { network, body: endpoint } of connect) await this.engine.call('POST', `/networks/${encodeURIComponent(network)}/connect`, { body: endpoint });
+    });
+  }
+
+  /** Creates the task's container; false when an earlier agent had made it for this very task (taken as it is). */
+  private async createContainer(name: string, body: Record<string, unknown>): Promise<boolean> {
     try {
       const created = await this.engine.call<{ Id: string }>('POST', '/containers/create', { query: { name }, body });
       this.containerId = created.Id;
+      return true;
     } catch (error) {
       if (!(error instanceof EngineError && error.statusCode === 409)) throw error;
       // Made by an earlier agent for this very task (it went before the task was reported further): take it.
       const existing = await this.engine.find<ContainerInspect>('GET', `/containers/${encodeURIComponent(name)}/json`);
       if (existing?.Config?.Labels?.[LABELS.taskId] !== this.task.id) throw error;
       this.containerId = existing.Id;
+      return false;
     }
   }
 
@@ -321,6 +364,7 @@ class DockerController implements TaskController {
       );
     }
     await this.executor.configFiles.remove(this.task.id);
+    await this.executor.releaseNetworks((this.task.networks ?? []).map(engineNetworkName));
     this.executor.forget(this);
   }
 

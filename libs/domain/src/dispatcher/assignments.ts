@@ -7,7 +7,7 @@
  * in it uses; in the changes, a config added with the first task sent that uses it and
  * removed with the last.
  */
-import type { PortConfig, TaskSpec, TaskState } from '@shoal/contracts';
+import type { AssignedNetwork, PortConfig, TaskSpec, TaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
 import { NodeConfigs } from './node-configs';
@@ -26,15 +26,26 @@ export interface Assignment {
   readonly spec: TaskSpec;
   /** The ports published for the task's service (the allocator's), for an executor that publishes them on its node. */
   readonly ports?: readonly PortConfig[];
+  /** The networks the allocator attached the task to, with its addresses on each, for an executor that makes them real on its node. */
+  readonly networks?: readonly AssignedNetwork[];
 }
 
 export type AssignmentChange =
   | { readonly action: 'update'; readonly assignment: Assignment }
   | { readonly action: 'remove'; readonly taskId: string };
 
+/** The task's attachments with their networks' names, subnets and gateways (an attachment to a network the state no longer has, or not yet allocated, is left out). */
+const assignedNetworks = (state: ClusterState, task: Task): AssignedNetwork[] =>
+  (task.attachments ?? []).flatMap((attachment) => {
+    const network = state.networks.get(attachment.network);
+    if (network?.subnet === undefined || network.gateway === undefined) return [];
+    return [{ id: network.id, name: network.spec.name, subnet: network.subnet, gateway: network.gateway, addresses: [...attachment.addresses] }];
+  });
+
 export const assignmentOf = (state: ClusterState, task: Task): Assignment => {
   const service = state.services.get(task.serviceId);
   const ports = task.ports ?? service?.endpoint?.ports ?? [];
+  const networks = assignedNetworks(state, task);
   return {
     taskId: task.id,
     serviceId: task.serviceId,
@@ -44,6 +55,7 @@ export const assignmentOf = (state: ClusterState, task: Task): Assignment => {
     observedState: task.status.state,
     spec: task.spec,
     ...(ports.length > 0 ? { ports } : {}),
+    ...(networks.length > 0 ? { networks } : {}),
   };
 };
 
