@@ -41,6 +41,8 @@ const rejection = async (promise: Promise<unknown>): Promise<DockerodeError> => 
 describe('dockerode against npm start', () => {
   let shoal: ShoalProcesses;
   let docker: Docker;
+  /** When the test began, in Unix seconds (the events' `since`). */
+  const startedAt = Math.floor(Date.now() / 1000) - 1;
 
   /** The service's tasks that are to run and running, once there are `count` of them (at most 30 s). */
   const runningTasks = async (serviceId: string, count: number): Promise<{ ID: string; Slot: number; NodeID: string; Status: { State: string } }[]> => {
@@ -73,6 +75,17 @@ describe('dockerode against npm start', () => {
     for (const node of workers) expect(node.Status.State).toBe('ready');
     const [first] = workers;
     expect((await docker.getNode(first!.ID).inspect()) as { ID: string }).toMatchObject({ ID: first!.ID });
+  });
+
+  it('ping, version and info; a client pinned to API v1.41 is answered the same', async () => {
+    expect(String(await docker.ping())).toBe('OK');
+    const version = (await docker.version()) as { ApiVersion: string; MinAPIVersion: string; Os: string };
+    expect(version.ApiVersion).toMatch(/^1\.\d+$/);
+    expect(version.Os).toBe('linux');
+    const info = (await docker.info()) as { Swarm: { LocalNodeState: string; ControlAvailable: boolean; Nodes: number } };
+    expect(info.Swarm).toMatchObject({ LocalNodeState: 'active', ControlAvailable: true });
+    const pinned = new Docker({ socketPath: join(shoal.dataDir, 'shoal.sock'), version: 'v1.41' });
+    expect(((await pinned.swarmInspect()) as { ID: string }).ID).toBe(((await docker.swarmInspect()) as { ID: string }).ID);
   });
 
   let serviceId: string;
@@ -125,6 +138,7 @@ describe('dockerode against npm start', () => {
     const [one] = tasks;
     const byId = (await docker.listTasks({ filters: { id: [one!.ID] } })) as { ID: string; ServiceID: string }[];
     expect(byId).toEqual([expect.objectContaining({ ID: one!.ID, ServiceID: serviceId })]);
+    expect(await docker.getTask(one!.ID).inspect()).toMatchObject({ ID: one!.ID, ServiceID: serviceId, Spec: { ContainerSpec: { Image: 'nginx:1.27' } } });
   });
 
   it('service.update with the version scales it; a stale version is refused', async () => {
@@ -190,5 +204,14 @@ describe('dockerode against npm start', () => {
     const duplicate = await rejection(docker.createService({ ...spec, Name: 'sdk-dup' }));
     expect(duplicate.statusCode).toBe(409);
     expect(duplicate.json?.message).toMatch(/name conflicts with an existing object/);
+  });
+
+  it("getEvents between two times: the service's create, update and remove, filtered by type", async () => {
+    const stream = await docker.getEvents({ since: startedAt, until: Math.ceil(Date.now() / 1000) + 1, filters: { type: ['service'], service: [serviceId] } });
+    let text = '';
+    for await (const chunk of stream as AsyncIterable<Buffer>) text += chunk.toString('utf8');
+    const events = text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { Type: string; Action: string; Actor: { ID: string; Attributes: { name?: string } }; scope: string });
+    expect(events.map((event) => event.Action)).toEqual(['create', 'update', 'remove']);
+    for (const event of events) expect(event).toMatchObject({ Type: 'service', scope: 'swarm', Actor: { ID: serviceId, Attributes: { name: 'sdk-web' } } });
   });
 });
