@@ -3,18 +3,21 @@
  * completion or fail with their exit code, a missing image is rejected with the engine's
  * message, stops honour the stop signal and grace period, healthchecks gate RUNNING and
  * fail the task, configs are files on tmpfs, a published port answers, logs come with
- * their times, and a restarted executor adopts what the last one left.
+ * their times, a restarted executor adopts what the last one left, and tasks on a Shoal
+ * network get the allocator's addresses on a bridge of its own and reach each other.
  */
 import { statfs } from 'node:fs/promises';
 import { TaskState } from '@shoal/contracts';
-import { eventually } from '@shoal/testing';
-import { LABELS } from './container-config';
+import { randomInt, randomUUID } from 'node:crypto';
+import { eventually, WEB_IMAGE, WEB_INDEX_TEXT } from '@shoal/testing';
+import { LABELS, NETWORK_LABELS } from './container-config';
 import { freePort, httpGet, DockerHarness, taskSpec } from './testing/docker-harness';
 
 interface Inspected {
   Name: string;
   Config: { Labels: Record<string, string> };
   State: { Status: string; Health?: { Status: string } };
+  NetworkSettings: { Networks: Record<string, { IPAddress: string; Aliases: string[] | null }> };
   Mounts: { Source: string; Destination: string; RW: boolean }[];
 }
 
@@ -171,5 +174,36 @@ describe('DockerExecutor on a real engine', () => {
     docker.executor.keepOnly(new Set([kept.task.id]));
     await eventually('the dropped task’s container is gone', async () => (await docker.containers(dropped.task.id)).length === 0);
     expect(await docker.containers(kept.task.id)).toHaveLength(1);
+  });
+
+  it('puts tasks on a Shoal network on a bridge with the allocator’s subnet and addresses, one reaches the other by address, and the bridge goes with the last', async () => {
+    const name = `t${randomUUID().slice(0, 8)}`;
+    const prefix = `10.${randomInt(200, 250)}.${randomInt(0, 256)}`;
+    const network = { id: `net${randomUUID().slice(0, 8)}`, name, subnet: `${prefix}.0/24`, gateway: `${prefix}.1` };
+    const engineName = `shoal-${name}`;
+    const onNetwork = (address: string) => ({ networks: [{ ...network, addresses: [`${address}/24`] }] });
+    try {
+      const web = docker.run({ ...docker.assigned(taskSpec({ image: WEB_IMAGE, stopGracePeriodMs: 1_000 }), { slot: 1 }), ...onNetwork(`${prefix}.10`) });
+      await web.reached(TaskState.RUNNING);
+      const [container] = await docker.containers(web.task.id);
+      const endpoint = (await inspect(container!.Id)).NetworkSettings.Networks[engineName];
+      expect(endpoint?.IPAddress).toBe(`${prefix}.10`);
+      expect(endpoint?.Aliases).toEqual(expect.arrayContaining(['test-svc', `test-svc.1.${web.task.id}`]));
+      const bridge = await docker.engine.call<{ Driver: string; Labels: Record<string, string>; IPAM: { Config: { Subnet: string; Gateway: string }[] } }>('GET', `/networks/${engineName}`);
+      expect(bridge).toMatchObject({ Driver: 'bridge', Labels: { [NETWORK_LABELS.networkId]: network.id }, IPAM: { Config: [{ Subnet: network.subnet, Gateway: network.gateway }] } });
+
+      const client = docker.run({ ...docker.assigned(taskSpec({ command: ['sh', '-c', `ip -4 addr show eth0; wget -qO- http://${prefix}.10/`] }), { slot: 2 }), ...onNetwork(`${prefix}.11`) });
+      expect(await client.reached(TaskState.COMPLETE)).toMatchObject({ state: TaskState.COMPLETE, exitCode: 0 });
+      await eventually('the client’s output', () => client.text().includes(WEB_INDEX_TEXT));
+      expect(client.text()).toContain(`inet ${prefix}.11/24`);
+
+      await client.runner.remove();
+      expect(await docker.engine.find('GET', `/networks/${engineName}`)).toBeDefined();
+      await web.runner.remove();
+      expect(await docker.engine.find('GET', `/networks/${engineName}`)).toBeUndefined();
+    } finally {
+      await docker.cleanUp();
+      await docker.engine.call('DELETE', `/networks/${engineName}`).catch(() => undefined);
+    }
   });
 });
