@@ -78,6 +78,14 @@ describe('the worker', () => {
     expect(decodeAssignment(assignment('none', [], { portsJson: '' })).ports).toBeUndefined();
   });
 
+  it('gives a task the networks its assignment attaches it to, with its addresses; none from a dispatcher that sends none', () => {
+    const backend = { id: 'net1', name: 'backend', subnet: '10.0.1.0/24', gateway: '10.0.1.1', addresses: ['10.0.1.5/24'] };
+    expect(decodeAssignment(assignment('web', [], { networksJson: JSON.stringify([backend]) })).networks).toEqual([backend]);
+    expect(decodeAssignment(assignment('none', [], { networksJson: '' })).networks).toBeUndefined();
+    expect(decodeAssignment(assignment('older', [])).networks).toBeUndefined();
+    expect(() => decodeAssignment(assignment('bad', [], { networksJson: '{"id":"net1"}' }))).toThrow("the task's networks are not a list");
+  });
+
   it("keeps each task's output with it, finds the tasks a selector names, and tells listeners of tasks it takes on", async () => {
     const recorder = new StatusRecorder();
     const worker = new Worker(executor, recorder.sink, () => new Date(1_700_000_000_000));
