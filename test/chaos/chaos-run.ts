@@ -34,7 +34,7 @@ export interface ChaosOptions {
   readonly seed?: number;
   readonly agents?: number;
   readonly nodesPerAgent?: number;
-  /** How long the broker stays down (default 5 s). */
+  /** How long the broker stays down (default 10 s, as the soak's). */
   readonly brokerOutageMs?: number;
   /** Workload between two faults, once the deployment is whole again (default 3 s). */
   readonly gapMs?: number;
@@ -150,7 +150,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
   const chaos = await ChaosCluster.start({
     agents: options.agents ?? 2,
     nodesPerAgent: options.nodesPerAgent ?? 6,
-    brokerOutageMs: options.brokerOutageMs ?? 5_000,
+    brokerOutageMs: options.brokerOutageMs ?? 10_000,
     snapshotEveryMs: 5_000,
     say,
   });
