@@ -2,12 +2,14 @@
  * Real containers: Shoal as separate processes on the real broker, and two agents on the
  * docker executor (`shoal agent --executor docker`), nodes dock-a and dock-b, each its own
  * node on the test engine (SHOAL_TEST_ENGINE). What the docker CLI asks of Shoal is checked
- * where it happens: in the engine's containers.
+ * where it happens: in the engine's containers (and networks).
  */
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerOutput } from '../../libs/testing/src/processes/docker-cli';
+import { WEB_IMAGE, WEB_INDEX_TEXT } from '../../libs/testing/src/engine/test-images';
 import { eventually } from '../../libs/testing/src/eventually';
 import { ShoalCluster } from '../../libs/testing/src/processes/shoal-cluster';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
@@ -177,5 +179,27 @@ describe('real containers: two docker agents under Shoal as separate processes o
     expect(new Set(taskIds).size).toBe(taskIds.length);
     expect(appBefore.length).toBe(2);
     expect(await containersOf('brief')).toHaveLength(1);
+  });
+
+  it('a Shoal network is a bridge on the node with the allocator’s subnet: each task at its allocated address, one reaches another by its service’s name and its address, and the bridge goes with the last', async () => {
+    // A subnet of the test's own: the engine (in swarm mode) has its own ingress on 10.0.0.0/24.
+    const prefix = `10.${randomInt(200, 250)}.${randomInt(0, 256)}`;
+    await ok('network', 'create', '--driver', 'overlay', '--subnet', `${prefix}.0/24`, 'backend');
+    await ok('service', 'create', '-d', '--name', 'netweb', '--network', 'backend', '--constraint', 'node.hostname==dock-a', '--stop-grace-period', '1s', WEB_IMAGE);
+    const [web] = await until('netweb runs', async () => ((await containersOf('netweb', 'running')).length === 1 ? containersOf('netweb', 'running') : undefined));
+    const endpoint = (await engine.call<{ NetworkSettings: { Networks: Record<string, { IPAddress: string }> } }>('GET', `/containers/${web!.Id}/json`)).NetworkSettings.Networks['shoal-backend'];
+    const attachments = JSON.parse(await ok('inspect', '--type', 'task', '--format', '{{json .NetworksAttachments}}', web!.Labels[LABELS.taskId]!)) as { Network: { Spec: { Name: string } }; Addresses: string[] }[];
+    const allocated = attachments.find((attachment) => attachment.Network.Spec.Name === 'backend')!.Addresses[0]!;
+    expect(allocated.startsWith(`${prefix}.`)).toBe(true);
+    expect(`${endpoint!.IPAddress}/24`).toBe(allocated);
+    const address = endpoint!.IPAddress;
+    await ok('service', 'create', '-d', '--name', 'netclient', '--network', 'backend', '--constraint', 'node.hostname==dock-a', '--restart-condition', 'none', BUSYBOX, 'sh', '-c', `wget -qO- http://netweb/ && echo fetched by name; wget -qO- http://${address}/ && echo fetched by address`);
+    const logs = await until('the client fetched the page by name and by address', async () => {
+      const text = await ok('service', 'logs', 'netclient');
+      return text.includes('fetched by name') && text.includes('fetched by address') ? text : undefined;
+    });
+    expect(logs).toContain(WEB_INDEX_TEXT);
+    await ok('service', 'rm', 'netweb', 'netclient');
+    await until('the bridge goes with the last task', async () => ((await engine.find('GET', '/networks/shoal-backend')) === undefined ? true : undefined));
   });
 });
