@@ -176,7 +176,7 @@ describe('DockerExecutor on a real engine', () => {
     expect(await docker.containers(kept.task.id)).toHaveLength(1);
   });
 
-  it('puts tasks on a Shoal network on a bridge with the allocator’s subnet and addresses, one reaches the other by address, and the bridge goes with the last', async () => {
+  it('puts tasks on a Shoal network on a bridge with the allocator’s subnet and addresses, one reaches the other by address, and the bridge goes with the last container on it', async () => {
     const name = `t${randomUUID().slice(0, 8)}`;
     const prefix = `10.${randomInt(200, 250)}.${randomInt(0, 256)}`;
     const network = { id: `net${randomUUID().slice(0, 8)}`, name, subnet: `${prefix}.0/24`, gateway: `${prefix}.1` };
@@ -197,9 +197,10 @@ describe('DockerExecutor on a real engine', () => {
       await eventually('the client’s output', () => client.text().includes(WEB_INDEX_TEXT));
       expect(client.text()).toContain(`inet ${prefix}.11/24`);
 
-      await client.runner.remove();
-      expect(await docker.engine.find('GET', `/networks/${engineName}`)).toBeDefined();
+      // The client's container has exited and is still there: the network stays for it.
       await web.runner.remove();
+      expect(await docker.engine.find('GET', `/networks/${engineName}`)).toBeDefined();
+      await client.runner.remove();
       expect(await docker.engine.find('GET', `/networks/${engineName}`)).toBeUndefined();
     } finally {
       await docker.cleanUp();

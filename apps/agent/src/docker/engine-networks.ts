@@ -17,7 +17,6 @@ interface EngineNetwork {
   readonly Driver?: string;
   readonly Labels?: Record<string, string> | null;
   readonly IPAM?: { readonly Config?: readonly { readonly Subnet?: string }[] | null };
-  readonly Containers?: Record<string, unknown> | null;
 }
 
 const inspect = (engine: EngineClient, name: string): Promise<EngineNetwork | undefined> => engine.find<EngineNetwork>('GET', `/networks/${encodeURIComponent(name)}`);
@@ -50,12 +49,15 @@ export const ensureNetwork = async (engine: EngineClient, network: AssignedNetwo
 
 /**
  * Removes the engine network `name` if it is a Shoal network's (it carries the label) and
- * no container is on it; true when it went. A network in use (403) or gone (404) stays so.
+ * no container names it — running, or created and not started yet, or exited and not
+ * removed (the network's own list of containers has only the running ones); true when it
+ * went. A network in use (403) or gone (404) stays so.
  */
 export const removeUnusedNetwork = async (engine: EngineClient, name: string): Promise<boolean> => {
   const existing = await inspect(engine, name);
   if (!existing?.Labels?.[NETWORK_LABELS.networkId]) return false;
-  if (Object.keys(existing.Containers ?? {}).length > 0) return false;
+  const users = await engine.call<unknown[]>('GET', '/containers/json', { query: { all: 1, filters: JSON.stringify({ network: [name] }) } });
+  if (users.length > 0) return false;
   try {
     await engine.call('DELETE', `/networks/${existing.Id}`);
     return true;
