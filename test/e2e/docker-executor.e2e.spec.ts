@@ -181,13 +181,18 @@ describe('real containers: two docker agents under Shoal as separate processes o
     expect(await containersOf('brief')).toHaveLength(1);
   });
 
-  it('a Shoal network is a bridge on the node with the allocator’s subnet: each task at its allocated address, one reaches another by its service’s name and its address, and the bridge goes with the last', async () => {
+  it('a Shoal network is a bridge on the node with the allocator’s subnet: each task at its allocated address, one reaches another by its service’s name and its address, an ingress-mode port answers on the node, and the bridge goes with the last', async () => {
     // A subnet of the test's own: the engine (in swarm mode) has its own ingress on 10.0.0.0/24.
     const prefix = `10.${randomInt(200, 250)}.${randomInt(0, 256)}`;
     await ok('network', 'create', '--driver', 'overlay', '--subnet', `${prefix}.0/24`, 'backend');
-    await ok('service', 'create', '-d', '--name', 'netweb', '--network', 'backend', '--constraint', 'node.hostname==dock-a', '--stop-grace-period', '1s', WEB_IMAGE);
+    const port = await freePort();
+    // Its port published in ingress mode: on the node that runs it; the ingress network is not made there.
+    await ok('service', 'create', '-d', '--name', 'netweb', '--network', 'backend', '-p', `published=${port},target=80`, '--constraint', 'node.hostname==dock-a', '--stop-grace-period', '1s', WEB_IMAGE);
     const [web] = await until('netweb runs', async () => ((await containersOf('netweb', 'running')).length === 1 ? containersOf('netweb', 'running') : undefined));
-    const endpoint = (await engine.call<{ NetworkSettings: { Networks: Record<string, { IPAddress: string }> } }>('GET', `/containers/${web!.Id}/json`)).NetworkSettings.Networks['shoal-backend'];
+    const networks = (await engine.call<{ NetworkSettings: { Networks: Record<string, { IPAddress: string }> } }>('GET', `/containers/${web!.Id}/json`)).NetworkSettings.Networks;
+    expect(Object.keys(networks)).toEqual(['shoal-backend']);
+    expect(await until('the published port answers', () => httpGet(port).catch(() => undefined))).toContain(WEB_INDEX_TEXT);
+    const endpoint = networks['shoal-backend'];
     const attachments = JSON.parse(await ok('inspect', '--type', 'task', '--format', '{{json .NetworksAttachments}}', web!.Labels[LABELS.taskId]!)) as { Network: { Spec: { Name: string } }; Addresses: string[] }[];
     const allocated = attachments.find((attachment) => attachment.Network.Spec.Name === 'backend')!.Addresses[0]!;
     expect(allocated.startsWith(`${prefix}.`)).toBe(true);

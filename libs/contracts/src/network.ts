@@ -37,4 +37,6 @@ export interface AssignedNetwork {
   readonly gateway: string;
   /** The task's addresses on it, with prefix length, e.g. "10.0.1.5/24". */
   readonly addresses: readonly string[];
+  /** The routing-mesh network (the task publishes a port in ingress mode). */
+  readonly ingress?: boolean;
 }

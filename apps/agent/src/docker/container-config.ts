@@ -98,11 +98,18 @@ const endpointConfig = (task: ContainerTask, network: AssignedNetwork, nodeId: s
   };
 };
 
+/**
+ * The task's networks the node makes real: all but the ingress network, which exists for
+ * the routing mesh alone (there is none: a port published in ingress mode is published on
+ * the task's node), and whose default subnet is the one an engine in swarm mode holds itself.
+ */
+export const nodeNetworks = (task: Pick<ContainerTask, 'networks'>): AssignedNetwork[] => (task.networks ?? []).filter((network) => !network.ingress);
+
 /** The task's networks: the first joined at create (NetworkMode, EndpointsConfig), the others connected after. */
 const taskNetworks = (task: ContainerTask, nodeId: string): { create: Record<string, unknown>; connect: ContainerCreate['connect'] } => {
-  const networks = task.networks ?? [];
+  const networks = nodeNetworks(task);
   if (networks.length === 0) {
-    if (task.spec.networks && task.spec.networks.length > 0) {
+    if (task.spec.networks && task.spec.networks.length > 0 && (task.networks ?? []).length === 0) {
       throw new UnsupportedFieldError('task.networks', "the assignment carries no addresses for the task's networks (its dispatcher predates network attachments)");
     }
     return { create: {}, connect: [] };

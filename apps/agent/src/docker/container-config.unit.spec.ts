@@ -144,7 +144,8 @@ describe('containerConfig', () => {
 
 describe('a task’s networks', () => {
   const backend = { id: 'net1', name: 'backend', subnet: '10.0.1.0/24', gateway: '10.0.1.1', addresses: ['10.0.1.5/24'] };
-  const ingress = { id: 'ing1', name: 'ingress', subnet: '10.0.0.0/24', gateway: '10.0.0.1', addresses: ['10.0.0.7/24'] };
+  const frontend = { id: 'fe1', name: 'frontend', subnet: '10.0.2.0/24', gateway: '10.0.2.1', addresses: ['10.0.2.7/24'] };
+  const ingress = { id: 'ing1', name: 'ingress', subnet: '10.0.0.0/24', gateway: '10.0.0.1', addresses: ['10.0.0.3/24'], ingress: true };
 
   it('makes each Shoal network a bridge named after it, labelled with its id, with the allocator’s subnet and gateway', () => {
     expect(engineNetworkName(backend)).toBe('shoal-backend');
@@ -168,11 +169,20 @@ describe('a task’s networks', () => {
   });
 
   it('connects the container to its other networks before it starts (the engine joins one at create); an alias matches its network by id too', () => {
-    const created = containerConfig({ task: task({ networks: [{ target: 'ing1', aliases: ['edge'] }] }, { networks: [backend, { ...ingress, addresses: ['10.0.0.7/24', 'fd00::7/64'] }] }), nodeId: 'node1' });
+    const created = containerConfig({ task: task({ networks: [{ target: 'fe1', aliases: ['edge'] }] }, { networks: [backend, { ...frontend, addresses: ['10.0.2.7/24', 'fd00::7/64'] }] }), nodeId: 'node1' });
     expect(Object.keys((created.body.NetworkingConfig as { EndpointsConfig: object }).EndpointsConfig)).toEqual(['shoal-backend']);
     expect(created.connect).toEqual([
-      { network: 'shoal-ingress', body: { Container: 'web.2.task1', EndpointConfig: { IPAMConfig: { IPv4Address: '10.0.0.7', IPv6Address: 'fd00::7' }, Aliases: ['web', 'web.2.task1', 'edge'] } } },
+      { network: 'shoal-frontend', body: { Container: 'web.2.task1', EndpointConfig: { IPAMConfig: { IPv4Address: '10.0.2.7', IPv6Address: 'fd00::7' }, Aliases: ['web', 'web.2.task1', 'edge'] } } },
     ]);
+  });
+
+  it('leaves the ingress network out (no routing mesh: its ports are published on the node): a task on it alone stays on the default network', () => {
+    const both = containerConfig({ task: task({ networks: [{ target: 'backend' }] }, { networks: [ingress, backend] }), nodeId: 'node1' });
+    expect(Object.keys((both.body.NetworkingConfig as { EndpointsConfig: object }).EndpointsConfig)).toEqual(['shoal-backend']);
+    expect(both.connect).toEqual([]);
+    const alone = containerConfig({ task: task({}, { networks: [ingress] }), nodeId: 'node1' });
+    expect(alone.body).not.toHaveProperty('NetworkingConfig');
+    expect(alone.body.HostConfig).not.toHaveProperty('NetworkMode');
   });
 
   it('leaves a task with no networks on the engine’s default network, as before', () => {

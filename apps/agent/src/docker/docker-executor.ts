@@ -25,7 +25,7 @@ import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { DEFAULT_STOP_GRACE_PERIOD_MS, TaskFailure } from '../executor';
 import type { AssignedTask, Executor, TaskController, TaskExit, TaskOutput } from '../executor';
 import { ConfigFiles } from './config-files';
-import { containerConfig, engineNetworkName, LABELS } from './container-config';
+import { containerConfig, engineNetworkName, LABELS, nodeNetworks } from './container-config';
 import { FrameReader, RawReader } from './container-logs';
 import { EngineError, readJsonLines } from './engine-client';
 import type { EngineClient } from './engine-client';
@@ -275,7 +275,7 @@ class DockerController implements TaskController {
     await ensureImage(this.engine, this.task.spec.container.image);
     const configFiles = await this.executor.configFiles.write(this.task.id, this.task.configs);
     const { name, body, connect } = containerConfig({ task: this.task, nodeId, configFiles, publishAddress: this.executor.publishAddress });
-    const networks = this.task.networks ?? [];
+    const networks = nodeNetworks(this.task);
     if (networks.length === 0) {
       await this.createContainer(name, body);
       return;
@@ -364,7 +364,7 @@ class DockerController implements TaskController {
       );
     }
     await this.executor.configFiles.remove(this.task.id);
-    await this.executor.releaseNetworks((this.task.networks ?? []).map(engineNetworkName));
+    await this.executor.releaseNetworks(nodeNetworks(this.task).map(engineNetworkName));
     this.executor.forget(this);
   }
 

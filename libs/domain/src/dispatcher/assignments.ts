@@ -39,7 +39,8 @@ const assignedNetworks = (state: ClusterState, task: Task): AssignedNetwork[] =>
   (task.attachments ?? []).flatMap((attachment) => {
     const network = state.networks.get(attachment.network);
     if (network?.subnet === undefined || network.gateway === undefined) return [];
-    return [{ id: network.id, name: network.spec.name, subnet: network.subnet, gateway: network.gateway, addresses: [...attachment.addresses] }];
+    const assigned = { id: network.id, name: network.spec.name, subnet: network.subnet, gateway: network.gateway, addresses: [...attachment.addresses] };
+    return [network.spec.ingress ? { ...assigned, ingress: true } : assigned];
   });
 
 export const assignmentOf = (state: ClusterState, task: Task): Assignment => {

@@ -183,19 +183,24 @@ describe('dispatcher: the configs a node is sent', () => {
 
 
 describe('dispatcher: a task’s networks in its assignment', () => {
-  it('carries each network the allocator attached the task to, with its name, subnet and gateway and the task’s addresses', () => {
+  it('carries each network the allocator attached the task to, with its name, subnet and gateway and the task’s addresses, the ingress network marked', () => {
     const h = dispatcherSpecification();
     h.reconcileAll();
     connect(h, 'n1');
     h.apply((given) => [
       given.event('NetworkCreated', { id: 'net1', spec: { name: 'backend', driver: 'overlay' } }),
       given.event('NetworkAllocated', { id: 'net1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' }),
+      given.event('NetworkCreated', { id: 'ing', spec: { name: 'ingress', driver: 'overlay', ingress: true } }),
+      given.event('NetworkAllocated', { id: 'ing', subnet: '10.0.0.0/24', gateway: '10.0.0.1' }),
       given.event('TasksCreated', { tasks: [newTask('t1', 's1', serviceSpec('web', { kind: 'replicated', replicas: 1 }), { slot: 1 })] }),
-      given.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [{ network: 'net1', addresses: ['10.0.1.5/24'] }] }] }),
+      given.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [{ network: 'net1', addresses: ['10.0.1.5/24'] }, { network: 'ing', addresses: ['10.0.0.3/24'] }] }] }),
       given.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'test' }] }),
     ]);
     const [assignment] = new AssignmentTracker().complete(h.state, h.core.tasksOf('n1')).tasks;
-    expect(assignment?.networks).toEqual([{ id: 'net1', name: 'backend', subnet: '10.0.1.0/24', gateway: '10.0.1.1', addresses: ['10.0.1.5/24'] }]);
+    expect(assignment?.networks).toEqual([
+      { id: 'net1', name: 'backend', subnet: '10.0.1.0/24', gateway: '10.0.1.1', addresses: ['10.0.1.5/24'] },
+      { id: 'ing', name: 'ingress', subnet: '10.0.0.0/24', gateway: '10.0.0.1', addresses: ['10.0.0.3/24'], ingress: true },
+    ]);
   });
 
   it('carries none for a task on no network', () => {
