@@ -54,3 +54,11 @@ export const viewCore = (name: string | undefined): ComponentCore | undefined =>
       throw new Error(`unknown view ${name}`);
   }
 };
+
+/** The heap in use after three full collections (the process runs with --expose-gc). */
+export const heapAfterGc = (): number => {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (!collect) throw new Error('run with --expose-gc');
+  for (let i = 0; i < 3; i++) collect();
+  return process.memoryUsage().heapUsed;
+};

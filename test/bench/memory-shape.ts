@@ -8,19 +8,12 @@ import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
 // The factory's own module, not @shoal/runtime's index: that loads Nest and kafkajs, whose memory would count as the view's.
-import { benchEvents, benchNode, viewCore } from './events';
+import { benchEvents, benchNode, heapAfterGc as gc, viewCore } from './events';
 
 const [which, nodesArg, tasksArg] = process.argv.slice(2);
 const nodes = Number(nodesArg);
 const tasks = Number(tasksArg);
 const SERVICES = 100;
-
-const gc = (): number => {
-  const collect = (globalThis as { gc?: () => void }).gc;
-  if (!collect) throw new Error('run with --expose-gc');
-  for (let i = 0; i < 3; i++) collect();
-  return process.memoryUsage().heapUsed;
-};
 
 const event = benchEvents();
 

@@ -10,7 +10,7 @@ import { DEFAULT_ADMISSION_LIMITS, DEFAULT_CLUSTER_SPEC, MAX_CONFIG_BYTES, TaskS
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { Projection, canonicalJson } from '@shoal/domain';
 // The factory's own module, not @shoal/runtime's index: that loads Nest and kafkajs, whose memory would count as the view's.
-import { benchEvents, benchNode, viewCore } from '../bench/events';
+import { benchEvents, benchNode, heapAfterGc as gc, viewCore } from '../bench/events';
 
 const VIEW = process.argv[2];
 const NODES = 100;
@@ -43,13 +43,6 @@ const largestSpec = (): ServiceSpec => {
   const bytes = specBytes(spec);
   if (bytes > DEFAULT_ADMISSION_LIMITS.maxSpecBytes || bytes < DEFAULT_ADMISSION_LIMITS.maxSpecBytes * 0.99) throw new Error(`the spec is ${bytes} bytes, not just under the limit`);
   return spec;
-};
-
-const gc = (): number => {
-  const collect = (globalThis as { gc?: () => void }).gc;
-  if (!collect) throw new Error('run with --expose-gc');
-  for (let i = 0; i < 3; i++) collect();
-  return process.memoryUsage().heapUsed;
 };
 
 const event = benchEvents();
