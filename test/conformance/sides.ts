@@ -2,37 +2,21 @@
  * The two sides of the differential suite: the test run's Docker engine, in swarm mode, and
  * Shoal's API as its own process on the real broker. No engine is a failure, never a skip.
  */
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePorts } from '../../infra/kafka/broker';
+import { testEngine } from '../../libs/testing/src/engine/test-engine';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import { exchange, socketPathOf } from './engine-http';
 
-/** The engine jest's global setup names (SHOAL_TEST_ENGINE), or an error saying how to give one. */
-export const conformanceEngine = (env: NodeJS.ProcessEnv = process.env): string => {
-  const engine = env.SHOAL_TEST_ENGINE?.trim();
-  if (engine && engine !== 'none') return socketPathOf(engine);
-  throw new Error(
-    'the Docker conformance suite needs a Docker engine: set SHOAL_TEST_ENGINE=unix:///path/to/docker.sock ' +
-      `(dockerd -H unix:///tmp/e/docker.sock --data-root /tmp/e/data --exec-root /tmp/e/exec --bridge=none)${env.SHOAL_TEST_ENGINE_ERROR ? `: ${env.SHOAL_TEST_ENGINE_ERROR}` : ''}`,
-  );
-};
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+/** The socket of the engine jest's global setup names (`testEngine()`), which throws saying how to give one. */
+export const conformanceEngine = (env: NodeJS.ProcessEnv = process.env): string => socketPathOf(testEngine(env));
 
 /** The engine in swarm mode: initialised on 127.0.0.1 when it is not yet a manager. */
 export const ensureSwarm = async (socket: string): Promise<void> => {
   const info = await exchange(socket, 'GET', '/v1.41/info');
   const state = (info.body as { Swarm?: { LocalNodeState?: string } }).Swarm?.LocalNodeState;
   if (state === 'active') return;
-  const port = await freePort();
+  const [port] = (await freePorts(1)) as [number];
   const init = await exchange(socket, 'POST', '/v1.41/swarm/init', { ListenAddr: `127.0.0.1:${port}`, AdvertiseAddr: '127.0.0.1' });
   if (init.status !== 200) throw new Error(`the test engine could not enter swarm mode: ${init.status} ${JSON.stringify(init.body)}`);
 };

@@ -6,12 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 
 import { join } from 'node:path';
 import { TaskState, taskStateName } from '@shoal/contracts';
 import type { ConfigReference, PortConfig, TaskSpec } from '@shoal/contracts';
-import { eventually, testEngine } from '@shoal/testing';
+import { eventually, freePorts, testEngine } from '@shoal/testing';
 import type { AssignedTask } from '../../executor';
 import { TaskLog } from '../../task-log';
 import { TaskRunner } from '../../task-runner';
@@ -24,15 +23,7 @@ import { EngineClient } from '../engine-client';
 export { testEngine };
 
 /** A TCP port free on 127.0.0.1 now, for a port a test publishes. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+export const freePort = async (): Promise<number> => (await freePorts(1))[0]!;
 
 /** The body of `GET /` on 127.0.0.1:`port`. */
 export const httpGet = (port: number): Promise<string> =>
