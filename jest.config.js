@@ -18,7 +18,7 @@ const swc = [
 ];
 
 const moduleNameMapper = {
-  '^@shoal/(contracts|domain|eventlog|protocol|runtime|testing)$': '<rootDir>/libs/$1/src',
+  '^@shoal/(contracts|docker-api|domain|eventlog|protocol|runtime|testing)$': '<rootDir>/libs/$1/src',
 };
 
 const common = {

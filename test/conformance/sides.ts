@@ -27,16 +27,19 @@ export interface ShoalSide {
 }
 
 /**
- * `shoal run api` and `shoal run allocator` on the real broker, its swarm initialised; answers
- * on its unix socket. The allocator gives subnets, VIPs and published ports, as the engine's does.
+ * `shoal run api`, `shoal run allocator` and `shoal run orchestrator` on the real broker, its swarm
+ * initialised; answers on its unix socket. The allocator gives subnets, VIPs and published ports,
+ * and the orchestrator completes updates and rollbacks, as the engine's do.
  */
 export const startShoal = async (name: string): Promise<ShoalSide> => {
   const deployment = ShoalProcesses.onKafka(name, { SHOAL_API_PORT: '0', SHOAL_HEALTH_PORT: '0' });
   try {
     const api = deployment.cli(['run', 'api']);
     await api.waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
-    const allocator = deployment.cli(['run', 'allocator']);
-    await allocator.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000);
+    // The orchestrator too: it is what completes an update or a rollback (UpdateStatus), as the engine's does.
+    for (const component of ['allocator', 'orchestrator']) {
+      await deployment.cli(['run', component]).waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000);
+    }
     const socket = join(deployment.dataDir, 'shoal.sock');
     const init = await exchange(socket, 'POST', '/v1.41/swarm/init', { ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' });
     if (init.status !== 200) throw new Error(`Shoal's swarm init: ${init.status} ${JSON.stringify(init.body)}`);

@@ -156,6 +156,27 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     expect(Differential.compare(answer)).toEqual({ status: [], body: [] });
     expect(answer.shoal.status).toBe(400);
   });
+  it("a service body of the wrong types is refused with 400 in Go's words, the same on both", async () => {
+    const image = { ContainerSpec: { Image: IMAGE } };
+    const bodies = [
+      { Name: 5, TaskTemplate: image },
+      { Name: `t-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE, Env: 'A=1' } } },
+      { Name: `t-${run}`, Labels: { tier: 3 }, TaskTemplate: image },
+      { Name: `t-${run}`, TaskTemplate: image, Mode: { Replicated: { Replicas: -2 } } },
+      { Name: `t-${run}`, TaskTemplate: image, Mode: { Replicated: { Replicas: 1.5 } } },
+      { Name: `t-${run}`, TaskTemplate: image, EndpointSpec: { Ports: [{ TargetPort: 'x' }] } },
+      { Name: `t-${run}`, TaskTemplate: { ...image, RestartPolicy: { Delay: '5s' } } },
+      { Name: `t-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE, Mounts: [{ Type: 'bind', ReadOnly: 'yes' }] } } },
+      [1],
+    ];
+    for (const body of bodies) {
+      const answer = await diff.send('POST', '/services/create', body);
+      expect({ sent: body, ...Differential.compare(answer) }).toEqual({ sent: body, status: [], body: [] });
+      expect(answer.shoal.status).toBe(400);
+      expect({ sent: body, message: (answer.shoal.body as { message: string }).message }).toEqual({ sent: body, message: (answer.engine.body as { message: string }).message });
+    }
+  });
+
   it('a duration that is not a whole number of milliseconds: Docker keeps it, Shoal refuses it naming the field', async () => {
     const spec = { Name: `ns-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE } }, Mode: { Replicated: { Replicas: 0 } }, UpdateConfig: { Delay: 5 } };
     const answer = await diff.send('POST', '/services/create', spec);
@@ -315,6 +336,76 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     expect((stale.engine.body as { message: string }).message).toMatch(/update out of sequence/);
     expect((stale.shoal.body as { message: string }).message).toMatch(/update out of sequence/);
   });
+  it('a rollback returns to the previous spec and inspects the same, PreviousSpec included; without a previous spec it is refused on both', async () => {
+    const spec = { Name: `rb-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE, Env: ['A=1'] } }, Mode: { Replicated: { Replicas: 0 } } };
+    const created = await diff.send('POST', '/services/create', spec);
+    expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+    const ids = idOf(created);
+    services.push(ids);
+    const inspect = () => diff.sendEach('GET', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
+    const versions = (answer: SideBySide) => ({
+      engine: (answer.engine.body as { Version: { Index: number } }).Version.Index,
+      shoal: (answer.shoal.body as { Version: { Index: number } }).Version.Index,
+    });
+    const update = (at: { engine: number; shoal: number }, body: unknown, query = '') =>
+      diff.sendEach('POST', { engine: `/services/${ids.engine}/update?version=${at.engine}${query}`, shoal: `/services/${ids.shoal}/update?version=${at.shoal}${query}` }, body);
+
+    const refused = await update(versions(await inspect()), spec, '&rollback=previous');
+    expect(Differential.compare(refused)).toEqual({ status: [], body: [] });
+    expect(refused.engine.status).toBe(400);
+    for (const side of [refused.engine, refused.shoal]) expect((side.body as { message: string }).message).toMatch(/does not have a previous spec/);
+
+    const changed = { ...spec, Labels: { stage: 'two' }, TaskTemplate: { ContainerSpec: { Image: IMAGE, Env: ['A=2'] } } };
+    expect(Differential.compare(await update(versions(await inspect()), changed))).toEqual({ status: [], body: [] });
+    // What `docker service rollback` sends: the current spec, with rollback=previous.
+    const rolledBack = await update(versions(await inspect()), changed, '&rollback=previous');
+    expect(Differential.compare(rolledBack)).toEqual({ status: [], body: [] });
+    // Both complete the rollback (no task to replace): until both say so, then the same.
+    let after = await inspect();
+    const settled = (body: unknown) => (body as { UpdateStatus?: { State?: string } }).UpdateStatus?.State === 'rollback_completed';
+    for (let attempt = 0; attempt < 100 && !(settled(after.engine.body) && settled(after.shoal.body)); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await inspect();
+    }
+    expect(Differential.compare(after)).toEqual({ status: [], body: [] });
+    const shoalService = after.shoal.body as { Spec: { Labels?: object; TaskTemplate: { ContainerSpec: { Env: string[] } } }; PreviousSpec: { TaskTemplate: { ContainerSpec: { Env: string[] } } } };
+    expect(shoalService.Spec.TaskTemplate.ContainerSpec.Env).toEqual(['A=1']);
+    expect(shoalService.PreviousSpec.TaskTemplate.ContainerSpec.Env).toEqual(['A=2']);
+  });
+
+  it('filters of /tasks, /services and /nodes: what Docker accepts is accepted, what it refuses is refused in its words (its 500s are 400 on Shoal)', async () => {
+    const filters = (value: unknown): string => `filters=${encodeURIComponent(JSON.stringify(value))}`;
+    const queries = [
+      // Every task state's name is a desired state Docker takes, in any case.
+      ...['running', 'shutdown', 'accepted', 'complete', 'remove', 'Running'].map((state) => `/tasks?${filters({ 'desired-state': [state] })}`),
+      `/tasks?${filters({ 'desired-state': ['bogus'] })}`,
+      `/tasks?${filters({ bogus: ['x'] })}`,
+      `/tasks?${filters({ node: [`none-${run}`] })}`,
+      `/tasks?${filters({ '_up-to-date': ['maybe'] })}`,
+      `/tasks?${filters({ label: ['a=b'], name: ['x'] })}`,
+      `/services?${filters({ mode: ['bogus'] })}`,
+      `/services?${filters({ bogus: ['x'] })}`,
+      `/nodes?${filters({ role: ['bogus'] })}`,
+      `/nodes?${filters({ membership: ['bogus'] })}`,
+      '/tasks?filters=notjson',
+    ];
+    const seen: Record<string, { status: string[]; body: string[] }> = {};
+    for (const query of queries) {
+      const answer = await diff.send('GET', query);
+      const comparison = Differential.compare(answer);
+      if (comparison.status.length > 0 || comparison.body.length > 0) seen[query] = comparison;
+    }
+    // Docker answers an invalid value of these filters, and a query that is not JSON, 500:
+    // the client's mistake, which Shoal answers 400 (docs/docker-compatibility.md).
+    const pinned = { status: ['status: engine 500, shoal 400'], body: [] };
+    expect(seen).toEqual({
+      [`/tasks?${filters({ 'desired-state': ['bogus'] })}`]: pinned,
+      [`/nodes?${filters({ role: ['bogus'] })}`]: pinned,
+      [`/nodes?${filters({ membership: ['bogus'] })}`]: pinned,
+      '/tasks?filters=notjson': pinned,
+    });
+  });
+
   it('/version has the fields of Docker\'s, each of the same type (the values are each engine\'s own)', async () => {
     const answer = await diff.send('GET', '/version');
     const types = (body: unknown): Record<string, string> =>

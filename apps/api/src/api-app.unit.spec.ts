@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiApp } from './create-api-app';
+import { Intents } from './intents/intents';
 import { startApi } from './testing/api-harness';
 import type { ApiHarness } from './testing/api-harness';
 
@@ -100,19 +101,34 @@ describe('the API over HTTP', () => {
     });
   });
 
+  it("reads Docker's bodies as Go does: keys in any case, null as unset, unknown keys ignored (a service, a swarm update)", async () => {
+    const created = await api.request('POST', '/services/create', {
+      socket: true,
+      body: { name: 'folded', labels: { Tier: 'a' }, tasktemplate: { containerSpec: { IMAGE: 'nginx:1.27', env: null }, Extra: 1 }, mode: { replicated: { replicas: 2 } }, updateConfig: null },
+    });
+    expect(created.status).toBe(201);
+    const inspected = (await api.request('GET', '/services/folded', { socket: true })).body as { Spec: Record<string, unknown> };
+    expect(inspected.Spec).toMatchObject({ Name: 'folded', Labels: { Tier: 'a' }, TaskTemplate: { ContainerSpec: { Image: 'nginx:1.27' } }, Mode: { Replicated: { Replicas: 2 } } });
+    const swarm = (await api.request('GET', '/swarm', { socket: true })).body as { Version: { Index: number }; Spec: Record<string, unknown> };
+    const updated = await api.request('POST', `/swarm/update?version=${swarm.Version.Index}`, { socket: true, body: { ...swarm.Spec, orchestration: { taskHistoryRetentionLimit: 7 }, Raft: { KeepOldSnapshots: null } } });
+    expect(updated.status).toBe(200);
+    expect(api.view.state.cluster?.spec.orchestration.taskHistoryRetentionLimit).toBe(7);
+  });
+
   describe('validation: 400 with the field and the reason, and nothing on the log', () => {
     it.each<[string, { body?: unknown; rawBody?: string }, RegExp]>([
       ['malformed JSON', { rawBody: '{"Name": "web",' }, /malformed JSON/],
-      ['a wrong type', { body: service({ Name: 42 }) }, /Name: must be a string/],
-      ['an image of the wrong type', { body: service({ TaskTemplate: { ContainerSpec: { Image: ['x'] } } }) }, /TaskTemplate\.ContainerSpec\.Image/],
-      ['an unknown mode', { body: service({ Mode: { Daemon: {} } }) }, /unknown mode "Daemon"/],
-      ['negative replicas', { body: service({ Mode: { Replicated: { Replicas: -2 } } }) }, /Mode\.Replicated\.Replicas: must not be less than 0/],
+      // A body of the wrong types: Docker's words, as Go's decoder gives them.
+      ['a wrong type', { body: service({ Name: 42 }) }, /^json: cannot unmarshal number into Go struct field ServiceSpec\.Name of type string$/],
+      ['an image of the wrong type', { body: service({ TaskTemplate: { ContainerSpec: { Image: ['x'] } } }) }, /^json: cannot unmarshal array into Go struct field ContainerSpec\.TaskTemplate\.ContainerSpec\.Image of type string$/],
+      ['an unknown mode', { body: service({ Mode: { Daemon: {} } }) }, /^invalid Mode: unknown mode "Daemon" \(Replicated, Global, ReplicatedJob or GlobalJob\)$/],
+      ['negative replicas', { body: service({ Mode: { Replicated: { Replicas: -2 } } }) }, /^json: cannot unmarshal number -2 into Go struct field ReplicatedService\.Mode\.Replicated\.Replicas of type uint64$/],
       ['bad constraint syntax', { body: service({ TaskTemplate: { ContainerSpec: { Image: 'x' }, Placement: { Constraints: ['node.labels.zone=east'] } } }) }, /Constraints\[0\]/],
       ['an unknown restart condition', { body: service({ TaskTemplate: { ContainerSpec: { Image: 'x' }, RestartPolicy: { Condition: 'always' } } }) }, /RestartPolicy\.Condition/],
-      ['a port out of range', { body: service({ EndpointSpec: { Ports: [{ TargetPort: 0 }] } }) }, /EndpointSpec\.Ports\.0\.TargetPort/],
-      ['a label that is not a string', { body: service({ Labels: { tier: 3 } }) }, /Labels\.tier: a label value must be a string/],
+      ['a port out of range', { body: service({ EndpointSpec: { Ports: [{ TargetPort: 0 }] } }) }, /EndpointSpec\.Ports\[0\]\.TargetPort: 0 is not a port/],
+      ['a label that is not a string', { body: service({ Labels: { tier: 3 } }) }, /^json: cannot unmarshal number into Go struct field ServiceSpec\.Labels of type string$/],
       ['an oversized body', { body: service({ Labels: { big: 'x'.repeat(3 * 1024 * 1024) } }) }, /larger than/],
-      ['no body', {}, /Name/],
+      ['no body', {}, /^got EOF while reading request body$/],
     ])('%s', async (_case, input, message) => {
       const before = await api.log.highWaterMark();
       const answer = await api.request('POST', '/v1.47/services/create', { socket: true, ...input });
@@ -124,7 +140,16 @@ describe('the API over HTTP', () => {
       const swarm = (await api.request('GET', '/swarm', { socket: true })).body as { Version: { Index: number }; Spec: Record<string, unknown> };
       const before = await api.log.highWaterMark();
       const answer = await api.request('POST', `/swarm/update?version=${swarm.Version.Index}`, { socket: true, body: { ...swarm.Spec, Labels: { team: 7 } } });
-      expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(/labels\.team/) } });
+      // The decode refuses it first, in Go's words, as Docker's engine does.
+      expect(answer).toMatchObject({ status: 400, body: { message: 'json: cannot unmarshal number into Go struct field Spec.Labels of type string' } });
+      // Past the decode, an intent of the wrong shape is still refused before it is appended.
+      const intents = api.app.get(Intents);
+      const cluster = api.view.state.cluster!;
+      const misshapen = { ...cluster.spec, labels: { team: 7 } } as unknown as typeof cluster.spec;
+      await expect(intents.submit('ClusterSpecUpdated', { spec: misshapen }, { clusterVersion: cluster.version })).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringMatching(/labels\.team/),
+      });
       expect(await api.log.highWaterMark()).toBe(before);
     });
 
@@ -202,6 +227,10 @@ describe('the API over HTTP', () => {
       expect(await api.request('GET', '/services/nope', { socket: true })).toMatchObject({ status: 404, body: { message: 'service nope not found' } });
       expect(await api.request('POST', '/nodes/nope/update?version=1', { socket: true, body: {} })).toMatchObject({ status: 404 });
       expect(await api.request('GET', '/tasks/nope', { socket: true })).toMatchObject({ status: 404 });
+      // A task list filtered by a service or node that does not exist, as Docker's daemon answers it.
+      const filter = (value: object) => `/tasks?filters=${encodeURIComponent(JSON.stringify(value))}`;
+      expect(await api.request('GET', filter({ node: ['nope'] }), { socket: true })).toMatchObject({ status: 404, body: { message: 'node nope not found' } });
+      expect(await api.request('GET', filter({ service: ['nope'] }), { socket: true })).toMatchObject({ status: 404, body: { message: 'service nope not found' } });
     });
 
     it('needs the version an update is based on', async () => {

@@ -52,10 +52,18 @@ describe('admission limits over HTTP', () => {
 
   it('refuses replicas past a safe integer as it decodes them (Docker\'s uint64 is wider than a JSON number stays exact), writing nothing', async () => {
     const before = await api.log.highWaterMark();
-    for (const replicas of ['1e20', '18446744073709551615', '9007199254740992']) {
+    const pastExact = 'invalid Mode.Replicated.Replicas: 9007199254740992 is past the largest integer Shoal keeps exact (9007199254740991)';
+    const cases = [
+      // Past a uint64: Go refuses it too, in these words.
+      ['1e20', 'json: cannot unmarshal number 100000000000000000000 into Go struct field ReplicatedService.Mode.Replicated.Replicas of type uint64'],
+      // A uint64 to Go, but not exact as a JSON number here: refused rather than rounded.
+      ['18446744073709551615', pastExact.replace('9007199254740992 is', '18446744073709552000 is')],
+      ['9007199254740992', pastExact],
+    ] as const;
+    for (const [replicas, message] of cases) {
       const rawBody = `{"Name":"wide","TaskTemplate":{"ContainerSpec":{"Image":"nginx:1.27"}},"Mode":{"Replicated":{"Replicas":${replicas}}}}`;
       const answer = await api.request('POST', '/services/create', { socket: true, rawBody });
-      expect({ replicas, ...answer }).toMatchObject({ replicas, status: 400, body: { message: 'invalid request: Mode.Replicated.Replicas: must not be greater than 9007199254740991' } });
+      expect({ replicas, ...answer }).toMatchObject({ replicas, status: 400, body: { message } });
     }
     expect(await api.log.highWaterMark()).toBe(before);
   });

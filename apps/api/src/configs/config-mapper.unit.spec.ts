@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { MAX_CONFIG_BYTES, base64DecodedLength, isBase64 } from '@shoal/contracts';
 import type { Config } from '@shoal/domain';
-import { SpecError } from '../docker/spec-error';
+import { SpecError } from '@shoal/docker-api';
 import { fromDockerConfigCreate, fromDockerConfigUpdate, toDockerConfig } from './config-mapper';
 
 const config: Config = { id: 'cfg1', spec: { name: 'app-conf', labels: { a: '1' }, data: 'QQ==' }, version: 4, createdAt: 't0', updatedAt: 't1' };

@@ -6,14 +6,11 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } f
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { admitConfigSpec } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
-import { parseFilters } from '../docker/filters';
+import { CONFIG_FILTERS, CONFIG_SPEC, configMatches, goDecodeAs, openApiSchema, parseFilters, queryVersion } from '@shoal/docker-api';
 import { findConfig } from '../docker/lookup';
-import { queryVersion } from '../docker/query';
 import { Intents } from '../intents/intents';
-import { CONFIG_FILTERS, configMatches } from './config-filters';
 import { fromDockerConfigCreate, fromDockerConfigUpdate, toDockerConfig } from './config-mapper';
-import type { DockerConfig } from './config-mapper';
-import { ConfigSpecDto } from './config-spec.dto';
+import type { DockerConfig, DockerConfigBody } from './config-mapper';
 
 @ApiTags('docker: configs')
 @Controller('configs')
@@ -32,10 +29,10 @@ export class ConfigsController {
   @Post('create')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a config', description: 'Written as ConfigCreated; answers once evolve has applied it. Refused (409) when the name is taken.' })
-  @ApiBody({ type: ConfigSpecDto })
-  async create(@Body() body: ConfigSpecDto): Promise<{ ID: string }> {
+  @ApiBody({ schema: openApiSchema(CONFIG_SPEC) })
+  async create(@Body() body: unknown): Promise<{ ID: string }> {
     this.intents.cluster();
-    const spec = fromDockerConfigCreate(body);
+    const spec = fromDockerConfigCreate(goDecodeAs<DockerConfigBody>(CONFIG_SPEC, body));
     const id = newObjectId();
     this.intents.admit(admitConfigSpec(this.intents.state, id, spec));
     await this.intents.submit('ConfigCreated', { id, spec });
@@ -52,13 +49,13 @@ export class ConfigsController {
   @Post(':id/update')
   @HttpCode(200)
   @ApiOperation({ summary: "Update a config's labels; `version` must be its Version.Index", description: 'The body is the whole ConfigSpec: its name and data may not change.' })
-  @ApiBody({ type: ConfigSpecDto })
+  @ApiBody({ schema: openApiSchema(CONFIG_SPEC) })
   @ApiQuery({ name: 'version', required: true })
-  async update(@Param('id') ref: string, @Body() body: ConfigSpecDto, @Query('version') rawVersion?: string): Promise<void> {
+  async update(@Param('id') ref: string, @Body() body: unknown, @Query('version') rawVersion?: string): Promise<void> {
     this.intents.cluster();
     const version = queryVersion(rawVersion);
     const config = findConfig(this.intents.state, ref);
-    const spec = fromDockerConfigUpdate(body, config);
+    const spec = fromDockerConfigUpdate(goDecodeAs<DockerConfigBody>(CONFIG_SPEC, body), config);
     await this.intents.submit('ConfigUpdated', { id: config.id, spec }, { configVersions: { [config.id]: version } });
   }
 

@@ -6,7 +6,7 @@ import { MAX_CONFIG_BYTES } from '@shoal/contracts';
 import { startApi } from '../testing/api-harness';
 import type { ApiHarness } from '../testing/api-harness';
 import type { AuditPage } from '../audit/audit.service';
-import type { DockerService } from '../docker/docker-types';
+import type { DockerService } from '@shoal/docker-api';
 import type { DockerConfig } from './config-mapper';
 
 const base64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -95,19 +95,20 @@ describe("Docker's /configs", () => {
     });
 
     it.each<[string, unknown, RegExp]>([
-      ['no body', undefined, /^invalid request: Name: a config name is required$/],
-      ['no name', { Data: base64('x') }, /^invalid request: Name: a config name is required$/],
-      ['a name that is not a string', { Name: 42, Data: base64('x') }, /Name: must be a string/],
+      ['no body', undefined, /^got EOF while reading request body$/],
+      ['no name', { Data: base64('x') }, /^invalid Name: a config name is required$/],
+      ['a name that is not a string', { Name: 42, Data: base64('x') }, /^json: cannot unmarshal number into Go struct field ConfigSpec\.Name of type string$/],
       ['a name with a space', { Name: 'bad name', Data: base64('x') }, /Name: "bad name" is not a valid config name: only 64 \[a-zA-Z0-9-_.\] characters allowed, and the start and end character must be \[a-zA-Z0-9\]/],
       ['a name ending in a dot', { Name: 'conf.', Data: base64('x') }, /Name: "conf\." is not a valid config name/],
       ['a name of 65 characters', { Name: 'a'.repeat(65), Data: base64('x') }, /Name: "a{65}" is not a valid config name: only 64/],
-      ['data that is not base64', { Name: 'x', Data: 'not base64!' }, /Data: must be base64/],
-      ['unpadded base64', { Name: 'x', Data: 'YWI' }, /Data: must be base64/],
+      // Go's words for a []byte that is not base64: where its decoder stopped.
+      ['data that is not base64', { Name: 'x', Data: 'not base64!' }, /^illegal base64 data at input byte 3$/],
+      ['unpadded base64', { Name: 'x', Data: 'YWI' }, /^illegal base64 data at input byte 0$/],
       ['no data', { Name: 'x' }, /^invalid Data: config data must be larger than 0 and less than 1024000 bytes: this one is empty$/],
       ['empty data', { Name: 'x', Data: '' }, /invalid Data: config data must be larger than 0 and less than 1024000 bytes: this one is empty/],
       ['a template driver', { Name: 'x', Data: base64('x'), Templating: { Name: 'golang' } }, /^invalid Templating: templated configs are not supported by Shoal/],
-      ['labels that are not an object', { Name: 'x', Data: base64('x'), Labels: ['a'] }, /Labels: must be an object/],
-      ['a label that is not a string', { Name: 'x', Data: base64('x'), Labels: { n: 1 } }, /invalid Labels\.n: a label value must be a string/],
+      ['labels that are not an object', { Name: 'x', Data: base64('x'), Labels: ['a'] }, /^json: cannot unmarshal array into Go struct field ConfigSpec\.Labels of type map\[string\]string$/],
+      ['a label that is not a string', { Name: 'x', Data: base64('x'), Labels: { n: 1 } }, /^json: cannot unmarshal number into Go struct field ConfigSpec\.Labels of type string$/],
     ])('%s', async (_case, body, message) => {
       const res = await writesNothing(() => create(body));
       expect(res.status).toBe(400);
@@ -152,7 +153,7 @@ describe("Docker's /configs", () => {
       ['new data', 3, { Name: 'app-conf', Data: base64('listen 9090;\n') }, /^invalid Data: only updates to labels are allowed: the data of config app-conf cannot change/],
       ['a new name', 3, { Name: 'app-conf-2', Data: base64(APP_CONF) }, /^invalid Name: only updates to labels are allowed: config app-conf cannot be renamed to app-conf-2$/],
       ['a template driver', 3, { Name: 'app-conf', Templating: { Name: 'golang' } }, /^invalid Templating: templated configs are not supported/],
-      ['a bad name', 3, { Name: 'no way' }, /Name: "no way" is not a valid config name/],
+      ['a new name', 3, { Name: 'no way' }, /Name: only updates to labels are allowed: config app-conf cannot be renamed to no way/],
     ])('refuses %s with 400, writing nothing', async (_case, version, body, message) => {
       const res = await writesNothing(() => update('app-conf', version, body));
       expect(res.status).toBe(400);
@@ -195,7 +196,7 @@ describe("Docker's /configs", () => {
     it.each<[string, unknown, RegExp]>([
       ['a runtime target', [{ Runtime: {}, ConfigID: 'x', ConfigName: 'x' }], /invalid TaskTemplate\.ContainerSpec\.Configs\[0\]\.Runtime: runtime targets \(credential specs\) are not supported by Shoal/],
       ['no config id', [{ File: { Name: '/etc/x' }, ConfigName: 'app-conf' }], /invalid TaskTemplate\.ContainerSpec\.Configs\[0\]\.ConfigID: a config id is required/],
-      ['a mode that is not a number', [{ File: { Name: '/etc/x', Mode: 'rw' }, ConfigID: 'x', ConfigName: 'x' }], /TaskTemplate\.ContainerSpec\.Configs\.0\.File\.Mode: must be an integer/],
+      ['a mode that is not a number', [{ File: { Name: '/etc/x', Mode: 'rw' }, ConfigID: 'x', ConfigName: 'x' }], /^json: cannot unmarshal string into Go struct field ConfigReferenceFileTarget\.TaskTemplate\.ContainerSpec\.Configs\.File\.Mode of type os\.FileMode$/],
     ])('refuses %s with 400, writing nothing', async (_case, configs, message) => {
       const res = await writesNothing(() => call('POST', '/services/create', service('api', configs)));
       expect(res.status).toBe(400);

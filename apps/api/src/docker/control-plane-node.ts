@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Cluster } from '@shoal/domain';
-import type { DockerNode } from './docker-types';
+import type { DockerNode } from '@shoal/docker-api';
 
 export const controlPlaneNodeId = (clusterId: string): string =>
   BigInt(`0x${createHash('sha256').update(`shoal-manager:${clusterId}`).digest('hex')}`)

@@ -5,12 +5,9 @@ import { API_CONFIG } from '../api.tokens';
 import type { ApiConfig } from '../api.config';
 import { Intents } from '../intents/intents';
 import { controlPlaneNode, controlPlaneNodeId } from './control-plane-node';
-import type { DockerNode, DockerNodeSpec } from './docker-types';
-import { NodeSpecDto } from './dto/node-spec.dto';
-import { NODE_FILTERS, nodeMatches, parseFilters } from './filters';
+import { checkNodeFilters, fromDockerNodeSpec, goDecodeAs, NODE_FILTERS, NODE_SPEC, nodeMatches, openApiSchema, parseFilters, queryFlag, queryVersion, toDockerNode } from '@shoal/docker-api';
+import type { DockerNode, DockerNodeSpec } from '@shoal/docker-api';
 import { findNode } from './lookup';
-import { fromDockerNodeSpec, toDockerNode } from './node-mapper';
-import { queryFlag, queryVersion } from './query';
 import { SHOAL_VERSION } from './system.controller';
 
 @ApiTags('docker: nodes')
@@ -27,6 +24,7 @@ export class NodesController {
   list(@Query('filters') raw?: string): DockerNode[] {
     this.intents.cluster();
     const filters = parseFilters(raw, NODE_FILTERS);
+    checkNodeFilters(filters);
     return [...this.intents.state.nodes.values()].filter((node) => nodeMatches(filters, node)).map(toDockerNode);
   }
 
@@ -40,14 +38,14 @@ export class NodesController {
 
   @Post(':id/update')
   @ApiOperation({ summary: "Update a node's spec; `version` must be its current Version.Index" })
-  @ApiBody({ type: NodeSpecDto })
+  @ApiBody({ schema: openApiSchema(NODE_SPEC) })
   @ApiQuery({ name: 'version', required: true })
-  async update(@Param('id') id: string, @Body() body: NodeSpecDto, @Query('version') rawVersion?: string): Promise<void> {
+  async update(@Param('id') id: string, @Body() body: unknown, @Query('version') rawVersion?: string): Promise<void> {
     const cluster = this.intents.cluster();
     if (id === controlPlaneNodeId(cluster.id)) throw new HttpException("the control plane's manager is not a node that can be updated", 400);
     const version = queryVersion(rawVersion);
     const node = findNode(this.intents.state, id);
-    const spec = fromDockerNodeSpec((body ?? {}) as DockerNodeSpec, node.spec);
+    const spec = fromDockerNodeSpec(goDecodeAs<DockerNodeSpec>(NODE_SPEC, body ?? null), node.spec);
     await this.intents.submit('NodeSpecUpdated', { id: node.id, spec }, { nodeVersions: { [node.id]: version } });
   }
 

@@ -5,17 +5,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admitServiceSpec } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
 import { Intents } from '../intents/intents';
-import type { DockerService, DockerServiceSpec } from './docker-types';
-import { ServiceSpecDto } from './dto/service-spec.dto';
-import { SERVICE_FILTERS, parseFilters, serviceMatches } from './filters';
+import { fromDockerServiceSpec, goDecodeAs, openApiSchema, parseFilters, queryFlag, queryVersion, SERVICE_FILTERS, SERVICE_SPEC, serviceMatches, serviceStatuses, toDockerService } from '@shoal/docker-api';
+import type { DockerService, DockerServiceSpec } from '@shoal/docker-api';
 import { findService } from './lookup';
 import { withNetworkIds } from './network-targets';
 import { LogsOperation } from './logs/logs-openapi';
 import { LogsResponder } from './logs/logs-responder';
 import { parseLogsQuery } from './logs/logs-query';
 import type { RawLogsQuery } from './logs/logs-query';
-import { queryFlag, queryVersion } from './query';
-import { fromDockerServiceSpec, serviceStatuses, toDockerService } from './service-mapper';
+
+/** A create or update body: decoded once, as Docker's engine decodes it, then mapped. */
+const serviceSpecOf = (body: unknown) => fromDockerServiceSpec(goDecodeAs<DockerServiceSpec>(SERVICE_SPEC, body));
+const SERVICE_SPEC_SCHEMA = openApiSchema(SERVICE_SPEC);
 
 @ApiTags('docker: services')
 @Controller('services')
@@ -42,10 +43,10 @@ export class ServicesController {
   @Post('create')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a service' })
-  @ApiBody({ type: ServiceSpecDto })
-  async create(@Body() body: ServiceSpecDto): Promise<{ ID: string }> {
+  @ApiBody({ schema: SERVICE_SPEC_SCHEMA })
+  async create(@Body() body: unknown): Promise<{ ID: string }> {
     this.intents.cluster();
-    const spec = withNetworkIds(this.intents.state, fromDockerServiceSpec(body as DockerServiceSpec));
+    const spec = withNetworkIds(this.intents.state, serviceSpecOf(body));
     const id = newObjectId();
     this.intents.admit(admitServiceSpec(this.intents.state, { id, spec, by: 'api' }, 'intent'));
     await this.intents.submit('ServiceCreated', { id, spec });
@@ -65,12 +66,12 @@ export class ServicesController {
   @Post(':id/update')
   @HttpCode(200)
   @ApiOperation({ summary: "Update a service's spec, or roll it back (rollback=previous); `version` must be its Version.Index" })
-  @ApiBody({ type: ServiceSpecDto })
+  @ApiBody({ schema: SERVICE_SPEC_SCHEMA })
   @ApiQuery({ name: 'version', required: true })
   @ApiQuery({ name: 'rollback', required: false, description: '"previous": return to the spec before the last update' })
   async update(
     @Param('id') id: string,
-    @Body() body: ServiceSpecDto,
+    @Body() body: unknown,
     @Query('version') rawVersion?: string,
     @Query('rollback') rollback?: string,
   ): Promise<{ Warnings: string[] | null }> {
@@ -81,7 +82,7 @@ export class ServicesController {
     const rollingBack = rollback === 'previous';
     if (!rollingBack && rollback !== undefined && rollback !== '') throw new HttpException(`unrecognized rollback option ${rollback}`, 400);
     // A rollback without a previous spec is refused by the admission, before its spec is read.
-    const spec = rollingBack ? (service.previousSpec ?? service.spec) : withNetworkIds(this.intents.state, fromDockerServiceSpec(body as DockerServiceSpec));
+    const spec = rollingBack ? (service.previousSpec ?? service.spec) : withNetworkIds(this.intents.state, serviceSpecOf(body));
     const data = { id: service.id, spec, ...(rollingBack ? { rollback: true } : {}) };
     this.intents.admit(admitServiceSpec(this.intents.state, { ...data, current: service, by: 'api', expect }, 'intent'));
     await this.intents.submit('ServiceUpdated', data, expect);

@@ -9,10 +9,8 @@ import { newJoinTokens, joinToken } from '@shoal/runtime';
 import { badRequest } from '../audit/docker-validation';
 import { Intents } from '../intents/intents';
 import { controlPlaneNodeId } from './control-plane-node';
-import type { DockerSwarm, DockerSwarmSpec } from './docker-types';
-import { SwarmInitDto, SwarmSpecDto } from './dto/swarm-spec.dto';
-import { queryFlag, queryVersion } from './query';
-import { fromDockerSwarmSpec, toDockerSwarm, unsupportedSwarmSettings } from './swarm-mapper';
+import { fromDockerSwarmSpec, goDecodeAs, openApiSchema, queryFlag, queryVersion, SWARM_INIT, SWARM_SPEC, toDockerSwarm, unsupportedSwarmSettings } from '@shoal/docker-api';
+import type { DockerSwarm, DockerSwarmSpec } from '@shoal/docker-api';
 
 const ALREADY_A_SWARM = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
 
@@ -33,10 +31,11 @@ export class SwarmController {
   @HttpCode(200)
   @Header('Content-Type', 'application/json')
   @ApiOperation({ summary: 'Create the cluster object (once); answers the manager node id, a JSON string' })
-  @ApiBody({ type: SwarmInitDto })
-  async init(@Body() body: SwarmInitDto): Promise<string> {
+  @ApiBody({ schema: openApiSchema(SWARM_INIT) })
+  async init(@Body() body: unknown): Promise<string> {
     if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
-    const spec = fromDockerSwarmSpec((body?.Spec ?? {}) as DockerSwarmSpec, DEFAULT_CLUSTER_SPEC);
+    const request = goDecodeAs<{ Spec?: DockerSwarmSpec }>(SWARM_INIT, body ?? null);
+    const spec = fromDockerSwarmSpec(request.Spec ?? {}, DEFAULT_CLUSTER_SPEC);
     const cluster = this.intents.clusterId;
     await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster), logLevel: LOG_LEVEL });
     return JSON.stringify(controlPlaneNodeId(cluster));
@@ -59,21 +58,22 @@ export class SwarmController {
   @Post('update')
   @HttpCode(200)
   @ApiOperation({ summary: 'Update the spec (task history limit, heartbeat period) and rotate join tokens' })
-  @ApiBody({ type: SwarmSpecDto })
+  @ApiBody({ schema: openApiSchema(SWARM_SPEC) })
   @ApiQuery({ name: 'version', required: true })
   @ApiQuery({ name: 'rotateWorkerToken', required: false })
   @ApiQuery({ name: 'rotateManagerToken', required: false })
   async update(
-    @Body() body: SwarmSpecDto,
+    @Body() body: unknown,
     @Query('version') rawVersion?: string,
     @Query('rotateWorkerToken') rotateWorker?: string,
     @Query('rotateManagerToken') rotateManager?: string,
   ): Promise<void> {
     const cluster = this.intents.cluster();
     const version = queryVersion(rawVersion);
-    const unsupported = unsupportedSwarmSettings((body ?? {}) as DockerSwarmSpec);
+    const given = goDecodeAs<DockerSwarmSpec>(SWARM_SPEC, body ?? null);
+    const unsupported = unsupportedSwarmSettings(given);
     if (unsupported) throw badRequest(unsupported);
-    const spec = fromDockerSwarmSpec((body ?? {}) as DockerSwarmSpec, cluster.spec);
+    const spec = fromDockerSwarmSpec(given, cluster.spec);
     const events: ShoalEvent[] = [];
     const expect = { clusterVersion: version };
     const correlation = randomUUID();

@@ -8,7 +8,7 @@ import { API_CONFIG, API_VIEW } from '../api.tokens';
 import type { ApiConfig } from '../api.config';
 import { API_VERSION, MIN_API_VERSION } from '../http/api-version';
 import { controlPlaneNodeId } from './control-plane-node';
-import { toDockerClusterInfo } from './swarm-mapper';
+import { toDockerClusterInfo } from '@shoal/docker-api';
 
 export const SHOAL_VERSION = '0.1.0';
 

@@ -3,14 +3,13 @@ import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common'
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Intents } from '../intents/intents';
-import type { DockerTask } from './docker-types';
-import { TASK_FILTERS, checkDesiredStates, parseFilters, taskFilter } from './filters';
-import { findService, findTask } from './lookup';
+import { checkDesiredStates, parseFilters, TASK_FILTERS, taskFilter, toDockerTask } from '@shoal/docker-api';
+import type { DockerTask } from '@shoal/docker-api';
+import { findNode, findService, findTask } from './lookup';
 import { LogsOperation } from './logs/logs-openapi';
 import { LogsResponder } from './logs/logs-responder';
 import { parseLogsQuery } from './logs/logs-query';
 import type { RawLogsQuery } from './logs/logs-query';
-import { toDockerTask } from './task-mapper';
 
 @ApiTags('docker: tasks')
 @Controller('tasks')
@@ -28,8 +27,9 @@ export class TasksController {
     const filters = parseFilters(raw, TASK_FILTERS);
     checkDesiredStates(filters);
     const state = this.intents.state;
-    // As Docker's daemon: a service filter names a service that exists (404 otherwise).
+    // As Docker's daemon: a service or node filter names one that exists (404 otherwise).
     for (const service of filters.get('service') ?? []) findService(state, service);
+    for (const node of filters.get('node') ?? []) findNode(state, node);
     const matches = taskFilter(state, filters);
     return [...state.tasks.values()].filter(matches).map((task) => toDockerTask(state, task));
   }

@@ -10,7 +10,7 @@ import { taskStateName } from '@shoal/contracts';
 import type { ShoalEvent, Task } from '@shoal/contracts';
 import { itemApplied } from '@shoal/domain';
 import type { ClusterState, Config, Network, Node, Service, Verdict } from '@shoal/domain';
-import { dockerSlot } from '../docker/task-mapper';
+import { dockerSlot } from '@shoal/docker-api';
 
 export type DockerEventType = 'service' | 'node' | 'network' | 'config' | 'task';
 export type DockerEventAction = 'create' | 'update' | 'remove';
@@ -214,6 +214,7 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
     case 'JoinTokensRotated':
     case 'OwnershipTaken':
     case 'LogLevelRaised':
+    case 'AuditCheckpointed':
     case 'ServiceEndpointsAllocated':
     case 'NetworkAllocated':
       return [];

@@ -4,7 +4,7 @@ import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LogUnavailableError } from '@shoal/eventlog';
 import { sendDockerError } from './docker-error';
-import { BadInputError } from './bad-input';
+import { BadInputError } from '@shoal/docker-api';
 import { RETRY_AFTER_SECONDS, logUnavailableMessage } from './log-unavailable-answer';
 import { methodNotServed } from './method-not-served';
 import { routeMethods } from './route-methods';

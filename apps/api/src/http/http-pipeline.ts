@@ -1,14 +1,14 @@
 /**
  * What every request goes through before Nest routes it, as plain middleware: the
- * `/v1.NN` prefix is stripped, access is decided (socket, or a bearer token over TCP),
- * and the JSON body is read (malformed or oversized → 400 in Docker's error shape); a body
- * for Docker's surface (every path outside `/shoal/`) is decoded as Go decodes it.
+ * `/v1.NN` prefix is stripped, access is decided (socket, a verified client certificate, or a bearer token over TCP),
+ * and the JSON body is read (malformed or oversized → 400 in Docker's error shape). Each
+ * Docker endpoint then decodes its body into Docker's Go type, as Go decodes it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { decideAccess } from '../access/access-policy';
-import { goDecode } from '../docker/go-json';
+import { verifiedClientRole } from '../access/client-certificate';
 import type { TokenRegistry } from '../access/tokens';
 import { stripApiVersion } from './api-version';
 import { sendDockerError } from './docker-error';
@@ -33,7 +33,6 @@ type Request = IncomingMessage & { body?: unknown };
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Shoal's own surface, whose bodies are its own JSON, not Docker's. */
-const isShoalPath = (url: string): boolean => url === '/shoal' || url.startsWith('/shoal/');
 
 export const installHttpPipeline = (app: INestApplication, registry: TokenRegistry): void => {
   app.use((req: Request, res: ServerResponse, next: Next) => {
@@ -41,8 +40,10 @@ export const installHttpPipeline = (app: INestApplication, registry: TokenRegist
     if (!versioned.ok) return sendDockerError(res, 400, versioned.message);
     req.url = versioned.url;
     if (versioned.version) requestedVersions.set(req, versioned.version);
+    const certificate = verifiedClientRole(req.socket);
     const decision = decideAccess(registry, {
       transport: socketConnections.has(req.socket) ? 'socket' : 'tcp',
+      ...(certificate ? { certificate } : {}),
       method: req.method ?? 'GET',
       path: versioned.url.split('?')[0] ?? '/',
       ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
@@ -54,7 +55,8 @@ export const installHttpPipeline = (app: INestApplication, registry: TokenRegist
     if (BODILESS.has(req.method ?? 'GET')) return next();
     void readJsonBody(req, MAX_BODY_BYTES).then((result) => {
       if (!result.ok) return sendDockerError(res, 400, result.message);
-      req.body = isShoalPath(req.url ?? '/') ? result.body : goDecode(result.body);
+      // Parsed only: each Docker endpoint decodes its body into Docker's Go type (@shoal/docker-api's goDecodeAs).
+      req.body = result.body;
       next();
     });
   });

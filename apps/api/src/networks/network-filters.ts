@@ -1,9 +1,8 @@
 /** Docker's network filters: for lists id (prefix), name (substring), driver, label, scope, type, dangling; for prune label, label!, until. */
 import type { ClusterState, Network } from '@shoal/domain';
-import { FilterError, labelMatches } from '../docker/filters';
-import type { Filters } from '../docker/filters';
+import { FilterError, labelMatches, servicesUsing } from '@shoal/docker-api';
+import type { Filters } from '@shoal/docker-api';
 import { parseEventTime } from '../events/event-time';
-import { servicesUsing } from './network-mapper';
 
 export const NETWORK_FILTERS = ['id', 'name', 'driver', 'label', 'scope', 'type', 'dangling'] as const;
 

@@ -2,15 +2,13 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DOCKER_ERROR_SCHEMA } from '../audit/audit-responses';
-import { parseFilters } from '../docker/filters';
+import { fromNetworkCreate, goDecodeAs, NETWORK_CREATE, openApiSchema, parseFilters, PREDEFINED_NETWORKS, servicesUsing, toDockerNetwork } from '@shoal/docker-api';
+import type { DockerNetwork, DockerNetworkCreate } from '@shoal/docker-api';
 import { findNetwork } from '../docker/lookup';
 import { admitNetworkSpec, networkNameRefusal } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
 import { Intents } from '../intents/intents';
-import { NetworkCreateDto } from './network-create.dto';
 import { NETWORK_FILTERS, PRUNE_FILTERS, checkNetworkFilters, networkMatches, prunable, pruneUntil } from './network-filters';
-import { PREDEFINED_NETWORKS, fromNetworkCreate, servicesUsing, toDockerNetwork } from './network-mapper';
-import type { DockerNetwork } from './network-mapper';
 
 @ApiTags('docker: networks')
 @Controller('networks')
@@ -31,15 +29,17 @@ export class NetworksController {
   @Post('create')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an overlay network', description: 'Written as NetworkCreated; answers once evolve has applied it.' })
-  @ApiBody({ type: NetworkCreateDto })
+  @ApiBody({ schema: openApiSchema(NETWORK_CREATE) })
   @ApiResponse({ status: 201, description: "The new network's id" })
   @ApiResponse({ status: 403, description: `The name of one of Docker's pre-defined networks (${PREDEFINED_NETWORKS.join(', ')})`, content: { 'application/json': { schema: DOCKER_ERROR_SCHEMA } } })
-  async create(@Body() body: NetworkCreateDto): Promise<{ Id: string; Warning: string }> {
+  async create(@Body() body: unknown): Promise<{ Id: string; Warning: string }> {
     this.intents.cluster();
     const state = this.intents.state;
-    if (PREDEFINED_NETWORKS.includes(body.Name)) throw new HttpException(`${body.Name} is a pre-defined network and cannot be created`, 403);
-    this.intents.admit(networkNameRefusal(state, body.Name));
-    const spec = fromNetworkCreate(body, state);
+    const given = goDecodeAs<DockerNetworkCreate>(NETWORK_CREATE, body);
+    const name = given.Name ?? '';
+    if (PREDEFINED_NETWORKS.includes(name)) throw new HttpException(`${name} is a pre-defined network and cannot be created`, 403);
+    this.intents.admit(networkNameRefusal(state, name));
+    const spec = fromNetworkCreate(given, state);
     const id = newObjectId();
     this.intents.admit(admitNetworkSpec(state, id, spec, 'api'));
     await this.intents.submit('NetworkCreated', { id, spec });

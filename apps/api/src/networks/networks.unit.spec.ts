@@ -1,7 +1,7 @@
 import { EventBuilder, clusterInit, serviceSpec } from '@shoal/testing';
 import { startStandaloneApi } from '../spec-support/standalone-api';
 import type { StandaloneApi } from '../spec-support/standalone-api';
-import type { DockerNetwork } from './network-mapper';
+import type { DockerNetwork } from '@shoal/docker-api';
 import { NetworksModule } from './networks.module';
 
 describe("Docker's /networks", () => {
@@ -96,13 +96,13 @@ describe("Docker's /networks", () => {
 
   it.each([
     [{}, /Name: /],
-    [{ Name: 'bad name!' }, /Name: must be valid as a DNS name component/],
-    [{ Name: 42 }, /Name: /],
+    [{ Name: 'bad name!' }, /^invalid Name: "bad name!" must be valid as a DNS name component/],
+    [{ Name: 42 }, /^json: cannot unmarshal number into Go struct field NetworkCreateRequest\.Name of type string$/],
     [{ Name: 'x', Driver: 'bridge' }, /invalid Driver: driver "bridge" is not supported/],
     [{ Name: 'x', Ingress: true, Attachable: true }, /invalid Attachable: an ingress network cannot be attachable/],
-    [{ Name: 'x', Internal: 'yes' }, /Internal: /],
-    [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.0.300.0/24' }] } }, /IPAM\.Config\.0\.Subnet: must be an IPv4 subnet in CIDR notation/],
-    [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.1.0.0/16', Gateway: 'gw' }] } }, /IPAM\.Config\.0\.Gateway: must be an IPv4 address/],
+    [{ Name: 'x', Internal: 'yes' }, /^json: cannot unmarshal string into Go struct field NetworkCreateRequest\.Internal of type bool$/],
+    [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.0.300.0/24' }] } }, /^invalid IPAM\.Config\[0\]\.Subnet: must be an IPv4 subnet in CIDR notation/],
+    [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.1.0.0/16', Gateway: 'gw' }] } }, /^invalid IPAM\.Config\[0\]\.Gateway: must be an IPv4 address$/],
     [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.1.0.0/16', Gateway: '10.2.0.1' }] } }, /invalid IPAM\.Config\[0\]\.Gateway: 10\.2\.0\.1 is not in subnet 10\.1\.0\.0\/16/],
     [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.0.0.0/16' }] } }, /invalid IPAM\.Config\[0\]\.Subnet: 10\.0\.0\.0\/16 overlaps subnet 10\.0\.9\.0\/24 of network backend/],
   ])('answers 400 with the field and the reason for %j, writing nothing', async (body, message) => {

@@ -6,7 +6,7 @@
  * number of lines. Bad input is answered 400 before the stream starts.
  */
 import type { LogOptionsMessage } from '@shoal/protocol';
-import { BadInputError } from '../../http/bad-input';
+import { BadInputError } from '@shoal/docker-api';
 
 export type RawLogsQuery = Readonly<Record<string, unknown>>;
 

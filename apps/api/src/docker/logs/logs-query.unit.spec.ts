@@ -1,4 +1,4 @@
-import { BadInputError } from '../../http/bad-input';
+import { BadInputError } from '@shoal/docker-api';
 import { NO_STREAM, dockerBool, parseLogsQuery, parseSince, parseTail } from './logs-query';
 
 describe("the logs endpoints' query", () => {

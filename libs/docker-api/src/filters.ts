@@ -7,7 +7,7 @@ import { parseTaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
 import type { ClusterState, Node, Service } from '@shoal/domain';
-import { BadInputError } from '../http/bad-input';
+import { BadInputError } from './bad-input';
 import { dockerDesiredState, taskName } from './task-mapper';
 
 export type Filters = ReadonlyMap<string, readonly string[]>;
@@ -67,6 +67,13 @@ export const serviceMatches = (filters: Filters, service: Service): boolean =>
 // ── nodes: id, name, label, node.label, role, membership ───────────────────
 export const NODE_FILTERS = ['id', 'name', 'label', 'node.label', 'role', 'membership'] as const;
 
+/** Docker's words for a role or membership it does not know (its daemon answers them 500; here 400). */
+export const checkNodeFilters = (filters: Filters): void => {
+  for (const [key, allowed] of [['role', ['worker', 'manager']], ['membership', ['accepted', 'pending']]] as const) {
+    for (const value of filters.get(key) ?? []) if (!(allowed as readonly string[]).includes(value)) throw new FilterError(`Invalid ${key} filter: '${value}'`);
+  }
+};
+
 export const nodeMatches = (filters: Filters, node: Node): boolean =>
   any(filters, 'id', (id) => node.id.startsWith(id)) &&
   any(filters, 'name', (name) => node.description.hostname.startsWith(name) || (node.spec.name ?? '').startsWith(name)) &&
@@ -101,10 +108,10 @@ const resolveIds = <T extends { readonly id: string }>(all: Iterable<T>, values:
   return ids;
 };
 
-/** Checks desired-state values up front: running, shutdown, accepted (Docker's), or any task state. */
+/** Checks desired-state values up front: the name of any task state, in any case, as Docker's daemon takes them. */
 export const checkDesiredStates = (filters: Filters): void => {
   for (const value of filters.get('desired-state') ?? []) {
-    if (parseTaskState(value) === undefined) throw new FilterError(`invalid filter 'desired-state=${value}'`);
+    if (parseTaskState(value) === undefined) throw new FilterError(`Invalid desired-state filter: '${value}'`);
   }
 };
 

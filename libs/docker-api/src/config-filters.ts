@@ -3,8 +3,8 @@
  * key=value). Values of one filter are alternatives; every filter given must match.
  */
 import type { Config } from '@shoal/domain';
-import { labelMatches } from '../docker/filters';
-import type { Filters } from '../docker/filters';
+import { labelMatches } from './filters';
+import type { Filters } from './filters';
 
 export const CONFIG_FILTERS = ['id', 'label', 'name', 'names'] as const;
 

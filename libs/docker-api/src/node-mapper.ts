@@ -39,9 +39,6 @@ export const fromDockerNodeSpec = (spec: DockerNodeSpec, current: NodeSpec): Nod
     throw new SpecError('Availability', `"${availability}" is not one of ${NODE_AVAILABILITIES.join(', ')}`);
   }
   const labels = spec.Labels ?? current.labels;
-  for (const [key, value] of Object.entries(labels)) {
-    if (typeof value !== 'string') throw new SpecError(`Labels.${key}`, 'a label value must be a string');
-  }
   const name = spec.Name ?? current.name;
   return {
     ...(name ? { name } : {}),

@@ -1,4 +1,4 @@
-import { BadInputError } from '../http/bad-input';
+import { BadInputError } from './bad-input';
 
 /** A Docker spec Shoal cannot accept: the field (Docker's path) and why. Answered as 400. */
 export class SpecError extends BadInputError {

@@ -2,7 +2,7 @@ import { TaskState } from '@shoal/contracts';
 import { emptyState } from '@shoal/domain';
 import type { Node, Service } from '@shoal/domain';
 import { newTask, nodeDescription, serviceSpec } from '@shoal/testing';
-import { FilterError, NODE_FILTERS, SERVICE_FILTERS, TASK_FILTERS, checkDesiredStates, labelMatches, nodeMatches, parseFilters, serviceMatches, taskFilter } from './filters';
+import { FilterError, NODE_FILTERS, SERVICE_FILTERS, TASK_FILTERS, checkDesiredStates, checkNodeFilters, labelMatches, nodeMatches, parseFilters, serviceMatches, taskFilter } from './filters';
 
 describe("Docker's filters parameter", () => {
   it('reads the map form and the old list form', () => {
@@ -59,6 +59,15 @@ describe('node filters', () => {
     expect(pick('{"role":{"manager":true}}')).toEqual(['n2']);
     expect(pick('{"node.label":{"zone=east":true}}')).toEqual(['n1']);
   });
+
+  it("refuses a role or membership Docker does not know, in Docker's words; pending membership matches no node", () => {
+    const check = (raw: string) => () => checkNodeFilters(parseFilters(raw, NODE_FILTERS));
+    expect(check('{"role":["bogus"]}')).toThrow(new FilterError("Invalid role filter: 'bogus'"));
+    expect(check('{"membership":{"maybe":true}}')).toThrow(new FilterError("Invalid membership filter: 'maybe'"));
+    expect(check('{"role":["worker","manager"],"membership":["accepted","pending"]}')).not.toThrow();
+    expect(pick('{"membership":["pending"]}')).toEqual([]);
+    expect(pick('{"membership":["accepted"]}')).toEqual(['n1', 'n2']);
+  });
 });
 
 describe('task filters', () => {
@@ -107,6 +116,8 @@ describe('task filters', () => {
   });
 
   it('refuses a desired state that is not a task state', () => {
-    expect(() => pick('{"desired-state":{"sleeping":true}}')).toThrow(/invalid filter 'desired-state=sleeping'/);
+    expect(() => pick('{"desired-state":{"sleeping":true}}')).toThrow(new FilterError("Invalid desired-state filter: 'sleeping'"));
+    // Any task state's name, in any case, as Docker's daemon takes it.
+    expect(() => pick('{"desired-state":["Complete","remove","ORPHANED"]}')).not.toThrow();
   });
 });

@@ -1,5 +1,5 @@
 /** Docker's query parameters: booleans ("1", "true"), and the object version an update is based on. */
-import { BadInputError } from '../http/bad-input';
+import { BadInputError } from './bad-input';
 
 export const queryFlag = (raw: string | undefined): boolean => raw !== undefined && /^(1|true|yes)$/i.test(raw.trim());
 

@@ -67,15 +67,9 @@ const oneOf = <T extends string>(allowed: readonly T[], value: string | undefine
   return value as T;
 };
 
-/** Labels are string → string; anything else is refused, naming the label. */
-const labelsOf = (labels: unknown, field: string): Record<string, string> | undefined => {
-  if (labels === undefined || labels === null) return undefined;
-  if (typeof labels !== 'object' || Array.isArray(labels)) throw new SpecError(field, 'expected an object of string labels');
-  for (const [key, value] of Object.entries(labels)) {
-    if (typeof value !== 'string') throw new SpecError(`${field}.${key}`, 'a label value must be a string');
-  }
-  return Object.keys(labels).length > 0 ? { ...(labels as Record<string, string>) } : undefined;
-};
+/** Labels as the decode left them (string → string), or none when empty. */
+const labelsOf = (labels: Readonly<Record<string, string>> | undefined): Record<string, string> | undefined =>
+  labels && Object.keys(labels).length > 0 ? { ...labels } : undefined;
 
 const optionalLabels = (labels: Record<string, string> | undefined): { labels?: Record<string, string> } => (labels ? { labels } : {});
 
@@ -88,7 +82,8 @@ const nonNegative = (value: number | undefined, field: string): number | undefin
 export const fromDockerMode = (mode: DockerServiceMode | undefined): ServiceMode => {
   const given = Object.entries(mode ?? {}).filter(([, value]) => value !== undefined && value !== null);
   if (given.length > 1) throw new SpecError('Mode', `exactly one of Replicated, Global, ReplicatedJob or GlobalJob, not ${given.map(([key]) => key).join(' and ')}`);
-  const [kind, value] = given[0] ?? ['Replicated', {}];
+  // The decode (SERVICE_SPEC's Mode is a choice) has refused any other key.
+  const [kind, value] = (given[0] ?? ['Replicated', {}]) as [keyof DockerServiceMode, unknown];
   switch (kind) {
     case 'Replicated':
       return { kind: 'replicated', replicas: nonNegative((value as { Replicas?: number }).Replicas, 'Mode.Replicated.Replicas') ?? 1 };
@@ -101,8 +96,10 @@ export const fromDockerMode = (mode: DockerServiceMode | undefined): ServiceMode
     }
     case 'GlobalJob':
       return { kind: 'global-job' };
-    default:
-      throw new SpecError('Mode', `unknown mode "${kind}" (Replicated, Global, ReplicatedJob or GlobalJob)`);
+    default: {
+      const _exhaustive: never = kind;
+      return _exhaustive;
+    }
   }
 };
 
@@ -200,7 +197,7 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
       ...(container?.Command && container.Command.length > 0 ? { command: [...container.Command] } : {}),
       ...(container?.Args && container.Args.length > 0 ? { args: [...container.Args] } : {}),
       ...(container?.Env && container.Env.length > 0 ? { env: [...container.Env] } : {}),
-      ...optionalLabels(labelsOf(container?.Labels, 'TaskTemplate.ContainerSpec.Labels')),
+      ...optionalLabels(labelsOf(container?.Labels)),
       ...(container?.Dir ? { dir: container.Dir } : {}),
       ...(container?.User ? { user: container.User } : {}),
       ...(container?.Hostname ? { hostname: container.Hostname } : {}),
@@ -275,7 +272,7 @@ export const fromDockerServiceSpec = (spec: DockerServiceSpec): ServiceSpec => {
   const endpoint = withoutDefault(fromDockerEndpoint(spec.EndpointSpec), { mode: 'vip' });
   return {
     name,
-    ...optionalLabels(labelsOf(spec.Labels, 'Labels')),
+    ...optionalLabels(labelsOf(spec.Labels)),
     task: fromDockerTaskSpec(spec.TaskTemplate, spec.Networks),
     mode: fromDockerMode(spec.Mode),
     ...(update ? { update } : {}),

@@ -5,9 +5,26 @@
 import type { IpamConfig, NetworkSpec } from '@shoal/contracts';
 import { parseIpv4, subnetContains, subnetsOverlap } from '@shoal/domain';
 import type { ClusterState, Network } from '@shoal/domain';
-import { SpecError } from '../docker/spec-error';
+import { SpecError } from './spec-error';
 import { ipamSubnet } from './ipam';
-import type { NetworkCreateDto } from './network-create.dto';
+
+/** SwarmKit's rule for object names: a DNS name component. */
+export const NETWORK_NAME = /^[a-zA-Z0-9](?:[-_.]*[A-Za-z0-9]+)*$/;
+
+/** A network create body, decoded (NETWORK_CREATE). */
+export interface DockerNetworkCreate {
+  readonly Name?: string;
+  readonly Driver?: string;
+  readonly Scope?: string;
+  readonly EnableIPv6?: boolean;
+  readonly IPAM?: { readonly Driver?: string; readonly Config?: readonly (DockerIpamConfig & { readonly IPRange?: string })[] };
+  readonly Internal?: boolean;
+  readonly Attachable?: boolean;
+  readonly Ingress?: boolean;
+  readonly ConfigOnly?: boolean;
+  readonly ConfigFrom?: { readonly Network?: string };
+  readonly Labels?: Record<string, string>;
+}
 
 export interface DockerIpamConfig {
   readonly Subnet?: string;
@@ -40,7 +57,12 @@ export const PREDEFINED_NETWORKS: readonly string[] = ['bridge', 'host', 'none',
 const subnetsOf = (network: Network): string[] =>
   network.subnet ? [network.subnet] : (network.spec.ipam ?? []).flatMap((config) => (config.subnet ? [config.subnet] : []));
 
-export const fromNetworkCreate = (body: NetworkCreateDto, state: ClusterState): NetworkSpec => {
+export const fromNetworkCreate = (body: DockerNetworkCreate, state: ClusterState): NetworkSpec => {
+  const name = body.Name ?? '';
+  if (name === '') throw new SpecError('Name', 'a network name is required');
+  if (name.length > 63 || !NETWORK_NAME.test(name)) {
+    throw new SpecError('Name', `"${name}" must be valid as a DNS name component (letters, digits, "-", "_" and ".", starting and ending with a letter or digit, at most 63)`);
+  }
   const driver = body.Driver?.trim() || 'overlay';
   if (driver !== 'overlay') {
     throw new SpecError('Driver', `driver "${driver}" is not supported: Shoal's networks are swarm-scoped overlays (docker network create -d overlay)`);
@@ -56,6 +78,8 @@ export const fromNetworkCreate = (body: NetworkCreateDto, state: ClusterState): 
   (body.IPAM?.Config ?? []).forEach((config, i) => {
     const field = `IPAM.Config[${i}]`;
     const subnet = config.Subnet ? ipamSubnet(config.Subnet) : undefined;
+    if (config.Subnet && !subnet) throw new SpecError(`${field}.Subnet`, 'must be an IPv4 subnet in CIDR notation with no host bits set (e.g. 10.0.9.0/24)');
+    if (config.Gateway && parseIpv4(config.Gateway.trim()) === undefined) throw new SpecError(`${field}.Gateway`, 'must be an IPv4 address');
     if (config.Gateway && !config.Subnet) throw new SpecError(`${field}.Gateway`, 'a gateway needs a subnet');
     if (config.IPRange) throw new SpecError(`${field}.IPRange`, 'IP ranges are not supported');
     if (subnet && config.Gateway && !subnetContains(subnet, parseIpv4(config.Gateway.trim())!)) {
@@ -73,7 +97,7 @@ export const fromNetworkCreate = (body: NetworkCreateDto, state: ClusterState): 
   });
 
   return {
-    name: body.Name,
+    name,
     driver: 'overlay',
     ...(body.Labels && Object.keys(body.Labels).length > 0 ? { labels: { ...body.Labels } } : {}),
     ...(body.Ingress ? { ingress: true } : {}),
