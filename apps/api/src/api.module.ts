@@ -7,9 +7,9 @@ import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import type { MetricFamily } from '@shoal/runtime';
+import type { ProcessMetrics } from '@shoal/runtime';
 import type { ApiConfig } from './api.config';
-import { API_MORE_METRICS } from './api.tokens';
+import { API_METRICS } from './api.tokens';
 import { ApiCoreModule } from './api-core.module';
 import { DockerModule } from './docker/docker.module';
 import { AuditModule } from './audit/audit.module';
@@ -23,15 +23,15 @@ export interface ApiModuleOptions {
   readonly config: ApiConfig;
   /** A log opened elsewhere (the all-in-one process), which stays open after the API closes; else from the environment. */
   readonly log?: EventLog;
-  /** More families for /metrics, from parts sharing the API's process. */
-  readonly moreMetrics?: () => MetricFamily[];
+  /** The metrics of the process hosting the API, shared with the parts beside it; else the API's own. */
+  readonly metrics?: ProcessMetrics;
 }
 
-/** Provides what the process hosting the API adds to its /metrics. */
+/** Provides the metrics of the process hosting the API. */
 @Module({})
-class MoreMetricsModule {
-  static of(moreMetrics: () => MetricFamily[]): DynamicModule {
-    return { module: MoreMetricsModule, global: true, providers: [{ provide: API_MORE_METRICS, useValue: moreMetrics }], exports: [API_MORE_METRICS] };
+class ProcessMetricsModule {
+  static of(metrics: ProcessMetrics): DynamicModule {
+    return { module: ProcessMetricsModule, global: true, providers: [{ provide: API_METRICS, useValue: metrics }], exports: [API_METRICS] };
   }
 }
 
@@ -53,7 +53,7 @@ export class ApiModule {
       imports: [
         options.log ? BorrowedLogModule.of(options.log) : EventLogModule.forRoot(process.env, 'shoal-api'),
         ApiCoreModule.forRoot(options.config),
-        ...(options.moreMetrics ? [MoreMetricsModule.of(options.moreMetrics)] : []),
+        ...(options.metrics ? [ProcessMetricsModule.of(options.metrics)] : []),
       ],
     };
   }

@@ -13,5 +13,5 @@ export const API_WRITER = Symbol('API_WRITER');
 /** The API's settings: data dir (socket, admin token), TCP port, cluster id. */
 export const API_CONFIG = Symbol('API_CONFIG');
 
-/** Optional: more metric families for /metrics, from the parts sharing the API's process (the all-in-one's dispatcher). */
-export const API_MORE_METRICS = Symbol('API_MORE_METRICS');
+/** Optional: the ProcessMetrics of the process hosting the API, shared with the parts beside it (the all-in-one); else the API makes its own. */
+export const API_METRICS = Symbol('API_METRICS');

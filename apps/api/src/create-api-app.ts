@@ -1,8 +1,8 @@
 /**
  * The API as an application: built from a log (opened here from the environment, or
- * handed in by the all-in-one process), listening on 127.0.0.1:<port> (bearer tokens) and
- * on the unix socket <dataDir>/shoal.sock (no token), with its OpenAPI document at
- * /openapi.json.
+ * handed in by the all-in-one process), listening on <host>:<port> (127.0.0.1 unless told;
+ * bearer tokens, or client certificates with --tlsverify; HTTPS with --tls) and on the
+ * unix socket <dataDir>/shoal.sock (no token), with its OpenAPI document at /openapi.json.
  */
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
@@ -10,7 +10,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventLog } from '@shoal/eventlog';
-import type { MetricFamily } from '@shoal/runtime';
+import type { ProcessMetrics } from '@shoal/runtime';
 import { ApiModule } from './api.module';
 import { apiConfig } from './api.config';
 import type { ApiConfig } from './api.config';
@@ -19,18 +19,22 @@ import { installHttpPipeline } from './http/http-pipeline';
 import { SocketListener } from './http/socket-listener';
 import { API_VERSION } from './http/api-version';
 import { withErrorResponses } from './http/error-responses';
+import { DEFAULT_API_HOST, httpsOptions } from './tls/api-listen-settings';
+import type { ApiListenSettings } from './tls/api-listen-settings';
 
 export interface CreateApiAppOptions {
   readonly log: EventLog;
   readonly dataDir: string;
-  /** TCP port on 127.0.0.1; 0 picks a free one (read it back from app.getHttpServer().address()). */
+  /** TCP port; 0 picks a free one (read it back from app.getHttpServer().address()). */
   readonly port: number;
+  /** Bind address and TLS (default 127.0.0.1, plain HTTP): see tls/api-listen-settings.ts. */
+  readonly listen?: ApiListenSettings;
   /** The cluster to serve; by default the one on the log (or, on an empty log, the one `docker swarm init` creates). */
   readonly cluster?: string;
   /** Where agents join, shown by `docker swarm join-token`. */
   readonly joinAddr?: string;
-  /** More families for /metrics, from parts sharing the API's process (the all-in-one's dispatcher). */
-  readonly moreMetrics?: () => MetricFamily[];
+  /** The metrics of the process hosting the API, shared with the parts beside it (the all-in-one); else the API's own. */
+  readonly metrics?: ProcessMetrics;
 }
 
 export const openApiDocument = (app: INestApplication): OpenAPIObject =>
@@ -49,7 +53,7 @@ export const openApiDocument = (app: INestApplication): OpenAPIObject =>
       .build(),
   ));
 
-/** Builds the API on an open log and listens on the socket and 127.0.0.1:port. */
+/** Builds the API on an open log and listens on the socket and host:port (127.0.0.1 by default). */
 export const createApiApp = async (options: CreateApiAppOptions): Promise<INestApplication> =>
   buildApiApp(
     apiConfig({
@@ -59,13 +63,22 @@ export const createApiApp = async (options: CreateApiAppOptions): Promise<INestA
       ...(options.joinAddr ? { joinAddr: options.joinAddr } : {}),
     }),
     options.log,
-    options.moreMetrics,
+    options.metrics,
+    options.listen,
   );
 
 /** The same, from a config; without a log, the log comes from the environment (KAFKA_BROKERS or embedded). */
-export const buildApiApp = async (config: ApiConfig, log?: EventLog, moreMetrics?: () => MetricFamily[]): Promise<INestApplication> => {
+export const buildApiApp = async (
+  config: ApiConfig,
+  log?: EventLog,
+  metrics?: ProcessMetrics,
+  listen: ApiListenSettings = { host: DEFAULT_API_HOST },
+): Promise<INestApplication> => {
   const { registry } = loadTokens(config.dataDir);
-  const app = await NestFactory.create(ApiModule.forRoot({ config, ...(log ? { log } : {}), ...(moreMetrics ? { moreMetrics } : {}) }), {
+  // Read before the log is opened: a missing certificate fails the start at once.
+  const tls = listen.tls ? httpsOptions(listen.tls) : undefined;
+  const app = await NestFactory.create(ApiModule.forRoot({ config, ...(log ? { log } : {}), ...(metrics ? { metrics } : {}) }), {
+    ...(tls ? { httpsOptions: tls } : {}),
     bodyParser: false,
     forceCloseConnections: true,
     logger: ['error', 'warn'],
@@ -78,6 +91,6 @@ export const buildApiApp = async (config: ApiConfig, log?: EventLog, moreMetrics
   });
   await app.init();
   await app.get(SocketListener).listen(config.socketPath);
-  await app.listen(config.port, '127.0.0.1');
+  await app.listen(config.port, listen.host);
   return app;
 };
