@@ -1,20 +1,40 @@
 import { join } from 'node:path';
 import { latestSnapshots } from '@shoal/eventlog';
-import { haltMessage, verifyLog } from '@shoal/runtime';
+import { haltMessage, proveLog, verifyLog } from '@shoal/runtime';
+import type { ProofReport } from '@shoal/runtime';
 import { withLog } from './log-source';
+import { proveOptions } from './audit-proof-options';
+import type { ProofFlags } from './audit-proof-options';
 
-export const auditVerify = (options: { snapshots?: string; json?: boolean }): Promise<number> =>
+/** The proof's lines: checkpoints, keys, and the first difference if any. */
+export const proofLines = (proof: ProofReport): string[] => [
+  `chain     ${proof.end.chain} through offset ${proof.end.through} (give --expect ${proof.end.through}:${proof.end.chain} to a later verify)`,
+  `signed    ${proof.checkpoints} checkpoints cover offsets 0..${proof.signedThrough}${proof.unsigned > 0 ? `; ${proof.unsigned} record${proof.unsigned === 1 ? '' : 's'} after them not yet signed` : ''}`,
+  ...proof.keys.map((key) => `key       ${key.fingerprint} (${key.trust === 'given' ? 'given by the auditor' : key.trust === 'first use' ? `trusted on first use at offset ${key.since}: compare it with the operator's` : `announced at offset ${key.since} by the key before`})`),
+  ...(proof.keys.length === 0 ? ['key       none: the log carries no checkpoint (set SHOAL_AUDIT_SIGNING_KEY on the reaper)'] : []),
+  proof.difference
+    ? `proof     FAIL at offset ${proof.difference.offset}: ${proof.difference.kind}: ${proof.difference.detail}`
+    : proof.checkpoints > 0
+      ? 'proof     OK: the log is the history the checkpoints signed'
+      : 'proof     NONE: nothing signed to check against',
+  ...proof.problems.slice(1, 10).map((problem) => `          also at offset ${problem.offset}: ${problem.kind}: ${problem.detail}`),
+];
+
+export const auditVerify = (options: { snapshots?: string; json?: boolean } & ProofFlags): Promise<number> =>
   withLog(async (log) => {
+    const prove = proveOptions(options);
+    const proof = await proveLog(log, prove);
     const dir = options.snapshots ?? join(process.env.SHOAL_DATA_DIR ?? '.shoal', 'snapshots');
     const report = await verifyLog(log, { snapshots: await latestSnapshots(dir) });
-    const ok = report.agree && !report.halted;
+    const ok = report.agree && !report.halted && proof.ok;
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(report)}\n`);
+      process.stdout.write(`${JSON.stringify({ ...report, ok, end: proof.end, proof })}\n`);
       return ok ? 0 : 1;
     }
     const { tally } = report;
     const lines = [
       `log       ${report.log} (${report.highWaterMark} records)`,
+      ...proofLines(proof),
       ...report.checks.map((check) => `${check.agrees ? 'ok  ' : 'FAIL'}      ${check.name}: ${check.hash} at offset ${check.position}`),
       `records   ${tally.applied} applied, ${tally.partial} partial, ${tally.rejected} rejected, ${tally.poison} poison${tally.upcast ? ` (${tally.upcast} upcast from older versions)` : ''}`,
       report.agree ? `verdict   AGREE: every replay reached ${report.hash}` : 'verdict   DISAGREE: replays reached different states',

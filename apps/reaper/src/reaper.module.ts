@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
 import { EventLogModule } from '@shoal/eventlog';
-import { ComponentModule } from '@shoal/runtime';
+import { AuditCheckpointDuty, ComponentModule } from '@shoal/runtime';
 
-/** The task reaper as its own process: the log from the environment, the reaper's core as every deployment makes it (componentCore), its runner. */
+/**
+ * The task reaper as its own process: the log from the environment, the reaper's core as
+ * every deployment makes it (componentCore), its runner; and, given SHOAL_AUDIT_SIGNING_KEY,
+ * the audit checkpoints its owner signs (docs/audit.md).
+ */
 @Module({
   imports: [EventLogModule.forRoot(process.env, 'shoal-reaper'), ComponentModule.forComponent('reaper')],
+  providers: [AuditCheckpointDuty],
 })
 export class ReaperModule {}

@@ -30,6 +30,7 @@ import {
 
 const labels = optional(recordOf(str));
 const id = nonEmptyStr;
+const hex64: Shape = (v, p) => (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v) ? undefined : `${p}: expected 64 hex digits`);
 const positiveInt: Shape = (v, p) => int(v, p) ?? ((v as number) > 0 ? undefined : `${p}: expected a positive integer`);
 const taskState: Shape = (v, p) => (isTaskState(v) ? undefined : `${p}: expected a task state`);
 const desiredState: Shape = (v, p) =>
@@ -167,6 +168,16 @@ export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
   JoinTokensRotated: object({ worker: optional(nonEmptyStr), manager: optional(nonEmptyStr) }),
   OwnershipTaken: object({ component: oneOf(COMPONENTS), term: positiveInt, reads: optional(positiveInt) }),
   LogLevelRaised: object({ level: positiveInt }),
+  AuditCheckpointed: object({
+    from: nonNegInt,
+    through: nonNegInt,
+    chain: hex64,
+    state: hex64,
+    digests: str,
+    key: nonEmptyStr,
+    next: optional(nonEmptyStr),
+    signature: nonEmptyStr,
+  }),
   ServiceCreated: object({ id, spec: serviceSpec }),
   ServiceUpdated: object({ id, spec: serviceSpec, rollback: optional(bool), message: optional(str) }),
   ServiceRemoved: object({ id }),

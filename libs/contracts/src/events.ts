@@ -10,6 +10,7 @@ import type { NodeDescription, NodeRole, NodeSpec, NodeState } from './node';
 import type { Endpoint, PortConfig, ServiceSpec, UpdateStatus } from './service';
 import type { CreatedTask } from './task';
 import type { TaskState } from './task-state';
+import type { AuditCheckpointed } from './audit-checkpoint';
 
 // ── cluster ────────────────────────────────────────────────────────────────
 export interface ClusterInitialized {
@@ -174,6 +175,7 @@ export interface EventDataMap {
   JoinTokensRotated: JoinTokensRotated;
   OwnershipTaken: OwnershipTaken;
   LogLevelRaised: LogLevelRaised;
+  AuditCheckpointed: AuditCheckpointed;
   ServiceCreated: ServiceCreated;
   ServiceUpdated: ServiceUpdated;
   ServiceRemoved: ServiceRemoved;
@@ -215,6 +217,8 @@ export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; rea
   JoinTokensRotated: { v: 1, writers: ['api'] },
   OwnershipTaken: { v: 1, writers: MANAGERS },
   LogLevelRaised: { v: 1, writers: ['api'] },
+  // The reaper's owner holds the checkpoint duty (docs/audit.md).
+  AuditCheckpointed: { v: 1, writers: ['reaper'] },
   ServiceCreated: { v: 1, writers: ['api'] },
   // The orchestrator writes only automatic rollbacks (rollback: true, back to the previous spec).
   ServiceUpdated: { v: 1, writers: ['api', 'orchestrator'] },

@@ -15,6 +15,7 @@ export * from './shape';
 export * from './event-shapes';
 export * from './codec';
 export * from './log-level';
+export * from './audit-checkpoint';
 // Named as well as starred: a named re-export is read through an accessor of its own, which
 // the engine inlines; the star's shared accessor is slow on the paths every record takes.
 export { TaskState, isAgentReportable, isDesiredState, isTaskState, isTerminal, taskStateName } from './task-state';

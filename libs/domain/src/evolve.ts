@@ -10,7 +10,7 @@
 import { EVENT_TYPES, writerKey } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import type { ClusterState } from './state';
-import { refuse, rejected } from './verdict';
+import { applied, refuse, rejected } from './verdict';
 import type { Refused, Verdict } from './verdict';
 import { evolveCluster } from './evolve-cluster';
 import { evolveServices } from './evolve-services';
@@ -25,7 +25,8 @@ export const evolve = (state: ClusterState, event: ShoalEvent): Verdict => {
   const refusal = admit(state, event, writer);
   if (refusal !== undefined) return rejected(event.type, refusal.code, refusal.reason);
   const verdict = route(state, event);
-  if (verdict.status !== 'rejected') state.writers.set(writer, event.seq);
+  // A checkpoint changes no state, not even its writer's seq: a build that counts it poison hashes alike.
+  if (verdict.status !== 'rejected' && event.type !== 'AuditCheckpointed') state.writers.set(writer, event.seq);
   return verdict;
 };
 
@@ -62,6 +63,9 @@ const route = (state: ClusterState, event: ShoalEvent): Verdict => {
     case 'OwnershipTaken':
     case 'LogLevelRaised':
       return evolveCluster(state, event);
+    case 'AuditCheckpointed':
+      // Checked by `shoal audit verify` (signature, chain, state hash), not by evolve.
+      return applied(event.type);
     case 'ServiceCreated':
     case 'ServiceUpdated':
     case 'ServiceRemoved':

@@ -25,3 +25,4 @@ export * from './scheduler';
 export * from './constraints';
 export * from './net';
 export * from './admission';
+export * from './audit';

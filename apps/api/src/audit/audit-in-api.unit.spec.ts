@@ -52,6 +52,6 @@ describe('the audit surface in the API', () => {
     expect(ready).toMatchObject({ status: 200, body: { ready: true, position: 1, highWaterMark: 1 } });
     const metrics = await api.request('GET', '/metrics', { token: api.adminToken });
     expect(metrics.status).toBe(200);
-    expect(String(metrics.body)).toContain('shoal_records_total{verdict="applied"} 1');
+    expect(String(metrics.body)).toContain('shoal_records_total{view="api",verdict="applied"} 1');
   });
 });

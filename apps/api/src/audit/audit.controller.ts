@@ -6,6 +6,8 @@ import { AuditEventsQuery, AuditStateQuery, ID_PARAM_SCHEMA, IdParam, statePoint
 import { dockerValidationPipe } from './docker-validation';
 import { AuditPageDoc, AuditStateDoc, DOCKER_ERROR_SCHEMA, TaskExplanationDoc, TaskHistoryDoc, VerifyReportDoc } from './audit-responses';
 import { AuditService } from './audit.service';
+import { AuditProofDoc, AuditProofQuery, expectedPoint } from './audit-proof';
+import type { AuditProof } from './audit-proof';
 import type { AuditPage, AuditState, TaskHistory } from './audit.service';
 import type { TaskExplanation } from './task-explain';
 
@@ -57,6 +59,18 @@ export class AuditController {
   @ApiOkResponse({ type: VerifyReportDoc })
   verify(): Promise<VerifyReport> {
     return this.audit.verify();
+  }
+
+  @Get('audit/proof')
+  @ApiOperation({
+    summary: 'Prove the log against its signed checkpoints',
+    description:
+      'As `shoal audit verify`: every checkpoint\'s signature under the key published to this API (SHOAL_AUDIT_PUBLIC_KEY; else the first checkpoint\'s, trusted on first use), the chain and the state hash at each, and the first offset where the log differs from what was signed (changed, removed, inserted, reordered, truncated against `expect`). See docs/audit.md.',
+  })
+  @ApiOkResponse({ type: AuditProofDoc })
+  @ApiBadRequestResponse({ description: '`expect` is not `<offset>:<chain hash>`.', ...ERROR })
+  proof(@Query(dockerValidationPipe(AuditProofQuery)) query: AuditProofQuery): Promise<AuditProof> {
+    return this.audit.proof(expectedPoint(query.expect));
   }
 
   @Get('tasks/:id/explain')

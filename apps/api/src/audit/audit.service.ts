@@ -11,8 +11,10 @@ import { itemApplied, toStateData } from '@shoal/domain';
 import type { StateData, Tally, Verdict, VerdictCode } from '@shoal/domain';
 import { EVENT_LOG, latestSnapshots } from '@shoal/eventlog';
 import type { EventLog, LogRecord } from '@shoal/eventlog';
-import { replayLog, verifyLog } from '@shoal/runtime';
-import type { LiveView, VerifyReport } from '@shoal/runtime';
+import { proveLog, replayLog, verifyLog } from '@shoal/runtime';
+import type { ExpectedPoint, LiveView, VerifyReport } from '@shoal/runtime';
+import { publishedKey, withPublished } from './audit-proof';
+import type { AuditProof } from './audit-proof';
 import { API_CONFIG, API_VIEW } from '../api.tokens';
 import type { ApiConfig } from '../api.config';
 import type { AuditTrail } from './audit-trail';
@@ -210,6 +212,15 @@ export class AuditService {
     const snapshots = this.config ? await latestSnapshots(join(this.config.dataDir, 'snapshots')) : [];
     return verifyLog(this.log, { snapshots });
   }
+
+  /** As `shoal audit verify`'s proof, under the key published to this API. */
+  async proof(expect?: ExpectedPoint): Promise<AuditProof> {
+    const key = (this.published ??= { key: publishedKey() }).key;
+    const report = await proveLog(this.log, { ...(key ? { trustedKey: key } : {}), ...(expect ? { expect } : {}) });
+    return withPublished(report, key);
+  }
+
+  private published?: { readonly key: string | undefined };
 
   explain(taskRef: string, now: Date): TaskExplanation {
     const task = this.view.state.tasks.get(taskIdOf(this.view.state, taskRef));

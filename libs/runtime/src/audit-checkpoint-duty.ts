@@ -1,0 +1,74 @@
+/**
+ * The checkpoint duty in a reaper process: when SHOAL_AUDIT_SIGNING_KEY names the
+ * operator's Ed25519 key (PEM), an AuditCheckpointer follows the log beside the reaper and
+ * signs while this process owns the reaper (see audit-checkpointer.ts for why the reaper).
+ *   SHOAL_AUDIT_SIGNING_KEY          the private key (PEM file) checkpoints are signed with
+ *   SHOAL_AUDIT_PREVIOUS_KEY         during a rotation, the key the log's checkpoints are signed with now
+ *   SHOAL_AUDIT_CHECKPOINT_RECORDS   records between checkpoints (default 5000, at most 20000)
+ *   SHOAL_AUDIT_CHECKPOINT_SECONDS   longest a record waits to be signed (default 60)
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { EVENT_LOG } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
+import { AuditCheckpointer, DEFAULT_CHECKPOINT_MS, DEFAULT_CHECKPOINT_RECORDS, MAX_CHECKPOINT_RECORDS } from './audit-checkpointer';
+import type { CheckpointerOptions } from './audit-checkpointer';
+import { readSigningKey } from './audit-keys';
+import { COMPONENT_RUNNER } from './component-tokens';
+import type { ComponentRunner } from './component-runner';
+import { makeInstanceId } from './instance';
+
+const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) throw new Error(`${name}=${raw}: expected a whole number from 1 to ${max}`);
+  return value;
+};
+
+/** The checkpoint writer's settings from the environment; undefined when no signing key is set. */
+export const checkpointSettingsFromEnv = (env: NodeJS.ProcessEnv): Omit<CheckpointerOptions, 'term' | 'instance'> | undefined => {
+  const keyPath = env.SHOAL_AUDIT_SIGNING_KEY?.trim();
+  if (!keyPath) return undefined;
+  const previous = env.SHOAL_AUDIT_PREVIOUS_KEY?.trim();
+  const cluster = env.SHOAL_CLUSTER_ID?.trim();
+  return {
+    key: readSigningKey(keyPath),
+    ...(previous ? { previousKey: readSigningKey(previous) } : {}),
+    everyRecords: positive(env, 'SHOAL_AUDIT_CHECKPOINT_RECORDS', DEFAULT_CHECKPOINT_RECORDS, MAX_CHECKPOINT_RECORDS),
+    everyMs: positive(env, 'SHOAL_AUDIT_CHECKPOINT_SECONDS', DEFAULT_CHECKPOINT_MS / 1000) * 1000,
+    ...(cluster ? { cluster } : {}),
+  };
+};
+
+/** Signs checkpoints while the runner (the reaper's) is the active one. */
+export const checkpointerFor = (log: EventLog, runner: ComponentRunner, settings: Omit<CheckpointerOptions, 'term' | 'instance'>, onError?: (message: string) => void): AuditCheckpointer =>
+  new AuditCheckpointer(log, {
+    ...settings,
+    instance: makeInstanceId('reaper-audit'),
+    term: () => (runner.state === 'active' ? runner.term : undefined),
+    ...(onError ? { onError } : {}),
+  });
+
+@Injectable()
+export class AuditCheckpointDuty implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private checkpointer?: AuditCheckpointer;
+  private readonly logger = new Logger('audit');
+
+  constructor(
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+    @Inject(COMPONENT_RUNNER) private readonly runner: ComponentRunner,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const settings = checkpointSettingsFromEnv(process.env);
+    if (!settings) return;
+    this.checkpointer = checkpointerFor(this.log, this.runner, settings, (message) => this.logger.error(message));
+    this.checkpointer.start();
+    this.logger.log(`signing audit checkpoints with ${settings.key.fingerprint} every ${settings.everyRecords} records or ${(settings.everyMs ?? 0) / 1000} s`);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.checkpointer?.stop();
+  }
+}
