@@ -27,6 +27,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isDispatcherAddress } from '@shoal/protocol';
+import { installProcessLogger, shoalLogger } from '@shoal/runtime';
+import { AgentMetrics, agentMetricsAddress } from './agent-metrics';
 import { AgentSession } from './agent-session';
 import { parseByteSize } from './byte-size';
 import { dispatcherKeeper, keptDispatchers } from './kept-dispatchers';
@@ -136,7 +138,18 @@ const required = (value: string | undefined, flag: string, variable: string): st
   return value.trim();
 };
 
-const say = (line: string): void => void process.stdout.write(`shoal agent: ${line}\n`);
+/** A line of the agent's, through the process's logger (installed when the command runs). */
+const say = (line: string): void => shoalLogger().info(line);
+
+/** Serves the agent's /metrics, /healthz and /readyz when SHOAL_HEALTH_PORT asks for them; the returned function stops serving. */
+const serveMetrics = async (metrics: AgentMetrics): Promise<() => Promise<void>> => {
+  const address = agentMetricsAddress(process.env);
+  if (!address) return async () => undefined;
+  const server = await metrics.serve(address.host, address.port);
+  const url = `http://${address.host}:${(server.address() as { port: number }).port}`;
+  shoalLogger().info({ url }, `agent: metrics on ${url}/metrics, health on /healthz, readiness on /readyz`);
+  return () => new Promise((resolve) => server.close(() => resolve()));
+};
 
 /** Resolves when SIGINT or SIGTERM arrives. */
 const untilSignalled = (): Promise<NodeJS.Signals> =>
@@ -198,6 +211,9 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   const { executor, logStore } = host;
   let failed: (error: Error) => void = () => undefined;
   const failure = new Promise<Error>((resolve) => (failed = resolve));
+  let connected = 0;
+  const metrics = new AgentMetrics(() => ({ sessions: 1, connected }));
+  const stopServing = await serveMetrics(metrics);
   const session = new AgentSession({
     dispatchers,
     knownDispatchers: keptDispatchers(options.stateDir),
@@ -210,6 +226,8 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     nodeId,
     log: say,
     onFailure: (error) => failed(error),
+    onConnectionChange: (up) => (connected = up ? 1 : 0),
+    onHeartbeat: () => metrics.heartbeat(),
   });
   joinedAs.session = session;
   const signalled = untilSignalled();
@@ -224,6 +242,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     channels.close();
     await host.close();
     await logStore?.flush();
+    await stopServing();
     return;
   }
   keepNodeId(options.stateDir, session.nodeId);
@@ -235,6 +254,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     channels.close();
     await host.close();
     await logStore?.flush();
+    await stopServing();
     throw ended;
   }
   say(`${ended}: stopping this node's tasks`);
@@ -243,6 +263,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   await host.close();
   // What the tasks wrote last is in their files before the agent goes.
   await logStore?.flush();
+  await stopServing();
 };
 
 const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: string, dispatchers: readonly string[]): Promise<void> => {
@@ -259,12 +280,16 @@ const runFleet = async (options: AgentCommandOptions, nodes: number, joinToken: 
     stateDir: options.stateDir,
     log: say,
     onError: (error) => failed(error),
+    onHeartbeat: () => metrics.heartbeat(),
   });
+  const metrics = new AgentMetrics(() => ({ sessions: nodes, connected: fleet.connected }));
+  const stopServing = await serveMetrics(metrics);
   say(`starting ${nodes} simulated node${nodes === 1 ? '' : 's'} against the dispatcher at ${dispatchers.join(' or ')}`);
   const signalled = untilSignalled();
   const started = fleet.start();
   const ended = await Promise.race([started.then(() => Promise.race([signalled, failure])), signalled]);
   await fleet.stop();
+  await stopServing();
   if (ended instanceof Error) throw ended;
   say(`${ended}: the fleet left`);
 };
@@ -288,6 +313,7 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--hostname-prefix <prefix>', 'simulated node i is named <prefix><i> (default sim-node-)')
     .showHelpAfterError()
     .action(async (options: AgentCommandOptions) => {
+      installProcessLogger('agent');
       const joinToken = required(options.joinToken ?? process.env.SHOAL_JOIN_TOKEN, '--join-token', 'SHOAL_JOIN_TOKEN');
       const dispatchers = options.dispatcher ?? hostPorts(required(process.env.SHOAL_DISPATCHER, '--dispatcher', 'SHOAL_DISPATCHER'));
       if (options.simulate === undefined) {

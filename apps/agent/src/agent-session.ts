@@ -73,6 +73,8 @@ export interface AgentSessionOptions {
   readonly onFailure?: (error: Error) => void;
   /** Called when the session comes up or goes down. */
   readonly onConnectionChange?: (connected: boolean) => void;
+  /** Called on each heartbeat sent (for /metrics). */
+  readonly onHeartbeat?: () => void;
   readonly random?: () => number;
 }
 
@@ -249,6 +251,7 @@ export class AgentSession {
       if (generation !== this.generation) return;
       // No answer to wait for: a lost session ends the Session stream, and a new period comes on it.
       this.options.channels.heartbeats(this.address, this.options.index ?? 0).beat({ nodeId: this.id ?? '', sessionId: this.session ?? '' });
+      this.options.onHeartbeat?.();
       this.scheduleHeartbeat(generation);
     });
   }

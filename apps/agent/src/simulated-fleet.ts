@@ -38,6 +38,8 @@ export interface SimulatedFleetOptions {
   /** Told once when a node's join token is refused after the fleet started (a rotated token). */
   readonly onError?: (error: Error) => void;
   readonly log?: (line: string) => void;
+  /** Called on each heartbeat any node sends (for /metrics). */
+  readonly onHeartbeat?: () => void;
   readonly backoff?: { readonly initialMs?: number; readonly maxMs?: number };
 }
 
@@ -182,6 +184,7 @@ export class SimulatedFleet {
       onConnectionChange: (connected) => {
         this.connectedCount += connected ? 1 : -1;
       },
+      ...(this.options.onHeartbeat ? { onHeartbeat: this.options.onHeartbeat } : {}),
       onFailure: (error) => {
         if (this.started && !this.stopped && !this.reportedError) {
           this.reportedError = true;

@@ -3,6 +3,7 @@
  * simulated task's run: thousands of them in one process ride on a single interval
  * rather than one Node timer each.
  */
+import { shoalLogger } from '@shoal/runtime';
 
 /** Cancels a scheduled callback; calling it after the callback ran does nothing. */
 export type Cancel = () => void;
@@ -89,7 +90,7 @@ export class TimerWheel implements Timers {
         try {
           callback();
         } catch (error) {
-          process.stderr.write(`shoal agent: a timer callback failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+          shoalLogger().error({ err: error }, 'a timer callback failed');
         }
       }
     }

@@ -1,20 +1,25 @@
 /**
  * /healthz, /statez and /readyz of the dispatcher process, as every component answers
  * them: live while it serves, the view's position and state hash, ready once its view has
- * replayed the log (standby or active). Before its runner exists, each answers 503 "starting".
- * /metrics (Prometheus): what its view has read, as every component's, and its agents'
- * sessions, heartbeats and statuses.
+ * caught up with the log's end (standby or active). Before its runner exists, each answers
+ * 503 "starting". /metrics (Prometheus): its process's registry — its view and ticks, as
+ * every component's, and its agents' sessions, heartbeats and statuses.
  */
 import { Controller, Get, Header, HttpException, HttpStatus, Inject } from '@nestjs/common';
-import { PROMETHEUS_CONTENT_TYPE, componentStateHash, componentViewMetrics, liveHealth, prometheusText, readyHealth } from '@shoal/runtime';
-import type { ComponentHealth, ComponentRunner, ComponentStateHash } from '@shoal/runtime';
+import { EVENT_LOG } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
+import { PROMETHEUS_CONTENT_TYPE, componentStateHash, liveHealth, logEndOf, readyHealth } from '@shoal/runtime';
+import type { ComponentHealth, ComponentReadiness, ComponentRunner, ComponentStateHash } from '@shoal/runtime';
 import type { DispatcherServer } from './dispatcher-server';
 
 export const DISPATCHER_SERVER = Symbol('DISPATCHER_SERVER');
 
 @Controller()
 export class DispatcherHealthController {
-  constructor(@Inject(DISPATCHER_SERVER) private readonly server: DispatcherServer) {}
+  constructor(
+    @Inject(DISPATCHER_SERVER) private readonly server: DispatcherServer,
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+  ) {}
 
   private runner(): ComponentRunner {
     const runner = this.server.runner;
@@ -33,14 +38,14 @@ export class DispatcherHealthController {
   }
 
   @Get('readyz')
-  ready(): ComponentHealth {
-    return readyHealth(this.runner());
+  async ready(): Promise<ComponentReadiness> {
+    const runner = this.runner();
+    return readyHealth(runner, await logEndOf(this.log));
   }
 
   @Get('metrics')
   @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
-  metrics(): string {
-    const runner = this.server.runner;
-    return prometheusText([...(runner ? componentViewMetrics(runner) : []), ...this.server.metrics()]);
+  metrics(): Promise<string> {
+    return this.server.metrics.text();
   }
 }

@@ -10,7 +10,7 @@ import type { JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_REDIRECT_KEY, DispatcherClient } from '@shoal/protocol';
 import type { SessionMessage } from '@shoal/protocol';
-import { EventWriter, newJoinTokens, prometheusText } from '@shoal/runtime';
+import { EventWriter, newJoinTokens } from '@shoal/runtime';
 import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
 import { Heartbeats, WITHIN_MS, findEvent, keepAlive, openAssignments, openSession, sampleOf, startStandby, statusOf, unary } from './testing/grpc-agent';
@@ -296,39 +296,39 @@ describe("the dispatcher's /metrics, on a real broker", () => {
   });
 
   it('counts what agents sent: heartbeats by transport and session, open streams, sessions, statuses', async () => {
-    const metric = (name: string, labels: Record<string, string> = {}): number => sampleOf(server, name, labels);
-    const heartbeatsTotal = (transport: 'stream' | 'unary', session: 'known' | 'unknown'): number => metric('shoal_dispatcher_heartbeats_total', { transport, session });
-    const statusesTotal = (outcome: 'taken' | 'invalid' | 'unknown_session'): number => metric('shoal_dispatcher_task_statuses_total', { outcome });
-    expect(metric('shoal_dispatcher_active')).toBe(1);
+    const metric = (name: string, labels: Record<string, string> = {}): Promise<number> => sampleOf(server, name, labels);
+    const heartbeatsTotal = (transport: 'stream' | 'unary', session: 'known' | 'unknown'): Promise<number> => metric('shoal_dispatcher_heartbeats_total', { transport, session });
+    const statusesTotal = (outcome: 'taken' | 'invalid' | 'unknown_session'): Promise<number> => metric('shoal_dispatcher_task_statuses_total', { outcome });
+    expect(await metric('shoal_dispatcher_active')).toBe(1);
     const session = openSession(client, tokens.worker);
     const { nodeId, sessionId } = await session.next(0);
     await findEvent(log, 'NodeRegistered', (e) => e.data.id === nodeId);
-    expect(metric('shoal_dispatcher_sessions', { registration: 'open' })).toBe(1);
+    expect(await metric('shoal_dispatcher_sessions', { registration: 'open' })).toBe(1);
     // The cluster's period (1 s): one node is far below the cap.
-    expect(metric('shoal_dispatcher_heartbeat_period_seconds')).toBe(1);
+    expect(await metric('shoal_dispatcher_heartbeat_period_seconds')).toBe(1);
 
     const heartbeats = new Heartbeats(client);
     for (let i = 0; i < 3; i++) heartbeats.beat(nodeId, sessionId);
     heartbeats.beat(nodeId, 'an-expired-session');
-    await eventually('the stream heartbeats counted', () => heartbeatsTotal('stream', 'known') + heartbeatsTotal('stream', 'unknown') === 4, WITHIN_MS);
-    expect([heartbeatsTotal('stream', 'known'), heartbeatsTotal('stream', 'unknown')]).toEqual([3, 1]);
-    expect(metric('shoal_dispatcher_heartbeat_streams')).toBe(1);
+    await eventually('the stream heartbeats counted', async () => (await heartbeatsTotal('stream', 'known')) + (await heartbeatsTotal('stream', 'unknown')) === 4, WITHIN_MS);
+    expect([await heartbeatsTotal('stream', 'known'), await heartbeatsTotal('stream', 'unknown')]).toEqual([3, 1]);
+    expect(await metric('shoal_dispatcher_heartbeat_streams')).toBe(1);
     await unary(client, 'heartbeat', { nodeId, sessionId });
     await expect(unary(client, 'heartbeat', { nodeId, sessionId: 'an-expired-session' })).rejects.toMatchObject({ code: status.NOT_FOUND });
-    expect([heartbeatsTotal('unary', 'known'), heartbeatsTotal('unary', 'unknown')]).toEqual([1, 1]);
+    expect([await heartbeatsTotal('unary', 'known'), await heartbeatsTotal('unary', 'unknown')]).toEqual([1, 1]);
     expect(await heartbeats.end()).toEqual({ error: null, response: { taken: 3, unknown: 1 } });
-    expect(metric('shoal_dispatcher_heartbeat_streams')).toBe(0);
+    expect(await metric('shoal_dispatcher_heartbeat_streams')).toBe(0);
 
     await unary(client, 'updateTaskStatus', { nodeId, sessionId, updates: [statusOf('t9', TaskState.RUNNING), statusOf('t9', 999)] });
     await expect(
       unary(client, 'updateTaskStatus', { nodeId, sessionId: 'an-expired-session', updates: [statusOf('t9', TaskState.RUNNING), statusOf('t9', TaskState.COMPLETE)] }),
     ).rejects.toMatchObject({ code: status.NOT_FOUND });
-    expect([statusesTotal('taken'), statusesTotal('invalid'), statusesTotal('unknown_session')]).toEqual([1, 1, 2]);
+    expect([await statusesTotal('taken'), await statusesTotal('invalid'), await statusesTotal('unknown_session')]).toEqual([1, 1, 2]);
 
     session.stream.cancel();
     await eventually('the session gone', () => server.sessions.size === 0, WITHIN_MS);
-    expect(metric('shoal_dispatcher_sessions', { registration: 'open' })).toBe(0);
+    expect(await metric('shoal_dispatcher_sessions', { registration: 'open' })).toBe(0);
     // What /metrics answers: Prometheus' text, a line per sample.
-    expect(prometheusText(server.metrics())).toContain('shoal_dispatcher_heartbeats_total{transport="unary",session="unknown"} 1\n');
+    expect(await server.metrics.text()).toContain('shoal_dispatcher_heartbeats_total{transport="unary",session="unknown"} 1\n');
   });
 });

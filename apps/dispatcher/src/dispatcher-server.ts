@@ -11,12 +11,12 @@ import { SessionTable } from '@shoal/domain';
 import type { DispatcherCore } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_SERVICE, LOGS_SERVICE, instanceWithAddress } from '@shoal/protocol';
-import { ComponentRunner, componentCore, makeInstanceId, newObjectId } from '@shoal/runtime';
-import type { MetricFamily, RunnerActivity, ViewSnapshots } from '@shoal/runtime';
+import { ComponentRunner, ProcessMetrics, componentCore, makeInstanceId, newObjectId } from '@shoal/runtime';
+import type { RunnerActivity, ViewSnapshots } from '@shoal/runtime';
 import { ActiveProbe } from './active-probe';
 import { AgentService } from './agent-service';
 import { dispatcherAddresses, hostPort } from './dispatcher-address';
-import { AgentCounters, dispatcherMetrics } from './dispatcher-metrics';
+import { AgentCounters, registerDispatcherGauges } from './dispatcher-metrics';
 import { LogBroker } from './log-broker';
 
 export interface DispatcherServerOptions {
@@ -37,6 +37,8 @@ export interface DispatcherServerOptions {
   readonly snapshots?: ViewSnapshots;
   /** How long a log subscription that does not follow waits on a silent node (LOG_NODE_TIMEOUT_MS). */
   readonly logNodeTimeoutMs?: number;
+  /** The process's metrics, where the dispatcher registers its own and reports its runner's; default its own. */
+  readonly metrics?: ProcessMetrics;
 }
 
 /** Status batches wait at most this long (SwarmKit: 100 ms). */
@@ -46,7 +48,9 @@ export class DispatcherServer {
   readonly sessions = new SessionTable();
   readonly core: DispatcherCore;
   /** What the agents sent since this instance started. */
-  private readonly counters = new AgentCounters();
+  private readonly counters: AgentCounters;
+  /** Its process's metrics (/metrics): its runner's view and ticks, its agents' sessions, heartbeats and statuses. */
+  readonly metrics: ProcessMetrics;
   /** Whether the active dispatcher answers, while this one stands by. */
   private readonly probe = new ActiveProbe();
   private runnerValue?: ComponentRunner;
@@ -65,6 +69,14 @@ export class DispatcherServer {
   ) {
     this.now = options.now ?? (() => new Date());
     this.say = options.log ?? (() => undefined);
+    this.metrics = options.metrics ?? new ProcessMetrics();
+    this.counters = new AgentCounters(this.metrics.registry);
+    registerDispatcherGauges(this.metrics.registry, () => ({
+      runner: this.runnerValue,
+      sessions: this.sessions,
+      heartbeatStreams: this.service?.heartbeatStreamCount ?? 0,
+      logSubscriptions: this.logSubscriptions,
+    }));
     this.core = componentCore('dispatcher', { sessions: this.sessions, log: this.say });
   }
 
@@ -81,11 +93,6 @@ export class DispatcherServer {
   /** While active, where the dispatchers are as agents are told: this one first, then its standbys. */
   get dispatchers(): readonly string[] {
     return this.dispatchersValue;
-  }
-
-  /** What /metrics reports: the agents' sessions, heartbeats and statuses. */
-  metrics(): MetricFamily[] {
-    return dispatcherMetrics({ runner: this.runnerValue, sessions: this.sessions, heartbeatStreams: this.service?.heartbeatStreamCount ?? 0, logSubscriptions: this.logSubscriptions }, this.counters);
   }
 
   /** Log subscriptions open now. */
@@ -140,6 +147,7 @@ export class DispatcherServer {
       gapMs: 20,
       capMs: STATUS_BATCH_MS,
       now: this.now,
+      metrics: this.metrics,
       ...(this.options.snapshots ? { snapshots: this.options.snapshots } : {}),
       onActivity: (activity) => this.onActivity(activity),
     });

@@ -12,7 +12,8 @@ class DispatcherLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
 
   async onApplicationBootstrap(): Promise<void> {
     const { port } = await this.server.start();
-    process.stdout.write(`dispatcher: agents on ${this.server.address ?? `127.0.0.1:${port}`}\n`);
+    const address = this.server.address ?? `127.0.0.1:${port}`;
+    new Logger('dispatcher').log({ msg: `dispatcher: agents on ${address}`, address });
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -220,13 +220,13 @@ describe('task output through the dispatcher on a real broker', () => {
     await eventually('the later node line forwarded', () => subscriber.lines.length === 3, WITHIN_MS);
     expect(subscriber.lines.map((l) => `${l.taskId}@${l.nodeId} ${l.text.trim()}`)).toEqual([`w4@${first.nodeId} one`, `w4@${first.nodeId} two`, `w5@${later.nodeId} three`]);
     expect(subscriber.ended).toBeUndefined();
-    expect(sampleOf(server, 'shoal_dispatcher_log_subscriptions', {})).toBe(1);
+    expect(await sampleOf(server, 'shoal_dispatcher_log_subscriptions', {})).toBe(1);
 
     subscriber.stream.cancel();
     for (const node of [first, later]) {
       await eventually('the subscription closed on the node', () => subscriptionsOn(node.session).some((s) => s.id === asked!.id && s.close), WITHIN_MS);
     }
-    await eventually('no subscription left', () => sampleOf(server, 'shoal_dispatcher_log_subscriptions', {}) === 0, WITHIN_MS);
+    await eventually('no subscription left', async () => (await sampleOf(server, 'shoal_dispatcher_log_subscriptions', {})) === 0, WITHIN_MS);
   });
 
   it('a standby refuses with FAILED_PRECONDITION and names the active instance', async () => {

@@ -1,36 +1,42 @@
-/** Prometheus' text exposition format (version 0.0.4): families of samples with HELP and TYPE. */
+/**
+ * Each process's metrics registry (prom-client): Node's default process metrics
+ * (process_cpu_seconds_total, nodejs_heap_size_used_bytes, nodejs_eventloop_lag_seconds, …)
+ * and whatever the parts running in the process register on it. The default metrics are
+ * collected once per Node process and shared by every registry made in it, so a process
+ * that makes several (a test, the all-in-one's parts) watches the event loop once.
+ */
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Metric } from 'prom-client';
 
-/** The Content-Type of a /metrics answer in this format. */
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+/** The Content-Type of a /metrics answer (Prometheus' text format 0.0.4). */
+export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
-export interface Sample {
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly value: number;
-}
+let processDefaults: Registry | undefined;
 
-export interface MetricFamily {
-  readonly name: string;
-  readonly help: string;
-  readonly type: 'counter' | 'gauge';
-  readonly samples: readonly Sample[];
-}
-
-const escapeLabel = (value: string): string => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-const escapeHelp = (value: string): string => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-
-const formatLabels = (labels: Readonly<Record<string, string>> | undefined): string => {
-  const entries = Object.entries(labels ?? {});
-  return entries.length === 0 ? '' : `{${entries.map(([key, value]) => `${key}="${escapeLabel(value)}"`).join(',')}}`;
+const defaultMetrics = (): Registry => {
+  if (!processDefaults) {
+    processDefaults = new Registry();
+    collectDefaultMetrics({ register: processDefaults });
+  }
+  return processDefaults;
 };
 
-export const prometheusText = (families: readonly MetricFamily[]): string =>
-  families
-    .map((family) =>
-      [
-        `# HELP ${family.name} ${escapeHelp(family.help)}`,
-        `# TYPE ${family.name} ${family.type}`,
-        ...family.samples.map((sample) => `${family.name}${formatLabels(sample.labels)} ${sample.value}`),
-      ].join('\n'),
-    )
-    .join('\n')
-    .concat('\n');
+/** A new registry holding the process's default metrics. */
+export const newMetricsRegistry = (): Registry => {
+  const registry = new Registry();
+  for (const metric of defaultMetrics().getMetricsAsArray()) registry.registerMetric(metric as unknown as Metric);
+  return registry;
+};
+
+/** Counts items by a key made of labels (in the labels' order, as written out), in first-seen order. */
+export const countBy = <T>(items: Iterable<T>, labelsOf: (item: T) => Record<string, string>): { labels: Record<string, string>; value: number }[] => {
+  const counts = new Map<string, { labels: Record<string, string>; value: number }>();
+  for (const item of items) {
+    const labels = labelsOf(item);
+    const key = JSON.stringify(labels);
+    const entry = counts.get(key);
+    if (entry) entry.value++;
+    else counts.set(key, { labels, value: 1 });
+  }
+  return [...counts.values()];
+};

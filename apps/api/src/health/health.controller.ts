@@ -1,16 +1,17 @@
 /**
  * The API process's /healthz (it serves), /statez (its view's position and state hash),
- * /readyz (its view has caught up with the log) and /metrics (Prometheus: its view's, and
- * those of the parts sharing its process when the host gave API_MORE_METRICS).
+ * /readyz (its view has caught up with the log) and /metrics (Prometheus: its process's
+ * registry — the process's defaults, the API's families, and those of the parts sharing
+ * its process when the host gave API_METRICS).
  */
-import { Controller, Get, Header, HttpException, HttpStatus, Inject, Optional } from '@nestjs/common';
+import { Controller, Get, Header, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { PROMETHEUS_CONTENT_TYPE, prometheusText } from '@shoal/runtime';
-import type { LiveView, MetricFamily } from '@shoal/runtime';
-import { API_MORE_METRICS, API_VIEW } from '../api.tokens';
-import { apiMetrics } from './api-metrics';
+import { PROMETHEUS_CONTENT_TYPE } from '@shoal/runtime';
+import type { LiveView } from '@shoal/runtime';
+import { API_VIEW } from '../api.tokens';
+import { ApiProcessMetrics } from './api-process-metrics';
 
 export interface ApiHealth {
   readonly status: 'ok';
@@ -36,7 +37,7 @@ export class HealthController {
   constructor(
     @Inject(API_VIEW) private readonly view: LiveView,
     @Inject(EVENT_LOG) private readonly log: EventLog,
-    @Optional() @Inject(API_MORE_METRICS) private readonly moreMetrics?: () => MetricFamily[],
+    @Inject(ApiProcessMetrics) private readonly api: ApiProcessMetrics,
   ) {}
 
   @Get('healthz')
@@ -73,7 +74,7 @@ export class HealthController {
   @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
   @ApiOperation({ summary: 'Metrics in Prometheus text format' })
   @ApiProduces('text/plain')
-  async metrics(): Promise<string> {
-    return prometheusText([...apiMetrics(this.view.projection, await this.log.highWaterMark(), this.view.startedAt), ...(this.moreMetrics?.() ?? [])]);
+  metrics(): Promise<string> {
+    return this.api.metrics.text();
   }
 }

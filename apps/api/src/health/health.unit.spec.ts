@@ -1,6 +1,5 @@
 import { TaskState, encode } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
-import { prometheusText } from '@shoal/runtime';
 import { EventBuilder, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { startStandaloneApi } from '../spec-support/standalone-api';
 import type { StandaloneApi } from '../spec-support/standalone-api';
@@ -63,28 +62,33 @@ describe('/healthz, /statez, /readyz and /metrics', () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         '# TYPE shoal_records_total counter',
-        'shoal_records_total{verdict="applied"} 10',
-        'shoal_records_total{verdict="partial"} 0',
-        'shoal_records_total{verdict="rejected"} 1',
-        'shoal_records_total{verdict="poison"} 1',
-        'shoal_view_position 12',
+        'shoal_records_total{view="api",verdict="applied"} 10',
+        'shoal_records_total{view="api",verdict="partial"} 0',
+        'shoal_records_total{view="api",verdict="rejected"} 1',
+        'shoal_records_total{view="api",verdict="poison"} 1',
+        'shoal_view_position{view="api"} 12',
         'shoal_log_high_water_mark 12',
-        'shoal_view_lag_records 0',
+        'shoal_view_lag_records{view="api"} 0',
         'shoal_services{mode="replicated"} 1',
         'shoal_tasks{state="running",desired_state="running"} 1',
         'shoal_tasks{state="pending",desired_state="running"} 1',
         'shoal_nodes{state="ready",availability="active",role="worker"} 1',
         'shoal_nodes{state="down",availability="active",role="manager"} 1',
         'shoal_networks 1',
+        // The process's own, from prom-client's defaults.
+        '# TYPE process_resident_memory_bytes gauge',
+        '# TYPE nodejs_heap_size_used_bytes gauge',
       ]),
     );
   });
-});
 
-describe('prometheusText', () => {
-  it('writes HELP, TYPE and escaped labels', () => {
-    expect(
-      prometheusText([{ name: 'x_total', help: 'Line one\nline two', type: 'counter', samples: [{ labels: { why: 'say "hi"\\' }, value: 3 }, { value: 1 }] }]),
-    ).toBe('# HELP x_total Line one\\nline two\n# TYPE x_total counter\nx_total{why="say \\"hi\\"\\\\"} 3\nx_total 1\n');
+  it('times each request by method, route as routed and status', async () => {
+    await api.get('/statez');
+    await api.get('/no/such/route');
+    const lines = (await (await api.get('/metrics')).text()).split('\n');
+    expect(lines).toEqual(expect.arrayContaining(['# TYPE shoal_api_request_duration_seconds histogram']));
+    expect(lines.find((line) => line.startsWith('shoal_api_request_duration_seconds_count{method="GET",route="/statez",status="200"}'))).toMatch(/ [1-9]\d*$/);
+    expect(lines.find((line) => line.startsWith('shoal_api_request_duration_seconds_count{method="GET",route="unmatched",status="404"}'))).toMatch(/ 1$/);
+    expect(lines.find((line) => line.startsWith('shoal_api_request_duration_seconds_bucket{le="+Inf",method="GET",route="/statez",status="200"}'))).toBeDefined();
   });
 });

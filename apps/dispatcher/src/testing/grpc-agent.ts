@@ -101,11 +101,10 @@ export class Heartbeats {
 }
 
 /** The value of one sample of the dispatcher's /metrics; it fails when there is no such sample. */
-export const sampleOf = (server: DispatcherServer, name: string, labels: Record<string, string>): number => {
-  const family = server.metrics().find((f) => f.name === name);
-  const sample = family?.samples.find((s) => JSON.stringify(s.labels ?? {}) === JSON.stringify(labels));
-  if (!sample) throw new Error(`no sample ${name}${JSON.stringify(labels)} on /metrics`);
-  return sample.value;
+export const sampleOf = async (server: DispatcherServer, name: string, labels: Record<string, string>): Promise<number> => {
+  const value = await server.metrics.sample(name, labels);
+  if (value === undefined) throw new Error(`no sample ${name}${JSON.stringify(labels)} on /metrics`);
+  return value;
 };
 
 /** Heartbeats for a session on a stream of its own until the returned function is called. */

@@ -1,0 +1,100 @@
+/**
+ * One process's metrics: its own prom-client registry (Node's process metrics and
+ * Shoal's), the views it holds (ViewMetrics), and the ticks of the components it runs.
+ * Every part of a process registers on the one instance it is handed, so that the
+ * all-in-one, which runs them all, answers one /metrics with each family once.
+ */
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { Verdict } from '@shoal/domain';
+import { newMetricsRegistry } from './prometheus';
+import { ViewMetrics } from './view-metrics';
+
+/** A tick's duration: from a millisecond (nothing to do) to a minute (an append during a broker outage). */
+export const TICK_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Proposals in a tick's batch. */
+export const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
+
+/** A component as /metrics reads it at each scrape. */
+export interface ComponentSource {
+  readonly component: string;
+  readonly state: string;
+}
+
+export class ProcessMetrics {
+  readonly registry: Registry;
+  readonly views: ViewMetrics;
+  private readonly components = new Set<ComponentSource>();
+  private readonly tickSeconds: Histogram<'component'>;
+  private readonly batchSize: Histogram<'component'>;
+  private readonly decisions: Counter<'component' | 'type' | 'verdict'>;
+
+  constructor(registry: Registry = newMetricsRegistry()) {
+    this.registry = registry;
+    this.views = new ViewMetrics(registry);
+    this.tickSeconds = new Histogram({
+      name: 'shoal_component_tick_duration_seconds',
+      help: 'How long an active component took to decide, append its proposals and see them ruled on (ticks that proposed something).',
+      labelNames: ['component'],
+      buckets: TICK_BUCKETS,
+      registers: [registry],
+    });
+    this.batchSize = new Histogram({
+      name: 'shoal_component_batch_size',
+      help: 'Proposals an active component appended in one tick.',
+      labelNames: ['component'],
+      buckets: BATCH_BUCKETS,
+      registers: [registry],
+    });
+    this.decisions = new Counter({
+      name: 'shoal_component_decisions_total',
+      help: "Proposals components appended, by record type and evolve's verdict on them.",
+      labelNames: ['component', 'type', 'verdict'],
+      registers: [registry],
+    });
+    const components = this.components;
+    new Gauge({
+      name: 'shoal_component_active',
+      help: 'Whether this instance of a component is the active one (1), acting for its part, or not (0: starting, standby or stopped).',
+      labelNames: ['component'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const source of components) this.set({ component: source.component }, source.state === 'active' ? 1 : 0);
+      },
+    });
+  }
+
+  /** Reports whether `source` is active, from now on; the returned function stops reporting it. */
+  addComponent(source: ComponentSource): () => void {
+    this.components.add(source);
+    return () => void this.components.delete(source);
+  }
+
+  /** One tick of `component` that appended `types` (one per proposal) and got `verdicts`, in `seconds`. */
+  tick(component: string, seconds: number, types: readonly string[], verdicts: readonly Verdict[]): void {
+    this.tickSeconds.observe({ component }, seconds);
+    this.batchSize.observe({ component }, types.length);
+    types.forEach((type, index) => this.decisions.inc({ component, type, verdict: verdicts[index]?.status ?? 'unknown' }));
+  }
+
+  /** The /metrics answer: Prometheus' text format. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** The value of one sample (undefined when there is none), as /metrics would write it. */
+  async sample(name: string, labels: Readonly<Record<string, string>> = {}): Promise<number | undefined> {
+    const metric = this.registry.getSingleMetric(name);
+    if (!metric) return undefined;
+    const { values } = await metric.get();
+    const wanted = Object.entries(labels);
+    const found = values.find(
+      (value) => Object.keys(value.labels).length === wanted.length && wanted.every(([key, label]) => String(value.labels[key]) === label) && !('metricName' in value && value.metricName !== name),
+    );
+    return found?.value;
+  }
+}
+
+/** Injection token: the process's ProcessMetrics. */
+export const PROCESS_METRICS = Symbol('PROCESS_METRICS');

@@ -1,0 +1,67 @@
+import { TaskState, encode } from '@shoal/contracts';
+import { Projection, ReaperCore } from '@shoal/domain';
+import type { EmbeddedEventLog } from '@shoal/eventlog';
+import { EventBuilder, clusterInit, eventually, newTask, nodeDescription, openEmbeddedTestLog, serviceSpec } from '@shoal/testing';
+import { ComponentRunner } from './component-runner';
+import { ProcessMetrics } from './process-metrics';
+
+describe('ProcessMetrics', () => {
+  it('counts verdicts by outcome and reason code, and times each task from its creation to its first RUNNING', async () => {
+    const metrics = new ProcessMetrics();
+    const projection = new Projection(undefined, 0, { onEvent: metrics.views.observer('orchestrator') });
+    metrics.views.add('orchestrator', { view: () => ({ projection, startedAt: 0 }) });
+    const b = new EventBuilder('c1');
+    const web = serviceSpec('web', { kind: 'replicated', replicas: 1 });
+    const history = [
+      clusterInit(b),
+      b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('node-1') }),
+      b.event('ServiceCreated', { id: 's1', spec: web }),
+      b.event('TasksCreated', { tasks: [newTask('t1', 's1', web)] }),
+      b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] }),
+      b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'x' }] }),
+      // Created at 4 s, RUNNING at 7 s by the agent's clock.
+      b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: TaskState.RUNNING, at: b.now() }] }),
+      // RUNNING again: refused, and no second observation.
+      b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: TaskState.RUNNING, at: b.now() }] }),
+      b.event('NodeRemoved', { id: 'n9' }),
+    ];
+    history.forEach((event, offset) => projection.apply({ offset, value: encode(event) }));
+    projection.apply({ offset: history.length, value: '{not json' });
+
+    expect(await metrics.sample('shoal_verdicts_total', { view: 'orchestrator', outcome: 'applied', reason: 'none' })).toBe(7);
+    expect(await metrics.sample('shoal_verdicts_total', { view: 'orchestrator', outcome: 'rejected', reason: 'wrong-state' })).toBe(1);
+    expect(await metrics.sample('shoal_verdicts_total', { view: 'orchestrator', outcome: 'rejected', reason: 'not-found' })).toBe(1);
+    expect(await metrics.sample('shoal_records_total', { view: 'orchestrator', verdict: 'poison' })).toBe(1);
+    const lines = (await metrics.text()).split('\n');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'shoal_task_time_to_running_seconds_bucket{le="2.5",view="orchestrator"} 0',
+        'shoal_task_time_to_running_seconds_bucket{le="5",view="orchestrator"} 1',
+        'shoal_task_time_to_running_seconds_sum{view="orchestrator"} 3',
+        'shoal_task_time_to_running_seconds_count{view="orchestrator"} 1',
+      ]),
+    );
+  });
+
+  it('carries the parts of one process on one registry, each family once, each view by its name', async () => {
+    const { log, close } = await openEmbeddedTestLog('shoal-metrics-');
+    try {
+      await log.append([{ key: 'c1', value: encode(clusterInit(new EventBuilder())) }]);
+      const metrics = new ProcessMetrics();
+      const runners = ['reaper-a', 'reaper-b'].map((instance) => new ComponentRunner(log as EmbeddedEventLog, new ReaperCore(), { cluster: 'c1', instance, metrics }));
+      await runners[0]!.start();
+      // A second view under a name the process already reports is refused, not counted twice.
+      await expect(runners[1]!.start()).rejects.toThrow('a view named reaper is already reported in this process');
+      await eventually('active', () => runners[0]!.state === 'active', { timeoutMs: 10_000, everyMs: 10 });
+      const text = await metrics.text();
+      for (const family of ['shoal_records_total', 'shoal_view_lag_records', 'shoal_component_active', 'process_cpu_seconds_total']) {
+        expect(text.split('\n').filter((line) => line === `# TYPE ${family} ${family.endsWith('_total') ? 'counter' : 'gauge'}`)).toHaveLength(1);
+      }
+      expect(await metrics.sample('shoal_component_active', { component: 'reaper' })).toBe(1);
+      await runners[0]!.stop();
+      expect(await metrics.sample('shoal_component_active', { component: 'reaper' })).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+});
