@@ -44,6 +44,25 @@ export interface BrokerOptions {
    * this data dir before (see restart()), so its clients find it again. Free ones by default.
    */
   readonly ports?: BrokerPorts;
+  /** One node of a KRaft cluster of several (libs/testing/src/broker/kafka-cluster.ts); a cluster of one by default. */
+  readonly node?: KraftNode;
+  /** More `key=value` lines for server.properties, after the defaults (a key set here wins): another listener, its TLS and SASL. */
+  readonly serverProperties?: readonly string[];
+}
+
+/** A node of a cluster of combined broker + controller nodes. */
+export interface KraftNode {
+  readonly id: number;
+  /** controller.quorum.voters, the same on every node: `1@127.0.0.1:<controller port>,2@…`. */
+  readonly voters: string;
+  /** The cluster id every node's storage is formatted with. */
+  readonly clusterId: string;
+  /** Brokers in the cluster: the internal topics get min(3, brokers) replicas, min.insync.replicas min(2, brokers). */
+  readonly brokers: number;
+  /** The loopback address both listeners bind and advertise (default 127.0.0.1; 127.0.0.x for a node of its own address). */
+  readonly host?: string;
+  /** The network namespace the JVM runs in (`ip netns exec`), one the caller made with `host` in it. */
+  readonly netns?: string;
 }
 
 export interface BrokerPorts {
@@ -107,27 +126,39 @@ export const kafkaLib = (): string => {
  * its client listener binds: 127.0.0.1, or 0.0.0.0 inside a container whose port is published
  * on the host's loopback.
  */
-export const serverProperties = (port: number, controller: number, logDirs: string, listenHost = '127.0.0.1'): string =>
+export const serverProperties = (port: number, controller: number, logDirs: string, listenHost = '127.0.0.1', node?: KraftNode): string =>
   [
     'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${controller}`,
-    `listeners=PLAINTEXT://${listenHost}:${port},CONTROLLER://127.0.0.1:${controller}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    `node.id=${node?.id ?? 1}`,
+    `controller.quorum.voters=${node?.voters ?? `1@127.0.0.1:${controller}`}`,
+    `listeners=PLAINTEXT://${node?.host ?? listenHost}:${port},CONTROLLER://${node?.host ?? '127.0.0.1'}:${controller}`,
+    `advertised.listeners=PLAINTEXT://${node?.host ?? '127.0.0.1'}:${port}`,
     'inter.broker.listener.name=PLAINTEXT',
     'controller.listener.names=CONTROLLER',
     'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
     `log.dirs=${logDirs}`,
     'auto.create.topics.enable=false',
-    'offsets.topic.replication.factor=1',
     'offsets.topic.num.partitions=1',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
     'group.initial.rebalance.delay.ms=0',
     'num.partitions=1',
     'log.retention.ms=-1',
+    ...replication(node?.brokers ?? 1),
     '',
   ].join('\n');
+
+/** The replication settings of a cluster of `brokers`: what Shoal's start-up check requires of the topics it uses. */
+const replication = (brokers: number): string[] => {
+  const replicas = Math.min(3, brokers);
+  const insync = Math.min(2, brokers);
+  return [
+    `offsets.topic.replication.factor=${replicas}`,
+    `transaction.state.log.replication.factor=${replicas}`,
+    `transaction.state.log.min.isr=${insync}`,
+    ...(brokers > 1
+      ? [`default.replication.factor=${replicas}`, `min.insync.replicas=${insync}`, 'unclean.leader.election.enable=false', 'replica.lag.time.max.ms=10000']
+      : []),
+  ];
+};
 
 /** Broker logging: INFO to `file`, the chatty loggers at WARN. */
 export const log4jProperties = (file: string): string =>
@@ -239,6 +270,9 @@ export class LocalKafkaBroker {
     /** The ports it listens on. */
     readonly ports: BrokerPorts,
     private readonly startTimeoutMs: number | undefined,
+    /** Its place in a cluster of several, if it has one. */
+    readonly node?: KraftNode,
+    private readonly extraProperties?: readonly string[],
   ) {
     child.once('exit', (code, signal) => {
       this.exited = true;
@@ -285,12 +319,12 @@ export class LocalKafkaBroker {
     const logFile = resolve(options.logFile ?? join(dataDir, 'broker.log'));
     mkdirSync(dirname(logFile), { recursive: true });
     const outFile = join(dataDir, 'broker.out');
-    writeFileSync(config, serverProperties(port, controller, join(dataDir, 'data')));
+    writeFileSync(config, `${serverProperties(port, controller, join(dataDir, 'data'), '127.0.0.1', options.node)}${(options.serverProperties ?? []).map((line) => `${line}\n`).join('')}`);
     writeFileSync(log4j, log4jProperties(logFile));
     const classpath = `${lib}/*`;
 
     // Storage a broker left in this data dir keeps its cluster id; else a new one.
-    const clusterId = formattedClusterId(join(dataDir, 'data')) ?? randomClusterId();
+    const clusterId = formattedClusterId(join(dataDir, 'data')) ?? options.node?.clusterId ?? randomClusterId();
     const format = spawnSync(
       'java',
       [`-Dlog4j.configuration=file:${log4j}`, '-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config, '--ignore-formatted'],
@@ -304,11 +338,10 @@ export class LocalKafkaBroker {
     const out = openSync(outFile, 'a');
     let child: ChildProcess;
     try {
-      child = spawn(
-        'java',
-        ['-Xms256m', '-Xmx1g', '-XX:+UseG1GC', '-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.Kafka', config],
-        { stdio: ['ignore', out, out], detached: options.detached ?? false, env: process.env },
-      );
+      const java = ['java', '-Xms256m', '-Xmx1g', '-XX:+UseG1GC', '-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.Kafka', config];
+      // `ip netns exec` execs java in the namespace: the pid stays the JVM's.
+      const command = options.node?.netns ? ['ip', 'netns', 'exec', options.node.netns, ...java] : java;
+      child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', out, out], detached: options.detached ?? false, env: process.env });
     } finally {
       closeSync(out);
     }
@@ -321,8 +354,8 @@ export class LocalKafkaBroker {
     child.unref();
     const watchdog = options.detached ? undefined : startWatchdog(child.pid, dataDir);
 
-    const brokers = [`127.0.0.1:${port}`];
-    const broker = new LocalKafkaBroker(child, watchdog, brokers, dataDir, logFile, { broker: port, controller }, options.startTimeoutMs);
+    const brokers = [`${options.node?.host ?? '127.0.0.1'}:${port}`];
+    const broker = new LocalKafkaBroker(child, watchdog, brokers, dataDir, logFile, { broker: port, controller }, options.startTimeoutMs, options.node, options.serverProperties);
     writeFileSync(join(dataDir, 'broker.json'), `${JSON.stringify({ pid: child.pid, brokers, dataDir, logFile, version: KAFKA_VERSION } satisfies BrokerInfo)}\n`);
     try {
       await broker.waitUntilReady(options.startTimeoutMs ?? 60_000);
@@ -384,18 +417,42 @@ export class LocalKafkaBroker {
     }
   }
 
+  /** SIGTERM — a clean, controlled shutdown (its partition leaderships move first) — keeping the data dir for restart(). */
+  async shutdown(): Promise<void> {
+    this.watchdog?.kill('SIGKILL');
+    await stopPid(this.child.pid, () => this.exited);
+  }
+
+  /** Is the JVM still running? */
+  get running(): boolean {
+    return !this.exited;
+  }
+
+  /** The controller quorum's leader as this running node's quorum-state file names it (undefined once it is down, or while there is none). */
+  quorumLeader(): number | undefined {
+    if (this.exited) return undefined;
+    try {
+      const state = JSON.parse(readFileSync(join(this.dataDir, 'data', '__cluster_metadata-0', 'quorum-state'), 'utf8')) as { leaderId?: number };
+      return typeof state.leaderId === 'number' && state.leaderId >= 0 ? state.leaderId : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
    * A broker again, after kill(), on this one's data dir and ports: the same topics and
    * records, at the address its clients already know (the JVM's recovery of a crashed log
    * included). This one is done with; stop() the one it returns.
    */
   restart(): Promise<LocalKafkaBroker> {
-    if (!this.exited) throw new Error('restart() starts a broker killed before: kill() this one first');
+    if (!this.exited) throw new Error('restart() starts a broker killed or shut down before: kill() or shutdown() this one first');
     return LocalKafkaBroker.start({
       dataDir: this.dataDir,
       logFile: this.logFile,
       ports: this.ports,
       ...(this.startTimeoutMs !== undefined ? { startTimeoutMs: this.startTimeoutMs } : {}),
+      ...(this.node ? { node: this.node } : {}),
+      ...(this.extraProperties ? { serverProperties: this.extraProperties } : {}),
     });
   }
 

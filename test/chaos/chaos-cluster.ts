@@ -32,6 +32,8 @@ export interface ChaosClusterOptions {
   /** How often each process saves its view (SHOAL_SNAPSHOT_EVERY_MS), so that restarts start from snapshots. */
   readonly snapshotEveryMs: number;
   readonly say: (line: string) => void;
+  /** A Kafka of the caller's (a cluster of several nodes, whose faults the caller injects): no broker of the run's own, no 'broker' fault. */
+  readonly kafka?: { readonly brokers: readonly string[] };
 }
 
 export interface ApiInstance {
@@ -76,17 +78,18 @@ export class ChaosCluster {
   private log!: KafkaEventLog;
 
   private constructor(
-    private broker: LocalKafkaBroker,
+    private broker: LocalKafkaBroker | undefined,
     readonly deployment: ShoalProcesses,
     readonly cluster: ShoalCluster,
     private readonly options: ChaosClusterOptions,
   ) {}
 
   static async start(options: ChaosClusterOptions): Promise<ChaosCluster> {
-    options.say('starting a broker of the run\'s own…');
-    const broker = await LocalKafkaBroker.start();
+    if (!options.kafka) options.say('starting a broker of the run\'s own…');
+    const broker = options.kafka ? undefined : await LocalKafkaBroker.start();
+    const brokers = options.kafka?.brokers ?? broker!.brokers;
     const deployment = ShoalProcesses.onKafka('chaos', {
-      KAFKA_BROKERS: broker.brokers.join(','),
+      KAFKA_BROKERS: brokers.join(','),
       SHOAL_HEALTH_PORT: '0',
       SHOAL_API_PORT: '0',
       SHOAL_DISPATCHER_PORT: '0',
@@ -101,7 +104,7 @@ export class ChaosCluster {
       chaos.apis.push({ name: 'api-1', dataDir: deployment.dataDir, socket: cluster.socket, process: cluster.api });
       chaos.apis.push(await chaos.startApi('api-2', join(deployment.dataDir, 'api-2')));
       // Quiet: it is meant to lose the broker now and then.
-      chaos.log = await KafkaEventLog.open({ brokers: broker.brokers, topic: chaos.topic, clientId: 'chaos-judge', logLevel: logLevel.NOTHING });
+      chaos.log = await KafkaEventLog.open({ brokers: [...brokers], topic: chaos.topic, clientId: 'chaos-judge', logLevel: logLevel.NOTHING });
       chaos.view = new LiveView(chaos.log, { onHalted: () => undefined });
       await chaos.view.start();
       options.say(`starting ${options.agents} agent processes of ${options.nodesPerAgent} simulated nodes…`);
@@ -111,13 +114,13 @@ export class ChaosCluster {
       return chaos;
     } catch (error) {
       await deployment.close();
-      await broker.stop();
+      await broker?.stop();
       throw error;
     }
   }
 
   get brokers(): readonly string[] {
-    return this.broker.brokers;
+    return this.options.kafka?.brokers ?? this.broker!.brokers;
   }
 
   get topic(): string {
@@ -200,6 +203,7 @@ export class ChaosCluster {
 
   /** kill -9 of the broker, down for the outage, started again on its data dir and port; seconds from the restart until the deployment is whole. */
   private async crashBroker(): Promise<number> {
+    if (!this.broker) throw new Error('the run has no broker of its own to kill: its Kafka is the caller\'s');
     await this.broker.kill();
     await new Promise((resolve) => setTimeout(resolve, this.options.brokerOutageMs));
     this.broker = await this.broker.restart();
@@ -249,6 +253,6 @@ export class ChaosCluster {
     await this.view?.stop();
     await this.log?.close();
     await this.deployment.close();
-    await this.broker.stop();
+    await this.broker?.stop();
   }
 }

@@ -19,7 +19,7 @@ import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
 import { ChaosCluster, FAULTS, quietly } from './chaos-cluster';
 import type { FaultOutcome } from './chaos-cluster';
-import { unconverged } from './convergence';
+import { unconverged, unconvergedDetail } from './convergence';
 import { judgeLog } from './log-checks';
 import type { LogFindings } from './log-checks';
 import { futureRecord, poisonKinds, writeRaw } from './poison';
@@ -81,7 +81,7 @@ const within = async <T>(ms: number, probe: () => Promise<T | undefined>): Promi
 };
 
 /** Each process's /statez: every component instance and every API. */
-const statez = async (chaos: ChaosCluster): Promise<{ name: string; position: number; hash: string }[]> => {
+export const statez = async (chaos: ChaosCluster): Promise<{ name: string; position: number; hash: string }[]> => {
   const { cluster } = chaos;
   const components = await Promise.all(cluster.components.map(async (c) => ({ name: `${c.name} (pid ${c.process.pid})`, ...(await cluster.stateHash(c)) })));
   const apis = await Promise.all(chaos.apis.map(async (api) => ({ name: api.name, ...(await dockerApi<{ position: number; hash: string }>(api.socket, 'GET', '/statez')).body })));
@@ -89,7 +89,7 @@ const statez = async (chaos: ChaosCluster): Promise<{ name: string; position: nu
 };
 
 /** Every process at `position` (the log's end unless given) on one hash; undefined until then. */
-const agreement = async (chaos: ChaosCluster, position?: number): Promise<HashAgreement | undefined> => {
+export const agreement = async (chaos: ChaosCluster, position?: number): Promise<HashAgreement | undefined> => {
   const at = position ?? (await chaos.highWaterMark());
   const all = await statez(chaos);
   if (!all.every((p) => p.position === at)) return undefined;
@@ -105,16 +105,16 @@ export interface ViewCount {
   readonly halted: boolean;
 }
 
-/** One sample of a /metrics text, by its name and labels as written. */
-const sample = (text: string, name: string): number => {
-  const line = new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text);
-  if (!line) throw new Error(`no ${name} in /metrics`);
+/** One sample of a /metrics text, by its name and labels as written after the view's (each process here holds one view). */
+const sample = (text: string, name: string, labels = ''): number => {
+  const line = new RegExp(`^${name}\\{view="[^"]+"${labels.replace(/[{}]/g, '\\$&')}\\} (\\d+)$`, 'm').exec(text);
+  if (!line) throw new Error(`no ${name}{view=…${labels}} in /metrics`);
   return Number(line[1]);
 };
 
 const viewCount = (name: string, text: string): ViewCount => ({
   name,
-  poison: sample(text, 'shoal_records_total{verdict="poison"}'),
+  poison: sample(text, 'shoal_records_total', ',verdict="poison"'),
   startedAt: sample(text, 'shoal_view_started_at'),
   halted: sample(text, 'shoal_view_halted') === 1,
 });
@@ -192,7 +192,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       return lastReasons.length === 0 ? true : undefined;
     });
     const convergedSeconds = converged.inTime && Date.now() - lastRecovered <= options.convergeWithinMs ? (Date.now() - lastRecovered) / 1_000 : undefined;
-    if (convergedSeconds === undefined) problems.push(`not converged ${options.convergeWithinMs / 1_000} s after the last fault: ${lastReasons.join('; ')}`);
+    if (convergedSeconds === undefined) {
+      problems.push(`not converged ${options.convergeWithinMs / 1_000} s after the last fault: ${lastReasons.join('; ')}`);
+      for (const line of unconvergedDetail(chaos.view.state)) say(line);
+    }
     else say(`converged ${convergedSeconds!.toFixed(1)} s after the last fault's recovery`);
 
     // 2. One state hash in every process, at the log's end.

@@ -5,7 +5,7 @@
  * supervisor's own test of "dirty"), and no update running or paused; nothing of a removed
  * service is meant to run. Pure: the reasons it is not converged yet, none when it is.
  */
-import { TaskState } from '@shoal/contracts';
+import { TaskState, taskStateName } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import { isTaskDirty } from '@shoal/domain';
 import type { ClusterState } from '@shoal/domain';
@@ -32,4 +32,20 @@ export const unconverged = (state: ClusterState): string[] => {
     else if (update === 'updating' || update === 'rollback_started' || update === 'paused' || update === 'rollback_paused') reasons.push(`${name}: update ${update}`);
   }
   return reasons;
+};
+
+/** The tasks of each service `unconverged` names, one line each: what to read first when a run does not converge. */
+export const unconvergedDetail = (state: ClusterState): string[] => {
+  const named = new Set(unconverged(state).map((reason) => reason.slice(0, reason.indexOf(':'))));
+  const lines: string[] = [];
+  for (const service of state.services.values()) {
+    if (!named.has(service.spec.name)) continue;
+    const mode = service.spec.mode.kind === 'replicated' ? `${service.spec.mode.replicas} replicas` : service.spec.mode.kind;
+    lines.push(`${service.spec.name} (${service.id}, version ${service.version}, ${mode}, update ${service.updateStatus?.state ?? 'none'}):`);
+    const tasks = [...state.tasks.values()].filter((task) => task.serviceId === service.id).sort((a, b) => (a.slot ?? 0) - (b.slot ?? 0) || a.id.localeCompare(b.id));
+    for (const task of tasks) {
+      lines.push(`  slot ${task.slot ?? '-'} ${task.id}: ${taskStateName(task.status.state)} desired ${taskStateName(task.desiredState)} on ${task.nodeId ?? 'no node'}${task.status.message ? `: ${task.status.message}` : ''}${task.status.err ? ` (${task.status.err})` : ''}`);
+    }
+  }
+  return lines;
 };

@@ -2,7 +2,7 @@ import { TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { replay } from '@shoal/domain';
 import { EventBuilder, clusterInit, newTask, nodeDescription, serviceSpec, toRecords } from '@shoal/testing';
-import { unconverged } from './convergence';
+import { unconverged, unconvergedDetail } from './convergence';
 
 const web = (replicas: number, image = 'nginx:1.27') => ({ ...serviceSpec('web', { kind: 'replicated', replicas }), task: { container: { image } } });
 
@@ -45,5 +45,13 @@ describe('converged', () => {
     const before = history(b, 2);
     const removed = replay(toRecords([...before, b.event('ServiceRemoved', { id: 's1' })])).state;
     expect(unconverged(removed)).toEqual([expect.stringMatching(/^removed service s1 still has \d task\(s\) meant to run$/)]);
+  });
+
+  it('details the tasks of each service that has not converged, and of no other', () => {
+    const state = replay(toRecords(history(new EventBuilder(), 1))).state;
+    const lines = unconvergedDetail(state);
+    expect(lines[0]).toBe('web (s1, version 1, 2 replicas, update none):');
+    expect(lines.slice(1)).toEqual([expect.stringMatching(/^ {2}slot 1 t1: RUNNING desired RUNNING on n1/), expect.stringMatching(/^ {2}slot 2 t2: ASSIGNED desired RUNNING on n1/)]);
+    expect(unconvergedDetail(replay(toRecords(history(new EventBuilder(), 2))).state)).toEqual([]);
   });
 });

@@ -1,14 +1,15 @@
 /**
  * npm run chaos -- [--minutes N] [--seed S] [--nodes N] [--outage SECONDS] [--bound SECONDS] [--json]
+ * npm run chaos -- --cluster 3 [--faults …] …: the broker faults on three KRaft nodes (faults-main.ts).
  * A chaos soak: the fault schedule of the chaos suite (test/e2e/chaos.e2e.spec.ts) round
  * after round for --minutes (default 10), on a broker of its own, then the same checks; prints
  * a report (--json: the whole of it) and exits 1 if any check failed, with every process's
  * output in a folder of the temp dir it names. Not part of `npm test`.
  */
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { intOption } from '../bench/args';
 import { runChaos } from './chaos-run';
+import { brokerFaultsCommand } from './faults-main';
 import type { ChaosReport } from './chaos-run';
 
 const median = (values: readonly number[]): number => {
@@ -38,6 +39,7 @@ export const summary = (report: ChaosReport, boundSeconds: number): string[] => 
 
 const main = async (): Promise<number> => {
   const argv = process.argv.slice(2);
+  if (argv.includes('--cluster')) return brokerFaultsCommand(argv);
   const minutes = intOption(argv, 'minutes', 10);
   const boundSeconds = intOption(argv, 'bound', 60);
   const report = await runChaos({
@@ -47,7 +49,7 @@ const main = async (): Promise<number> => {
     nodesPerAgent: intOption(argv, 'nodes', 6),
     brokerOutageMs: intOption(argv, 'outage', 10) * 1_000,
     convergeWithinMs: boundSeconds * 1_000,
-    logs: join(tmpdir(), `shoal-chaos-${Date.now()}`),
+    logs: join(__dirname, '..', '..', '.cache', 'test-output', `chaos-${Date.now()}`),
   });
   process.stdout.write(`${argv.includes('--json') ? JSON.stringify(report, null, 2) : summary(report, boundSeconds).join('\n')}\n`);
   return report.problems.length === 0 ? 0 : 1;

@@ -6,7 +6,6 @@
  * and a record of a newer version last. Judged afterwards from the log and from every
  * process (test/chaos/chaos-run.ts). `npm run chaos -- --minutes N` runs it longer.
  */
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runChaos } from '../chaos/chaos-run';
 import type { ChaosReport } from '../chaos/chaos-run';
@@ -25,7 +24,8 @@ describe('chaos: kill -9 of every component, an API and the broker under load, p
       seed: 22,
       convergeWithinMs: CONVERGE_WITHIN_S * 1_000,
       say: (line) => void process.stdout.write(`chaos: ${line}\n`),
-      logs: join(tmpdir(), `shoal-chaos-${Date.now()}`),
+      // Kept in the checkout (not the run's temp dir, which CI removes) for the failure to be read.
+      logs: join(__dirname, '..', '..', '.cache', 'test-output', `chaos-${Date.now()}`),
     });
     process.stdout.write(`${summary(report, CONVERGE_WITHIN_S).join('\n')}\n`);
   });

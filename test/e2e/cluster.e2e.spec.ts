@@ -36,6 +36,7 @@ describe('Shoal as separate processes on Kafka', () => {
   let socket: string;
   let betaNodes: Set<string>;
   let beta: ShoalProcess;
+  let alpha: ShoalProcess;
   const runningTasks = (count: number, accept: (t: DockerTask) => boolean = () => true) => async (): Promise<DockerTask[] | undefined> => {
     const { body } = await dockerApi<DockerTask[]>(socket, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['web'], 'desired-state': ['running'] }))}`);
     const up = body.filter((t) => t.Status.State === 'running');
@@ -45,7 +46,7 @@ describe('Shoal as separate processes on Kafka', () => {
   it('runs a service on two agents\' nodes, one task per node', async () => {
     cluster = await ShoalCluster.start(deployment, { schedulers: 2 });
     socket = cluster.socket;
-    await cluster.agent('alpha-');
+    alpha = await cluster.agent('alpha-');
     beta = await cluster.agent('beta-');
     const nodes = await eventually('four nodes are ready', async () => {
       const { body } = await dockerApi<DockerNode[]>(socket, 'GET', '/nodes');
@@ -62,6 +63,72 @@ describe('Shoal as separate processes on Kafka', () => {
     expect(created.status).toBe(201);
     const spread = await eventually('four tasks run, one per node', runningTasks(4), 90_000);
     expect(new Set(spread.map((t) => t.NodeID)).size).toBe(4);
+  });
+
+  it('every process answers /metrics with its own families and the process\'s defaults, /healthz and /readyz', async () => {
+    const sample = (text: string, series: string): number | undefined => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.slice(series.length + 1));
+    };
+    const processDefaults = (text: string): void => {
+      expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+      expect(sample(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+      expect(text).toMatch(/^# TYPE nodejs_eventloop_lag_seconds gauge$/m);
+    };
+    const ticked = new Map<string, number>();
+    for (const component of cluster.components) {
+      const base = `http://127.0.0.1:${component.healthPort}`;
+      const scraped = await fetch(`${base}/metrics`);
+      expect(scraped.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
+      const text = await scraped.text();
+      processDefaults(text);
+      const view = component.name;
+      expect(sample(text, `shoal_view_position{view="${view}"}`)).toBeGreaterThan(0);
+      expect(sample(text, `shoal_view_lag_records{view="${view}"}`)).toBeGreaterThanOrEqual(0);
+      expect(sample(text, `shoal_records_total{view="${view}",verdict="poison"}`)).toBe(0);
+      expect(sample(text, `shoal_verdicts_total{view="${view}",outcome="applied",reason="none"}`)).toBeGreaterThan(0);
+      // Every view saw the four tasks of web reach RUNNING.
+      expect(sample(text, `shoal_task_time_to_running_seconds_count{view="${view}"}`)).toBeGreaterThanOrEqual(4);
+      expect([0, 1]).toContain(sample(text, `shoal_component_active{component="${view}"}`));
+      expect(text).toMatch(/^# TYPE shoal_component_tick_duration_seconds histogram$/m);
+      const ticks = sample(text, `shoal_component_tick_duration_seconds_count{component="${view}"}`) ?? 0;
+      ticked.set(view, (ticked.get(view) ?? 0) + ticks);
+      if (view === 'dispatcher') expect(sample(text, 'shoal_dispatcher_sessions{registration="open"}')).toBe(4);
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      await eventually(`the ${view} on port ${component.healthPort} is ready`, async () => (await fetch(`${base}/readyz`)).status === 200, 30_000);
+    }
+    // Creating web made the allocator, the orchestrator, the scheduler and the dispatcher act.
+    for (const acted of ['allocator', 'orchestrator', 'scheduler', 'dispatcher']) expect(ticked.get(acted)).toBeGreaterThan(0);
+
+    // The API, over its socket: its view, the cluster by state, its requests by route.
+    const api = String((await dockerApi<string>(socket, 'GET', '/metrics')).body);
+    processDefaults(api);
+    expect(sample(api, 'shoal_tasks{state="running",desired_state="running"}')).toBe(4);
+    expect(sample(api, 'shoal_nodes{state="ready",availability="active",role="worker"}')).toBe(4);
+    expect(sample(api, 'shoal_api_request_duration_seconds_count{method="GET",route="/tasks",status="200"}')).toBeGreaterThan(0);
+    expect((await dockerApi(socket, 'GET', '/healthz')).status).toBe(200);
+    expect((await dockerApi(socket, 'GET', '/readyz')).status).toBe(200);
+
+    // An agent process, on the port SHOAL_HEALTH_PORT=0 gave it.
+    const [, agentPort] = await alpha.waitFor(/agent: metrics on http:\/\/127\.0\.0\.1:(\d+)\/metrics/, 30_000);
+    const agentBase = `http://127.0.0.1:${agentPort}`;
+    const agent = await (await fetch(`${agentBase}/metrics`)).text();
+    processDefaults(agent);
+    expect(sample(agent, 'shoal_agent_sessions{connected="true"}')).toBe(2);
+    // The first heartbeat goes one period after the session opens: counted once it has.
+    const heartbeats = async () => sample(await (await fetch(`${agentBase}/metrics`)).text(), 'shoal_agent_heartbeats_total');
+    await eventually('the agent counts a heartbeat it sent', async () => ((await heartbeats()) ?? 0) > 0, 30_000);
+    expect((await fetch(`${agentBase}/healthz`)).status).toBe(200);
+    expect((await fetch(`${agentBase}/readyz`)).status).toBe(200);
+
+    // Every process logs JSON lines (their output is a pipe here), with no terminal escape.
+    for (const component of [...cluster.components.map((c) => c.process), alpha]) {
+      const line = component.output.split('\n').find((l) => l.includes('"component"'));
+      expect(line).toBeDefined();
+      expect(JSON.parse(line!)).toMatchObject({ level: expect.any(String), time: expect.any(String), msg: expect.any(String) });
+      // eslint-disable-next-line no-control-regex
+      expect(component.output).not.toMatch(/\u001b\[/);
+    }
   });
 
   it('moves the tasks of a dead agent\'s nodes to the live ones', async () => {

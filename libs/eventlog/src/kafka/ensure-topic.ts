@@ -1,8 +1,12 @@
 /**
- * The log's topic: created on first use with infinite retention and no compaction (the log
- * is the store), then waited on until the partition we use has a leader.
+ * The log's topic: created on first use as topic-durability.ts requires it (infinite
+ * retention, no compaction, the required replicas and min.insync.replicas, no unclean
+ * leader election: the log is the store), then waited on until the partition we use has a
+ * leader. An existing topic is left as it is: topic-check.ts judges it.
  */
 import type { Admin } from 'kafkajs';
+import { logTopicConfig } from './topic-durability';
+import type { Durability } from './topic-durability';
 
 export interface TopicSpec {
   readonly topic: string;
@@ -12,28 +16,33 @@ export interface TopicSpec {
   readonly partition: number;
   /** Largest record batch the topic accepts: an append is one batch. */
   readonly maxMessageBytes: number;
+  /** The replicas and min.insync.replicas to create it with. */
+  readonly required: Durability;
 }
-
-export const TOPIC_CONFIG = {
-  'retention.ms': '-1',
-  'retention.bytes': '-1',
-  'cleanup.policy': 'delete',
-} as const;
 
 const LEADER_WAIT_MS = 30_000;
 
 export const ensureTopic = async (admin: Admin, spec: TopicSpec): Promise<void> => {
   const { brokers } = await admin.describeCluster();
+  if (brokers.length < spec.required.replicationFactor && !(await admin.listTopics()).includes(spec.topic)) {
+    throw new Error(
+      `cannot create ${spec.topic} with ${spec.required.replicationFactor} replicas on ${brokers.length} broker(s): ` +
+        `add brokers, or set SHOAL_KAFKA_REPLICATION_FACTOR=${brokers.length} if fewer copies are really meant`,
+    );
+  }
   // Answers false, without throwing, when the topic is already there (or another process just made it).
+  // Not kafkajs's waitForLeaders (on unless turned off): it fails on a broker that answers "does not
+  // host this topic-partition" a moment after the create (KRaft metadata still on its way to
+  // it); the loop below waits.
   await admin.createTopics({
-    waitForLeaders: true,
+    waitForLeaders: false,
     topics: [
       {
         topic: spec.topic,
         numPartitions: spec.partitions,
-        replicationFactor: Math.min(3, brokers.length),
+        replicationFactor: spec.required.replicationFactor,
         configEntries: [
-          ...Object.entries(TOPIC_CONFIG).map(([name, value]) => ({ name, value })),
+          ...Object.entries(logTopicConfig(spec.required)).map(([name, value]) => ({ name, value })),
           { name: 'max.message.bytes', value: String(spec.maxMessageBytes) },
         ],
       },
@@ -41,8 +50,13 @@ export const ensureTopic = async (admin: Admin, spec: TopicSpec): Promise<void> 
   });
   const deadline = Date.now() + LEADER_WAIT_MS;
   for (;;) {
-    const { topics } = await admin.fetchTopicMetadata({ topics: [spec.topic] });
-    const partitions = topics[0]?.partitions ?? [];
+    const partitions = await admin.fetchTopicMetadata({ topics: [spec.topic] }).then(
+      ({ topics }) => topics[0]?.partitions ?? [],
+      (error: unknown) => {
+        if (Date.now() > deadline) throw error;
+        return [];
+      },
+    );
     const mine = partitions.find((partition) => partition.partitionId === spec.partition);
     if (!mine && partitions.length > 0) {
       throw new Error(`topic ${spec.topic} has ${partitions.length} partition(s); there is no partition ${spec.partition}`);

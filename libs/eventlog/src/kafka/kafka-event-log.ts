@@ -22,6 +22,11 @@ import type {
 import { LogUnavailableError } from '../log-unavailable';
 import type { WrittenWhenUnavailable } from '../log-unavailable';
 import { ensureTopic } from './ensure-topic';
+import { kafkajsConnection } from './connection-settings';
+import type { KafkaConnectionSettings } from './connection-settings';
+import { checkTopics } from './topic-check';
+import { requiredDurability } from './topic-durability';
+import type { DurabilitySettings, ProducerFacts } from './topic-durability';
 import { KafkaFollower } from './kafka-follower';
 import { KafkaLease } from './kafka-lease';
 import { isBrokerUnreachable } from './kafka-unavailable';
@@ -48,16 +53,31 @@ export interface KafkaEventLogOptions {
   readonly fetchMaxBytes?: number;
   /** The topic's max.message.bytes when this log creates it: the largest batch one append may write. Default 16 MiB. */
   readonly maxMessageBytes?: number;
+  /**
+   * The replicas and min.insync.replicas the topics must have (and the events topic is
+   * created with); unset: 3 and 2 on more than one broker, 1 and 1 on one. The topics are
+   * checked at open, which refuses one that could lose the log (topic-check.ts).
+   */
+  readonly durability?: DurabilitySettings;
+  /** TLS and SASL to the brokers (connection-settings.ts); PLAINTEXT without. */
+  readonly connection?: KafkaConnectionSettings;
 }
 
 export const DEFAULT_TOPIC = 'shoal.events';
+
+/** How every append is written: acknowledged by all in-sync replicas, once however often it is retried. */
+export const PRODUCER_DURABILITY: ProducerFacts = { acks: -1, idempotent: true };
 const MIB = 1024 * 1024;
+
+const groupPrefixOf = (options: KafkaEventLogOptions): string => options.groupPrefix ?? (options.topic ?? DEFAULT_TOPIC).replace(/\.events$/, '');
 
 export class KafkaEventLog implements EventLog {
   readonly description: string;
   readonly topic: string;
   readonly partition: number;
   readonly groupPrefix: string;
+  /** What the log runs with (acks, idempotence, replicas, min.insync.replicas): the start-up check's line. */
+  readonly durability: string;
   private readonly reader: PartitionReader;
   private readonly followers = new Set<KafkaFollower>();
   private readonly leases = new Set<KafkaLease>();
@@ -72,21 +92,28 @@ export class KafkaEventLog implements EventLog {
     private readonly admin: Admin,
     private readonly producer: Producer,
     options: KafkaEventLogOptions,
+    durability: string,
   ) {
     this.topic = options.topic ?? DEFAULT_TOPIC;
     this.partition = options.partition ?? 0;
-    this.groupPrefix = options.groupPrefix ?? this.topic.replace(/\.events$/, '');
+    this.groupPrefix = groupPrefixOf(options);
     this.fetchMaxBytes = options.fetchMaxBytes ?? 16 * MIB;
-    this.description = `kafka ${this.topic}[${this.partition}] @ ${options.brokers.join(',')}`;
+    this.durability = durability;
+    this.description = `kafka ${this.topic}[${this.partition}] @ ${options.brokers.join(',')} (${durability})`;
     this.reader = this.newReader();
   }
 
-  /** Connects, creates the topic if needed and waits until its partition has a leader. */
+  /**
+   * Connects, creates the topic if needed and waits until its partition has a leader; then
+   * checks the topics and the producer, and refuses (TopicRefusedError, saying what to
+   * change) a setting that could lose the log.
+   */
   static async open(options: KafkaEventLogOptions): Promise<KafkaEventLog> {
     if (options.brokers.length === 0) throw new Error('KafkaEventLog needs at least one broker');
     const kafka = new Kafka({
       clientId: options.clientId ?? 'shoal',
       brokers: [...options.brokers],
+      ...(options.connection ? kafkajsConnection(options.connection) : {}),
       logLevel: options.logLevel ?? DEFAULT_KAFKA_LOG_LEVEL,
       logCreator: quietLogCreator,
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
@@ -94,26 +121,31 @@ export class KafkaEventLog implements EventLog {
     const admin = kafka.admin();
     // Records name their partition, so the partitioner is never asked; naming one keeps kafkajs quiet about its v2 default.
     const producer = kafka.producer({
-      idempotent: true,
+      idempotent: PRODUCER_DURABILITY.idempotent,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
     });
+    let durability: string;
     try {
       await admin.connect();
+      const topic = options.topic ?? DEFAULT_TOPIC;
+      const required = requiredDurability((await admin.describeCluster()).brokers.length, options.durability);
       await ensureTopic(admin, {
-        topic: options.topic ?? DEFAULT_TOPIC,
+        topic,
         partitions: options.partitions ?? 1,
         partition: options.partition ?? 0,
         maxMessageBytes: options.maxMessageBytes ?? 16 * MIB,
+        required,
       });
+      durability = await checkTopics(admin, { topic, groupPrefix: groupPrefixOf(options), required, producer: PRODUCER_DURABILITY });
       await producer.connect();
     } catch (error) {
       await producer.disconnect().catch(() => undefined);
       await admin.disconnect().catch(() => undefined);
       throw error;
     }
-    return new KafkaEventLog(kafka, admin, producer, options);
+    return new KafkaEventLog(kafka, admin, producer, options, durability);
   }
 
   /** One produce request for the whole batch: Kafka writes it as one record batch, at consecutive offsets. */
@@ -224,7 +256,7 @@ export class KafkaEventLog implements EventLog {
     const [metadata] = await this.producer
       .send({
         topic: this.topic,
-        acks: -1,
+        acks: PRODUCER_DURABILITY.acks,
         messages: records.map((record) => ({ key: record.key, value: record.value, partition: this.partition })),
       })
       .catch((error: unknown) => {

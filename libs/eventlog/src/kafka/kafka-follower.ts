@@ -5,6 +5,7 @@
  * handler works; once caught up it long-polls: the broker answers as soon as a record lands.
  */
 import type { FollowOptions, LogRecord, Subscription } from '../port';
+import { eventLogSay } from '../log-sink';
 import { isOffsetOutOfRange } from './partition-reader';
 import type { FetchResult, PartitionReader } from './partition-reader';
 
@@ -97,7 +98,7 @@ export class KafkaFollower implements Subscription {
       this.stopped = true;
       const failure = asError(error);
       if (this.options.onError) this.options.onError(failure);
-      else process.stderr.write(`[shoal] a follower of the Kafka log stopped: ${failure.message}\n`);
+      else eventLogSay('error', `a follower of the Kafka log stopped: ${failure.message}`);
     } finally {
       await ahead?.catch(() => undefined);
       await this.reader.disconnect().catch(() => undefined);

@@ -115,7 +115,10 @@ export class PartitionReader {
       } catch (error) {
         if (attempt >= RETRIES || !(isRetriable(error) || STALE_METADATA.has(typeOf(error) ?? ''))) throw error;
         await sleep(Math.min(2_000, 100 * 2 ** attempt));
-        if (STALE_METADATA.has(typeOf(error) ?? '')) await this.cluster.refreshMetadata().catch(() => undefined);
+        // Fresh metadata after any failure: a leader that stopped answering (killed, cut off)
+        // is no error about metadata, yet its partition has a new leader the old metadata does
+        // not name (kafkajs would refresh it only at metadataMaxAge, 5 minutes).
+        await this.cluster.refreshMetadata().catch(() => undefined);
       }
     }
   }

@@ -4,7 +4,7 @@
  * test engine where one answers; else a local KRaft broker from infra/kafka. Both of the
  * last two need Java. Pure: findTestBroker gathers the facts, this decides.
  */
-export type BrokerKind = 'env' | 'testcontainers' | 'local';
+export type BrokerKind = 'env' | 'testcontainers' | 'local' | 'cluster3';
 
 export interface BrokerFacts {
   /** KAFKA_BROKERS as the environment has it; unset or blank means "not given". */
@@ -13,6 +13,8 @@ export interface BrokerFacts {
   readonly engineAnswers: boolean;
   /** SHOAL_TEST_BROKER=local: the local broker even where an engine answers. */
   readonly localAsked?: boolean;
+  /** SHOAL_TEST_BROKER=cluster3: a local KRaft cluster of three nodes (libs/testing/src/broker/kafka-cluster.ts). */
+  readonly clusterAsked?: boolean;
   /** `java` runs here (what both the local broker and the broker image need). */
   readonly javaPresent: boolean;
 }
@@ -25,5 +27,6 @@ export const NO_BROKER_MESSAGE =
 export const chooseBroker = (facts: BrokerFacts): BrokerKind => {
   if (facts.kafkaBrokersEnv !== undefined && facts.kafkaBrokersEnv.trim() !== '') return 'env';
   if (!facts.javaPresent) throw new Error(NO_BROKER_MESSAGE);
+  if (facts.clusterAsked) return 'cluster3';
   return facts.engineAnswers && !facts.localAsked ? 'testcontainers' : 'local';
 };

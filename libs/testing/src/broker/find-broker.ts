@@ -5,6 +5,7 @@ import { chooseBroker } from './choose-broker';
 import type { BrokerKind } from './choose-broker';
 import { dockerAnswers } from './docker-probe';
 import { KAFKA_IMAGE, startKafkaContainer } from './kafka-container';
+import { LocalKafkaCluster } from './kafka-cluster';
 
 export interface TestBroker {
   readonly kind: BrokerKind;
@@ -51,7 +52,7 @@ export const findTestBroker = async (env: NodeJS.ProcessEnv = process.env): Prom
   const engine = env.SHOAL_TEST_ENGINE?.trim();
   // Each fact is gathered only when the ones before it did not decide.
   const engineUp = !envSet && engine !== undefined && engine !== '' && engine !== 'none' && (await dockerAnswers({ DOCKER_HOST: engine }));
-  const kind = chooseBroker({ kafkaBrokersEnv, engineAnswers: engineUp, localAsked: env.SHOAL_TEST_BROKER === 'local', javaPresent: envSet || javaRuns() });
+  const kind = chooseBroker({ kafkaBrokersEnv, engineAnswers: engineUp, localAsked: env.SHOAL_TEST_BROKER === 'local', clusterAsked: env.SHOAL_TEST_BROKER === 'cluster3', javaPresent: envSet || javaRuns() });
   switch (kind) {
     case 'env': {
       const brokers = kafkaBrokersEnv!
@@ -82,6 +83,15 @@ export const findTestBroker = async (env: NodeJS.ProcessEnv = process.env): Prom
         brokers: broker.brokers,
         description: `local KRaft ${KAFKA_VERSION} at ${broker.brokers.join(',')} (started in ${took()}; log ${broker.logFile})`,
         stop: () => broker.stop(),
+      };
+    }
+    case 'cluster3': {
+      const cluster = await LocalKafkaCluster.start({ nodes: 3 });
+      return {
+        kind,
+        brokers: cluster.brokers,
+        description: `local KRaft ${KAFKA_VERSION} cluster of 3 nodes at ${cluster.brokers.join(',')} (started in ${took()}; logs in ${cluster.dataDir}/node-*/broker.log)`,
+        stop: () => cluster.stop(),
       };
     }
     default: {

@@ -27,6 +27,12 @@ describe('choosing the test broker', () => {
     expect(chooseBroker({ engineAnswers: true, localAsked: true, javaPresent: true })).toBe('local');
   });
 
+  it('takes a local cluster of three nodes when SHOAL_TEST_BROKER=cluster3 asks for it, engine or not, unless KAFKA_BROKERS names one', () => {
+    expect(chooseBroker({ engineAnswers: true, clusterAsked: true, javaPresent: true })).toBe('cluster3');
+    expect(chooseBroker({ engineAnswers: false, clusterAsked: true, javaPresent: true })).toBe('cluster3');
+    expect(chooseBroker({ kafkaBrokersEnv: '127.0.0.1:9092', engineAnswers: false, clusterAsked: true, javaPresent: false })).toBe('env');
+  });
+
   it('names Java (and KAFKA_BROKERS) when there is no way to a broker, engine or not: the broker image is built from the JRE', () => {
     for (const engineAnswers of [true, false]) {
       expect(() => chooseBroker({ kafkaBrokersEnv: ' ', engineAnswers, javaPresent: false })).toThrow(NO_BROKER_MESSAGE);
