@@ -71,6 +71,7 @@ const DEFAULT_WRITER: { readonly [K in EventType]: Component } = {
   JoinTokensRotated: 'api',
   OwnershipTaken: 'scheduler',
   LogLevelRaised: 'api',
+  AuditCheckpointed: 'reaper',
   ServiceCreated: 'api',
   ServiceUpdated: 'api',
   ServiceRemoved: 'api',

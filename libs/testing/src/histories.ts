@@ -57,12 +57,19 @@ export const historyFromSteps = (steps: readonly Step[]): string[] => {
   });
   // Some specs use a config, so that removing one in use is refused and creating a service with a missing one is too.
   const configs = (i: number) => [{ configId: config(i), configName: `config-${i % 2}`, file: { name: '/etc/app.conf', uid: '0', gid: '0', mode: 0o444 } }];
+  // Some specs publish one or two host ports (a task with several), some run only on an
+  // architecture (any OS) or only on an OS, as the scheduler's edges need.
+  const hostPorts = (n: number) =>
+    [8080, 8443].slice(0, n % 3).map((publishedPort) => ({ protocol: 'tcp' as const, targetPort: publishedPort, publishedPort, publishMode: 'host' as const }));
+  const platforms = (n: number) => [[], [{ os: '', architecture: 'amd64' }], [{ os: 'linux', architecture: '' }], [{ os: 'linux', architecture: 'arm64' }]][n % 4]!;
   const spec = (i: number, replicas: number, withConfig = replicas % 4 === 3) =>
     serviceSpec(`svc-${i % 3}`, { kind: 'replicated', replicas: replicas % 5 }, {
       task: {
         container: { image: 'nginx', ...(withConfig ? { configs: configs(i) } : {}) },
         resources: { reservations: { nanoCpus: (replicas % 3) * 1e9 } },
+        ...(platforms(replicas).length > 0 ? { placement: { platforms: platforms(replicas) } } : {}),
       },
+      ...(hostPorts(replicas + i).length > 0 ? { endpoint: { mode: 'vip' as const, ports: hostPorts(replicas + i) } } : {}),
     });
 
   // Every history starts from a small cluster: a config, three services (the third uses the config), three ready nodes.

@@ -154,6 +154,7 @@ export class OrchestratorCore implements ComponentCore {
       case 'JoinTokensRotated':
       case 'OwnershipTaken':
       case 'LogLevelRaised':
+      case 'AuditCheckpointed':
       case 'ServiceEndpointsAllocated':
       case 'NetworkCreated':
       case 'NetworkAllocated':

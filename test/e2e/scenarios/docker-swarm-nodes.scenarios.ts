@@ -1,0 +1,106 @@
+/**
+ * `docker info`, `docker swarm` and `docker node`, as a user types them, over the socket
+ * and over TCP with a bearer token from the CLI config's HttpHeaders. On either system
+ * (system-under-test.ts); the nodes are node-1 and spare-1, and late-1 joins for one story.
+ * It drains node-1, removes spare-1 and changes the cluster spec: it runs last where the
+ * system is shared.
+ */
+import { dockerOutput } from '@shoal/testing';
+import { AUDITOR, NODE_1, SPARE } from './system-under-test';
+import type { SystemHandle } from './system-under-test';
+
+const LATE = 'late-1';
+
+export const dockerSwarmNodeScenarios = (system: SystemHandle): void => {
+  const docker = async (...args: string[]) => dockerOutput(args, await system.current.docker(args));
+  const node = async (hostname: string) => (await system.current.state()).nodes.get(system.current.nodeId(hostname));
+
+  it('docker info shows an active swarm and its cluster', async () => {
+    const info = JSON.parse(await docker('info', '--format', '{{json .Swarm}}')) as { LocalNodeState: string; ControlAvailable: boolean; Nodes: number; Cluster: { ID: string } };
+    expect(info).toMatchObject({ LocalNodeState: 'active', ControlAvailable: true, Nodes: 2, Cluster: { ID: system.current.cluster } });
+    expect(await docker('info')).toMatch(/Swarm: active[\s\S]*Is Manager: true[\s\S]*Task History Retention Limit: 5/);
+  });
+
+  it('docker node ls and inspect show the registered nodes', async () => {
+    const [n1, spare] = [system.current.nodeId(NODE_1), system.current.nodeId(SPARE)];
+    const ls = await docker('node', 'ls', '--format', '{{.ID}} {{.Hostname}} {{.Status}} {{.Availability}}');
+    expect(ls.trim().split('\n').sort()).toEqual([`${n1} ${NODE_1} Ready Active`, `${spare} ${SPARE} Ready Active`].sort());
+    expect(await docker('node', 'ls', '--filter', `name=${SPARE}`, '--format', '{{.Hostname}}')).toBe(`${SPARE}\n`);
+    const [inspected] = JSON.parse(await docker('node', 'inspect', NODE_1)) as { ID: string; Description: { Hostname: string; Resources: { NanoCPUs: number } } }[];
+    expect(inspected).toMatchObject({ ID: n1, Description: { Hostname: NODE_1, Resources: { NanoCPUs: 4e9 } } });
+  });
+
+  it('docker node update --availability drain --label-add changes the spec on the log', async () => {
+    const before = (await node(NODE_1))!.version;
+    expect(await docker('node', 'update', '--availability', 'drain', '--label-add', 'zone=east', NODE_1)).toBe(`${NODE_1}\n`);
+    const after = (await node(NODE_1))!;
+    expect(after.spec).toMatchObject({ availability: 'drain', labels: { zone: 'east' } });
+    expect(after.version).toBe(before + 1);
+    expect(await docker('node', 'inspect', '--format', '{{.Spec.Availability}} {{index .Spec.Labels "zone"}}', system.current.nodeId(NODE_1))).toBe('drain east\n');
+  });
+
+  it('docker node rm refuses a node that is not down, removes it once down', async () => {
+    const spare = system.current.nodeId(SPARE);
+    const refused = await system.current.docker(['node', 'rm', SPARE]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/is not down and can't be removed/);
+    await system.current.nodeDown(SPARE);
+    expect(await docker('node', 'rm', SPARE)).toBe(`${SPARE}\n`);
+    expect((await system.current.state()).nodes.has(spare)).toBe(false);
+  });
+
+  it('docker node rm --force of a node running a task: the task is orphaned, and docker service ls no longer counts it, as Docker does', async () => {
+    await system.current.addNode(LATE);
+    await docker('service', 'create', '--detach', '--name', 'lonely', '--constraint', `node.hostname==${LATE}`, 'nginx:1.27');
+    await system.current.tasksRun('lonely', { replicas: 1, running: 1, node: LATE });
+    expect(await docker('service', 'ls', '--filter', 'name=lonely', '--format', '{{.Replicas}}')).toBe('1/1\n');
+    expect(await docker('node', 'rm', '--force', LATE)).toBe(`${LATE}\n`);
+    await system.current.forgetNode(LATE);
+    expect(await docker('service', 'ls', '--filter', 'name=lonely', '--format', '{{.Replicas}}')).toBe('0/1\n');
+    // The orchestrator may have given the slot a task in its place, which no node admits: the orphan is then its history.
+    expect(await docker('service', 'ps', '--format', '{{.Name}} {{.CurrentState}}', 'lonely')).toMatch(/^(\\_ )?lonely\.1 Orphaned /m);
+    await docker('service', 'rm', 'lonely');
+  });
+
+  it('docker swarm join-token worker prints the token and the join address; --rotate replaces it', async () => {
+    const before = (await system.current.state()).cluster!.tokens.worker;
+    expect(await docker('swarm', 'join-token', 'worker')).toContain(`docker swarm join --token ${before} 127.0.0.1:2377`);
+    expect(await docker('swarm', 'join-token', '-q', 'worker')).toBe(`${before}\n`);
+    expect(await docker('swarm', 'join-token', '--rotate', 'worker')).toMatch(/Successfully rotated worker join token/);
+    const after = (await system.current.state()).cluster!.tokens;
+    expect(after.worker).not.toBe(before);
+    expect(after.worker).toMatch(/^SWMTKN-1-[0-9a-z]{50}-[0-9a-z]{25}$/);
+    expect(await docker('swarm', 'join-token', '-q', 'worker')).toBe(`${after.worker}\n`);
+  });
+
+  it('docker swarm update --task-history-limit and --dispatcher-heartbeat change the cluster spec', async () => {
+    expect(await docker('swarm', 'update', '--task-history-limit', '2')).toMatch(/Swarm updated/);
+    expect((await system.current.state()).cluster!.spec.orchestration.taskHistoryRetentionLimit).toBe(2);
+    expect(await docker('info', '--format', '{{.Swarm.Cluster.Spec.Orchestration.TaskHistoryRetentionLimit}}')).toBe('2\n');
+    await docker('swarm', 'update', '--dispatcher-heartbeat', '10s');
+    const cluster = (await system.current.state()).cluster!;
+    expect(cluster.spec.dispatcher.heartbeatPeriodMs).toBe(10_000);
+    expect(cluster.spec.orchestration.taskHistoryRetentionLimit).toBe(2);
+  });
+
+  it('docker node inspect self answers the control plane\'s manager; promote and demote change the role', async () => {
+    expect(await docker('node', 'inspect', '--format', '{{.Spec.Role}} {{.ManagerStatus.Leader}} {{.ManagerStatus.Addr}}', 'self')).toBe('manager true 127.0.0.1:2377\n');
+    expect(await docker('node', 'promote', NODE_1)).toMatch(/promoted to a manager/);
+    expect(await docker('node', 'ls', '--filter', 'role=manager', '--format', '{{.Hostname}} {{.ManagerStatus}}')).toBe(`${NODE_1} Reachable\n`);
+    await docker('node', 'demote', NODE_1);
+    expect((await node(NODE_1))!.spec.role).toBe('worker');
+  });
+
+  it('works over TCP with the admin token in the CLI config, and refuses an auditor\'s write', async () => {
+    const ls = await system.current.docker(['node', 'ls', '--format', '{{.Hostname}}'], { token: system.current.adminToken });
+    expect(ls).toMatchObject({ code: 0, stdout: `${NODE_1}\n` });
+    const read = await system.current.docker(['node', 'ls', '--format', '{{.Hostname}}'], { token: AUDITOR });
+    expect(read).toMatchObject({ code: 0, stdout: `${NODE_1}\n` });
+    const write = await system.current.docker(['node', 'update', '--availability', 'active', NODE_1], { token: AUDITOR });
+    expect(write.code).not.toBe(0);
+    expect(write.stderr).toMatch(/forbidden: role auditor/);
+    const anonymous = await system.current.docker(['node', 'ls'], { token: 'wrong-token-wrong-token' });
+    expect(anonymous.code).not.toBe(0);
+    expect(anonymous.stderr).toMatch(/invalid token/);
+  });
+};
