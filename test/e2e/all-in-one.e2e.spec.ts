@@ -49,6 +49,11 @@ describe('npm start (all in one, embedded log)', () => {
     expect(metrics.body).toMatch(/^shoal_nodes\{state="ready",availability="active",role="worker"\} 3$/m);
     expect(metrics.body).toMatch(/^shoal_dispatcher_active 1$/m);
     expect(metrics.body).toMatch(/^shoal_dispatcher_sessions\{registration="open"\} 3$/m);
+    // One registry for the whole process: each part's view by name, each family once, the process's defaults.
+    for (const view of ['api', 'allocator', 'orchestrator', 'scheduler', 'reaper', 'dispatcher']) expect(metrics.body).toMatch(new RegExp(`^shoal_view_position\\{view="${view}"\\} \\d+$`, 'm'));
+    expect(metrics.body.match(/^# TYPE shoal_records_total counter$/gm)).toHaveLength(1);
+    expect(metrics.body).toMatch(/^process_cpu_seconds_total \d/m);
+    expect((await dockerApi(socket, 'GET', '/readyz')).status).toBe(200);
     const created = await dockerApi<{ ID: string }>(socket, 'POST', '/v1.47/services/create', {
       Name: 'web',
       TaskTemplate: { ContainerSpec: { Image: 'nginx:1.27' } },

@@ -2,14 +2,20 @@
  * shoal — the command line.
  *   shoal run <component>                        one component as its own process
  *   shoal audit replay [--to OFFSET] [--json]   the state and its hash at an offset
- *   shoal audit verify [--json]                  replay twice and from snapshots; agree?
+ *   shoal audit verify [--key PEM] [--expect P] [--json]  the signed checkpoints hold; replays agree?
+ *   shoal audit report [--from T1] [--to T2] [--format json|html]  who changed what, refusals, nodes, failures, proof
+ *   shoal audit keygen <file>                    a new Ed25519 key for the audit checkpoints
  *   shoal agent --join-token T --dispatcher H:P  a node agent on this host (or --simulate N nodes)
+ *   shoal certs ca init | issue | server         the cluster CA and certificates for the API's TLS
  * The log: Kafka when KAFKA_BROKERS is set, else the embedded log in $SHOAL_DATA_DIR.
  */
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import { auditReplay } from './audit-replay';
 import { auditVerify } from './audit-verify';
+import { auditReportCommand } from './audit-report';
+import { auditKeygen } from './audit-keygen';
 import { agentCommand } from '../../agent/src/agent-command';
+import { certsCommand } from './certs/certs-command';
 
 /** The components `shoal run` starts; each is also `node dist/apps/<component>/main.js`. */
 export const RUNNABLE = ['allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper', 'api'] as const;
@@ -26,11 +32,17 @@ export const cli = (): Command => {
     .command('run')
     .description('run one component as its own process, configured by the environment (KAFKA_BROKERS, SHOAL_*)')
     .addArgument(new Argument('<component>', 'the component to run').choices(RUNNABLE))
-    .action(async (component: Runnable) => {
+    // The component reads its own flags (`shoal run api --host 0.0.0.0 --tlsverify …`).
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (component: Runnable, _options: unknown, command: Command) => {
+      const extra = command.args.slice(1);
+      if (component !== 'api' && extra.length > 0) throw new Error(`shoal run ${component} takes no flags (${extra.join(' ')}): it is configured by the environment`);
       // Each app's main starts its process when loaded; it runs until SIGINT or SIGTERM.
       await import(`../../${component}/src/main`);
     });
   program.addCommand(agentCommand());
+  program.addCommand(certsCommand());
   const audit = program.command('audit').description('rebuild and verify state from the log');
   audit
     .command('replay')
@@ -42,11 +54,31 @@ export const cli = (): Command => {
     });
   audit
     .command('verify')
-    .description('replay the whole log twice and from the latest snapshots; check the hashes agree and list refused records')
+    .description('check the audit chain and every signed checkpoint (signature, chain hash, state hash), name the first offset where the log differs from what was signed; replay twice and from the latest snapshots')
+    .option('--key <pem>', "the operator's checkpoint key (PEM, either half); default: the first checkpoint's, trusted on first use")
+    .option('--expect <point>', "the chain a previous verify reported, as <offset>:<chain hash> or its --json file: a log cut short of it fails")
     .option('--snapshots <dir>', 'where component snapshots are kept (default: $SHOAL_DATA_DIR/snapshots)')
     .option('--json', 'print the report as JSON')
-    .action(async (options: { snapshots?: string; json?: boolean }) => {
+    .action(async (options: { snapshots?: string; json?: boolean; key?: string; expect?: string }) => {
       process.exitCode = await auditVerify(options);
+    });
+  audit
+    .command('report')
+    .description('who changed what and when, every refusal and why, nodes that came and went, failed tasks, and the proof of the log')
+    .option('--from <time>', 'start of the span (ISO 8601; default: the beginning)')
+    .option('--to <time>', 'end of the span (ISO 8601; default: now and on)')
+    .option('--format <format>', 'json or html (one self-contained file)', 'json')
+    .option('--key <pem>', "the operator's checkpoint key (PEM, either half)")
+    .option('--expect <point>', 'the chain a previous verify reported (<offset>:<chain hash> or its --json file)')
+    .action(async (options: { from?: string; to?: string; format?: string; key?: string; expect?: string }) => {
+      process.exitCode = await auditReportCommand(options);
+    });
+  audit
+    .command('keygen')
+    .description('write a new Ed25519 private key (PEM) for SHOAL_AUDIT_SIGNING_KEY and print its fingerprint')
+    .argument('<file>', 'where to write the key (not overwritten)')
+    .action((file: string) => {
+      process.exitCode = auditKeygen(file);
     });
   return program;
 };

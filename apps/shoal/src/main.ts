@@ -6,14 +6,18 @@ import 'reflect-metadata';
 import { join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { stateHash } from '@shoal/domain';
-import { runUntilSignalled } from '@shoal/runtime';
+import { PinoNestLogger, runUntilSignalled, shoalLogger } from '@shoal/runtime';
 import { ShoalModule } from './shoal.module';
 import { ShoalRunner } from './shoal.runner';
 import { configFromEnv } from './shoal.config';
+import { DEFAULT_API_HOST, describeListener, exposureWarning } from '../../api/src/tls/api-listen-settings';
 
 runUntilSignalled('shoal', async () => {
   const config = configFromEnv(process.env);
-  const app = await NestFactory.createApplicationContext(ShoalModule.forRoot(config), { logger: ['error', 'warn'] });
+  const listen = config.apiListen ?? { host: DEFAULT_API_HOST };
+  const warning = exposureWarning(listen);
+  if (warning) process.stderr.write(`${warning}\n`);
+  const app = await NestFactory.createApplicationContext(ShoalModule.forRoot(config), { logger: new PinoNestLogger(shoalLogger()) });
   const runner = app.get(ShoalRunner);
   const { view, apiPort, dispatcherPort } = await runner.start();
   const cluster = view.state.cluster;
@@ -23,7 +27,7 @@ runUntilSignalled('shoal', async () => {
     `Shoal is up — all in one process`,
     `  log        ${log} (${view.position} records)`,
     `  cluster    ${cluster?.id} (state hash ${stateHash(view.state).slice(0, 16)}…)`,
-    `  API        unix:${socket} (no token) and http://127.0.0.1:${apiPort} (token in ${resolve(join(config.dataDir, 'admin.token'))})`,
+    `  API        unix:${socket} (no token) and ${describeListener(listen, apiPort)} (token in ${resolve(join(config.dataDir, 'admin.token'))})`,
     `  agents     join at 127.0.0.1:${dispatcherPort} with the token from \`docker swarm join-token worker\``,
     config.executor === 'docker'
       ? `  nodes      1, this host: tasks are containers on the Docker engine at ${config.engine}`
@@ -33,6 +37,6 @@ runUntilSignalled('shoal', async () => {
     `  audit      curl --unix-socket ${socket} http://localhost/shoal/v1/audit/verify  (or, once stopped, npx shoal audit verify)`,
     `Ctrl-C stops it.`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  shoalLogger().info({ api: `http://127.0.0.1:${apiPort}`, socket, dispatcher: `127.0.0.1:${dispatcherPort}`, cluster: cluster?.id, offset: view.position }, lines.join('\n'));
   return app;
 });

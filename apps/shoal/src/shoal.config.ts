@@ -1,6 +1,8 @@
 /** The all-in-one process's settings, from the environment. */
 import { portFromEnv } from '@shoal/runtime';
 import { DEFAULT_ENGINE } from '../../agent/src/docker/engine-client';
+import { apiListenSettings } from '../../api/src/tls/api-listen-settings';
+import type { ApiListenSettings } from '../../api/src/tls/api-listen-settings';
 
 export const SHOAL_CONFIG = Symbol('SHOAL_CONFIG');
 
@@ -25,6 +27,8 @@ export interface ShoalConfig {
   readonly snapshotEveryMs: number;
   /** Cluster id to create on first start; a random one otherwise. */
   readonly clusterId?: string;
+  /** The API's bind address and TLS: SHOAL_API_HOST, SHOAL_API_TLS, SHOAL_API_TLSVERIFY, SHOAL_API_TLSCACERT, SHOAL_API_TLSCERT, SHOAL_API_TLSKEY (127.0.0.1, plain HTTP). */
+  readonly apiListen?: ApiListenSettings;
 }
 
 const count = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
@@ -53,4 +57,5 @@ export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => ({
   snapshotEveryMs: count(env, 'SHOAL_SNAPSHOT_EVERY_MS', 30_000),
   brokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),
   ...(env.SHOAL_CLUSTER_ID ? { clusterId: env.SHOAL_CLUSTER_ID } : {}),
+  apiListen: apiListenSettings(env),
 });

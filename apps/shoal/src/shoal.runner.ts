@@ -13,7 +13,8 @@ import type { BeforeApplicationShutdown, INestApplication } from '@nestjs/common
 import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL } from '@shoal/contracts';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { ComponentRunner, EventWriter, LiveView, SnapshotSaver, controlPlaneCores, makeInstanceId, newJoinTokens, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
+import { ComponentRunner, EventWriter, LiveView, ProcessMetrics, SnapshotSaver, checkpointSettingsFromEnv, checkpointerFor, controlPlaneCores, makeInstanceId, newJoinTokens, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
+import type { AuditCheckpointer } from '@shoal/runtime';
 import type { ViewSnapshots } from '@shoal/runtime';
 import { createApiApp } from '../../api/src/create-api-app';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
@@ -36,10 +37,13 @@ export class ShoalRunner implements BeforeApplicationShutdown {
   private view?: LiveView;
   private saver?: SnapshotSaver;
   private components: ComponentRunner[] = [];
+  private checkpointer?: AuditCheckpointer;
   private dispatcher?: DispatcherServer;
   private api?: INestApplication;
   private fleet?: SimulatedFleet;
   private dockerNode?: DockerNode;
+  /** This process's metrics: every part registers on it, and the API answers /metrics from it. */
+  private readonly metrics = new ProcessMetrics();
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -70,18 +74,19 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       cluster,
       ...(dispatcherSnapshots ? { snapshots: dispatcherSnapshots } : {}),
       log: (line) => this.logger.debug(`dispatcher: ${line}`),
+      metrics: this.metrics,
     });
     const { port: dispatcherPort } = await this.dispatcher.start();
     await this.dispatcher.runner?.untilActive();
 
-    const dispatcher = this.dispatcher;
     this.api = await createApiApp({
       log: this.log,
       dataDir: this.config.dataDir,
       port: apiPortToUse,
       cluster,
       joinAddr: `127.0.0.1:${dispatcherPort}`,
-      moreMetrics: () => dispatcher.metrics(),
+      metrics: this.metrics,
+      ...(this.config.apiListen ? { listen: this.config.apiListen } : {}),
     });
     const apiPort = (this.api.getHttpServer().address() as { port: number }).port;
 
@@ -123,6 +128,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       const runner = new ComponentRunner(this.log, core, {
         cluster,
         instance: makeInstanceId(core.component),
+        metrics: this.metrics,
         ...(snapshots ? { snapshots } : {}),
         onActivity: (activity) => {
           if (activity.kind === 'error' || activity.kind === 'lost') this.logger.warn(`${core.component}: ${JSON.stringify(activity)}`);
@@ -130,9 +136,19 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       });
       await runner.start();
       this.components.push(runner);
+      if (core.component === 'reaper') this.signCheckpoints(runner);
     }
     // Up means acting: every component owns its part before anything else starts.
     for (const runner of this.components) await runner.untilActive();
+  }
+
+  /** The reaper's owner signs the audit checkpoints, given SHOAL_AUDIT_SIGNING_KEY (docs/audit.md). */
+  private signCheckpoints(reaper: ComponentRunner): void {
+    const settings = checkpointSettingsFromEnv(process.env);
+    if (!settings) return;
+    this.checkpointer = checkpointerFor(this.log, reaper, settings, (message) => this.logger.warn(message));
+    this.checkpointer.start();
+    this.logger.log(`signing audit checkpoints with ${settings.key.fingerprint}`);
   }
 
   /** Where a part keeps its view's snapshots, as its own process would (none when snapshots are off). */
@@ -169,6 +185,8 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     this.api = undefined;
     await this.dispatcher?.stop();
     this.dispatcher = undefined;
+    await this.checkpointer?.stop();
+    this.checkpointer = undefined;
     for (const runner of this.components.splice(0)) await runner.stop();
     const view = this.view;
     if (!view) return;

@@ -1,5 +1,5 @@
 /** Nest wiring: the EVENT_LOG token, opened when the app starts and closed when it shuts down. */
-import { Inject, Injectable, Module } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import type { DynamicModule, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_LOG } from './port';
 import type { EventLog } from './port';
@@ -29,6 +29,12 @@ class EventLogCloser implements OnApplicationShutdown {
   }
 }
 
+/** The start-up line: which log, and (on Kafka) the acks, idempotence and replicas its start-up check found. */
+const announced = (log: EventLog): EventLog => {
+  new Logger('EventLog').log(`opened ${log.description}`);
+  return log;
+};
+
 @Module({})
 export class EventLogModule {
   static forRoot(options?: EventLogModuleOptions): DynamicModule;
@@ -39,7 +45,7 @@ export class EventLogModule {
     return {
       module: EventLogModule,
       global: true,
-      providers: [{ provide: EVENT_LOG, useFactory: open }, EventLogCloser],
+      providers: [{ provide: EVENT_LOG, useFactory: () => open().then(announced) }, EventLogCloser],
       exports: [EVENT_LOG],
     };
   }

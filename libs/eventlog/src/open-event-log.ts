@@ -3,6 +3,10 @@ import { join } from 'node:path';
 import type { EventLog } from './port';
 import { EmbeddedEventLog } from './embedded/embedded-event-log';
 import { KafkaEventLog } from './kafka/kafka-event-log';
+import { countSetting } from './kafka/topic-durability';
+import { kafkaConnectionFromEnv } from './kafka/connection-settings';
+import type { KafkaConnectionSettings } from './kafka/connection-settings';
+import type { DurabilitySettings } from './kafka/topic-durability';
 
 export interface LogSettings {
   /** From KAFKA_BROKERS (comma separated); empty means the embedded log. */
@@ -11,7 +15,25 @@ export interface LogSettings {
   readonly topic: string;
   /** SHOAL_DATA_DIR, default `.shoal`; the embedded log lives in `<dataDir>/log`. */
   readonly dataDir: string;
+  /**
+   * SHOAL_KAFKA_REPLICATION_FACTOR and SHOAL_KAFKA_MIN_INSYNC: what the topics must have
+   * (unset: 3 and 2 on more than one broker, 1 and 1 on one); start-up refuses less.
+   */
+  readonly durability: DurabilitySettings;
+  /** SHOAL_KAFKA_SSL_* and SHOAL_KAFKA_SASL_* (kafka/connection-settings.ts); none: PLAINTEXT. */
+  readonly connection?: KafkaConnectionSettings;
 }
+
+const durabilityFromEnv = (env: NodeJS.ProcessEnv): DurabilitySettings => {
+  const replicationFactor = countSetting(env, 'SHOAL_KAFKA_REPLICATION_FACTOR');
+  const minInsync = countSetting(env, 'SHOAL_KAFKA_MIN_INSYNC');
+  return { ...(replicationFactor === undefined ? {} : { replicationFactor }), ...(minInsync === undefined ? {} : { minInsync }) };
+};
+
+const connectionFromEnv = (env: NodeJS.ProcessEnv): { connection?: KafkaConnectionSettings } => {
+  const connection = kafkaConnectionFromEnv(env);
+  return connection.ssl || connection.sasl ? { connection } : {};
+};
 
 export const logSettingsFromEnv = (env: NodeJS.ProcessEnv): LogSettings => ({
   brokers: (env.KAFKA_BROKERS ?? '')
@@ -20,12 +42,14 @@ export const logSettingsFromEnv = (env: NodeJS.ProcessEnv): LogSettings => ({
     .filter(Boolean),
   topic: `${env.SHOAL_TOPIC_PREFIX?.trim() || 'shoal'}.events`,
   dataDir: env.SHOAL_DATA_DIR?.trim() || '.shoal',
+  durability: durabilityFromEnv(env),
+  ...connectionFromEnv(env),
 });
 
 export const openEventLog = async (env: NodeJS.ProcessEnv = process.env, clientId = 'shoal'): Promise<EventLog> => {
   const settings = logSettingsFromEnv(env);
   if (settings.brokers.length > 0) {
-    return KafkaEventLog.open({ brokers: settings.brokers, topic: settings.topic, clientId });
+    return KafkaEventLog.open({ brokers: settings.brokers, topic: settings.topic, clientId, durability: settings.durability, ...(settings.connection ? { connection: settings.connection } : {}) });
   }
   return EmbeddedEventLog.open({ dir: join(settings.dataDir, 'log') });
 };

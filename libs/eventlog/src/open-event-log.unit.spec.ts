@@ -14,12 +14,20 @@ describe('openEventLog', () => {
   });
 
   it('reads Kafka brokers, the topic prefix and the data directory from the environment', () => {
-    expect(logSettingsFromEnv({})).toEqual({ brokers: [], topic: 'shoal.events', dataDir: '.shoal' });
+    expect(logSettingsFromEnv({})).toEqual({ brokers: [], topic: 'shoal.events', dataDir: '.shoal', durability: {} });
     expect(logSettingsFromEnv({ KAFKA_BROKERS: ' 127.0.0.1:9092, 127.0.0.1:9093 ,', SHOAL_TOPIC_PREFIX: 'blue', SHOAL_DATA_DIR: '/data' })).toEqual({
       brokers: ['127.0.0.1:9092', '127.0.0.1:9093'],
       topic: 'blue.events',
       dataDir: '/data',
+      durability: {},
     });
+  });
+
+  it('reads the replicas and min.insync.replicas the topics must have, and refuses a count that is not one', () => {
+    expect(logSettingsFromEnv({ SHOAL_KAFKA_REPLICATION_FACTOR: ' 5 ', SHOAL_KAFKA_MIN_INSYNC: '3' }).durability).toEqual({ replicationFactor: 5, minInsync: 3 });
+    expect(logSettingsFromEnv({ SHOAL_KAFKA_REPLICATION_FACTOR: '' }).durability).toEqual({});
+    expect(() => logSettingsFromEnv({ SHOAL_KAFKA_REPLICATION_FACTOR: 'three' })).toThrow('SHOAL_KAFKA_REPLICATION_FACTOR must be a whole number of at least 1, not "three"');
+    expect(() => logSettingsFromEnv({ SHOAL_KAFKA_MIN_INSYNC: '0' })).toThrow('SHOAL_KAFKA_MIN_INSYNC must be a whole number of at least 1, not "0"');
   });
 
   it('opens the embedded log in $SHOAL_DATA_DIR/log when no brokers are set', async () => {

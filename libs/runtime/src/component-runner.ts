@@ -13,6 +13,7 @@ import type { ComponentCore, Proposal, Snapshot, Verdict } from '@shoal/domain';
 import { EventWriter } from './event-writer';
 import { LiveView } from './live-view';
 import { takeOwnership } from './ownership';
+import type { ProcessMetrics } from './process-metrics';
 import type { Ownership } from './ownership';
 import { SnapshotSaver, snapshotFor } from './view-snapshots';
 import type { ViewSnapshots } from './view-snapshots';
@@ -30,17 +31,26 @@ export interface RunnerOptions {
   readonly onActivity?: (what: RunnerActivity) => void;
   /** Where the view is snapshotted, and how often: a restart then replays only the tail. */
   readonly snapshots?: ViewSnapshots;
+  /** The process's metrics, where the runner reports its view, whether it is active and its ticks. */
+  readonly metrics?: ProcessMetrics;
 }
 
 export type RunnerActivity =
   | { readonly kind: 'owner'; readonly term: number }
-  | { readonly kind: 'appended'; readonly count: number; readonly rejected: number }
+  /** A tick's batch: how many records, how many evolve rejected, each record's id, and why each refused one was. */
+  | { readonly kind: 'appended'; readonly count: number; readonly rejected: number; readonly ids: readonly string[]; readonly refused: readonly AppendRefusal[] }
   | { readonly kind: 'lost'; readonly reason: string }
   | { readonly kind: 'error'; readonly message: string }
   | { readonly kind: 'restored'; readonly offset: number }
   /** While active: the instances in line for the lease (this one and its standbys), at first and on every change. */
   | { readonly kind: 'members'; readonly members: readonly string[] }
   | { readonly kind: 'not restored'; readonly reason: string };
+
+export interface AppendRefusal {
+  readonly eventId: string;
+  readonly type: string;
+  readonly reasons: readonly string[];
+}
 
 export type RunnerState = 'starting' | 'standby' | 'active' | 'stopped';
 
@@ -56,6 +66,7 @@ export class ComponentRunner {
   private waiters: (() => void)[] = [];
   private loop?: Promise<void>;
   private readonly now: () => Date;
+  private unreport: (() => void)[] = [];
 
   constructor(
     private readonly log: EventLog,
@@ -72,8 +83,12 @@ export class ComponentRunner {
   }
 
   private newView(snapshot?: Snapshot): LiveView {
+    const observed = this.options.metrics?.views.observer(this.core.component);
     return new LiveView(this.log, {
-      onEvent: (event, verdict, state) => this.core.observe(event, verdict, state),
+      onEvent: (event, verdict, state) => {
+        observed?.(event, verdict, state);
+        this.core.observe(event, verdict, state);
+      },
       onApplied: () => this.changed(),
       onHalted: (message) => this.options.onActivity?.({ kind: 'error', message }),
       ...(snapshot ? { snapshot } : {}),
@@ -113,6 +128,13 @@ export class ComponentRunner {
 
   /** Replays, then runs in the background: standby until it owns the partition, then active. */
   async start(): Promise<void> {
+    const metrics = this.options.metrics;
+    if (metrics) {
+      this.unreport.push(
+        metrics.views.add(this.core.component, { view: () => this.viewValue, logEnd: () => this.log.highWaterMark() }),
+        metrics.addComponent(this),
+      );
+    }
     const snapshots = this.options.snapshots;
     let restoredAt: number | undefined;
     if (snapshots) {
@@ -147,6 +169,7 @@ export class ComponentRunner {
     await this.loop;
     await this.saver?.flush();
     await this.view.stop();
+    for (const unreport of this.unreport.splice(0)) unreport();
   }
 
   /** Read through a method: the state changes under awaits, which narrowing cannot see. */
@@ -210,6 +233,7 @@ export class ComponentRunner {
         await this.nextChange();
         continue;
       }
+      const tickStarted = performance.now();
       const proposals = this.core.decide(this.view.state, this.now());
       if (proposals.length > 0) {
         const events = proposals.map((p) => this.stamp(p));
@@ -221,8 +245,13 @@ export class ComponentRunner {
           await this.recover(error);
           continue;
         }
+        this.options.metrics?.tick(this.core.component, (performance.now() - tickStarted) / 1000, events.map((e) => e.type), verdicts);
         const rejected = verdicts.filter((v) => v.status === 'rejected').length;
-        this.options.onActivity?.({ kind: 'appended', count: events.length, rejected });
+        const refused = events.flatMap((event, index) => {
+          const verdict = verdicts[index];
+          return verdict && verdict.status !== 'applied' ? [{ eventId: event.id, type: event.type, reasons: verdict.reasons }] : [];
+        });
+        this.options.onActivity?.({ kind: 'appended', count: events.length, rejected, ids: events.map((event) => event.id), refused });
         if (rejected === events.length) await this.waitForChange();
         continue;
       }

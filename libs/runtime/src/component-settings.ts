@@ -4,7 +4,8 @@
  *   SHOAL_BIND_HOST          where it listens (default 127.0.0.1)
  *   SHOAL_HEALTH_PORT        its /healthz, /statez, /readyz (default 0: any free port)
  *   SHOAL_DATA_DIR, SHOAL_SNAPSHOT_EVERY_MS  where and how often its view is snapshotted
- * The log's own settings (KAFKA_BROKERS …) are EventLogModule's.
+ * The log's own settings (KAFKA_BROKERS, SHOAL_TOPIC_PREFIX, and SHOAL_KAFKA_SSL_* and
+ * SHOAL_KAFKA_SASL_* for TLS and authentication) are EventLogModule's: see docs/deploy.md.
  */
 import { viewSnapshotsFromEnv } from './view-snapshots';
 import type { ViewSnapshots } from './view-snapshots';

@@ -16,8 +16,9 @@ import { componentSettingsFromEnv } from './component-settings';
 import { makeInstanceId } from './instance';
 import { COMPONENT_CORE, COMPONENT_RUNNER } from './component-tokens';
 import { ComponentHealthController } from './component-health';
+import { PROCESS_METRICS, ProcessMetrics } from './process-metrics';
 
-export { COMPONENT_CORE, COMPONENT_RUNNER };
+export { COMPONENT_CORE, COMPONENT_RUNNER, PROCESS_METRICS };
 
 @Injectable()
 class ComponentLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -41,29 +42,38 @@ export class ComponentModule {
       controllers: [ComponentHealthController],
       providers: [
         { provide: COMPONENT_CORE, useFactory: () => componentCore(component) },
+        { provide: PROCESS_METRICS, useFactory: () => new ProcessMetrics() },
         {
           provide: COMPONENT_RUNNER,
-          inject: [EVENT_LOG, COMPONENT_CORE],
-          useFactory: (log: EventLog, core: ComponentCore) => {
+          inject: [EVENT_LOG, COMPONENT_CORE, PROCESS_METRICS],
+          useFactory: (log: EventLog, core: ComponentCore, metrics: ProcessMetrics) => {
             const logger = new Logger(core.component);
             const { cluster, snapshots } = componentSettingsFromEnv(env, core.component);
-            return new ComponentRunner(log, core, {
-              instance: makeInstanceId(core.component),
+            const instance = makeInstanceId(core.component);
+            const runner: ComponentRunner = new ComponentRunner(log, core, {
+              instance,
+              metrics,
               ...(cluster ? { cluster } : {}),
               ...(snapshots ? { snapshots } : {}),
               onActivity: (activity) => {
-                if (activity.kind === 'owner') logger.log(`active under term ${activity.term}`);
-                else if (activity.kind === 'lost') logger.warn(`lost ownership: ${activity.reason}`);
-                else if (activity.kind === 'error') logger.error(activity.message);
-                else if (activity.kind === 'restored') logger.log(`view restored from the snapshot at offset ${activity.offset}`);
-                else if (activity.kind === 'not restored') logger.warn(`not using a snapshot: ${activity.reason}`);
+                const at = { instance, offset: runner.view.position, ...(runner.term !== undefined ? { term: runner.term } : {}) };
+                if (activity.kind === 'owner') logger.log({ msg: `active under term ${activity.term}`, ...at, term: activity.term });
+                else if (activity.kind === 'lost') logger.warn({ msg: `lost ownership: ${activity.reason}`, ...at });
+                else if (activity.kind === 'error') logger.error({ msg: activity.message, ...at });
+                else if (activity.kind === 'restored') logger.log({ msg: `view restored from the snapshot at offset ${activity.offset}`, instance, offset: activity.offset });
+                else if (activity.kind === 'not restored') logger.warn({ msg: `not using a snapshot: ${activity.reason}`, ...at });
+                else if (activity.kind === 'appended') {
+                  logger.debug({ msg: `appended ${activity.count} records, ${activity.rejected} rejected`, ...at, eventIds: activity.ids });
+                  for (const refusal of activity.refused) logger.debug({ msg: `${refusal.type} refused in part or whole: ${refusal.reasons.join('; ')}`, ...at, eventId: refusal.eventId });
+                }
               },
             });
+            return runner;
           },
         },
         ComponentLifecycle,
       ],
-      exports: [COMPONENT_RUNNER],
+      exports: [COMPONENT_RUNNER, PROCESS_METRICS],
     };
   }
 }

@@ -11,6 +11,7 @@ import { EventBuilder, clusterInit, eventually, nodeDescription, openEmbeddedTes
 import { replayLog, verifyLog } from './audit';
 import { ComponentHealthController } from './component-health';
 import { ComponentRunner } from './component-runner';
+import { ProcessMetrics } from './process-metrics';
 import { LiveView } from './live-view';
 
 const b = new EventBuilder();
@@ -72,11 +73,11 @@ describe('a record of a version this build does not read', () => {
       const core = new ReaperCore();
       const decide = jest.spyOn(core, 'decide');
       const runner = new ComponentRunner(log, core, { cluster: 'c1', instance: 'reaper-a', onActivity: (a) => a.kind === 'error' && errors.push(a.message) });
-      const health = new ComponentHealthController(runner);
+      const health = new ComponentHealthController(runner, log, new ProcessMetrics());
       await runner.start();
       try {
         await eventually('the view has stopped', () => runner.view.halted !== undefined, { timeoutMs: 10_000, everyMs: 10 });
-        expect(() => health.ready()).toThrow();
+        await expect(health.ready()).rejects.toThrow();
         expect(health.live().halted).toMatch(/offset 2 holds a record this build cannot read/);
         expect(errors.some((message) => message.includes('offset 2 holds a record this build cannot read'))).toBe(true);
         await new Promise((resolve) => setTimeout(resolve, 100));

@@ -6,6 +6,7 @@
 import { Projection } from '@shoal/domain';
 import type { ProjectionOptions, Snapshot, Verdict } from '@shoal/domain';
 import type { EventLog, LogRecord, Subscription } from '@shoal/eventlog';
+import { shoalLogger } from './logger';
 
 export interface LiveViewOptions {
   /** A snapshot to start from; ignored (with a reason in `snapshotRefused`) when its hash does not check out. */
@@ -175,7 +176,7 @@ export class LiveView {
     this.haltReported = true;
     const message = haltMessage(halted);
     if (this.options.onHalted) this.options.onHalted(message);
-    else process.stderr.write(`shoal: ${message}\n`);
+    else shoalLogger().warn({ offset: halted.offset }, message);
     for (const waiters of this.waiting.values()) for (const waiter of waiters) waiter.reject(new Error(message));
     this.waiting.clear();
   }

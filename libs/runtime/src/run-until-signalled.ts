@@ -1,7 +1,19 @@
-/** A component process's life: boot the Nest context, stop it cleanly on SIGINT/SIGTERM, exit 0. */
+/**
+ * A component process's life: its logger installed (SHOAL_LOG_LEVEL; installProcessLogger),
+ * boot the Nest context, stop it cleanly on SIGINT/SIGTERM, exit 0. A start that fails says
+ * why on standard error (through the same logger) and exits 1.
+ */
 import type { INestApplicationContext } from '@nestjs/common';
+import { createLogger, installProcessLogger } from './logger';
 
 export const runUntilSignalled = (name: string, boot: () => Promise<INestApplicationContext>): void => {
+  try {
+    installProcessLogger(name);
+  } catch (error) {
+    process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  const failed = createLogger({ component: name, level: 'error', output: process.stderr });
   boot().then(
     (app) => {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -9,7 +21,7 @@ export const runUntilSignalled = (name: string, boot: () => Promise<INestApplica
           app.close().then(
             () => process.exit(0),
             (error: unknown) => {
-              process.stderr.write(`${name}: stopping failed: ${String(error)}\n`);
+              failed.error({ err: error }, `${name}: stopping failed: ${String(error)}`);
               process.exit(1);
             },
           );
@@ -17,7 +29,7 @@ export const runUntilSignalled = (name: string, boot: () => Promise<INestApplica
       }
     },
     (error: unknown) => {
-      process.stderr.write(`${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      failed.fatal({ err: error }, `${name}: ${error instanceof Error ? error.message : String(error)}`);
       process.exit(1);
     },
   );

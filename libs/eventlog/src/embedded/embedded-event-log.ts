@@ -18,6 +18,7 @@ import type {
   ReadOptions,
   Subscription,
 } from '../port';
+import { eventLogSay } from '../log-sink';
 import { LogUnavailableError } from '../log-unavailable';
 import { Signal } from '../signal';
 import { LocalLeases } from './local-leases';
@@ -66,7 +67,7 @@ export class EmbeddedEventLog implements EventLog {
     try {
       const { file, loaded } = await LogFile.open(join(dir, 'events.log'), { sync: options.sync ?? true });
       if (loaded.torn) {
-        const warn = options.onWarning ?? ((message: string) => process.stderr.write(`[shoal] ${message}\n`));
+        const warn = options.onWarning ?? ((message: string) => eventLogSay('warn', message));
         warn(`embedded log ${dir}: ${loaded.torn}`);
       }
       return new EmbeddedEventLog(dir, file, lock, loaded.records, loaded.torn);
@@ -136,7 +137,7 @@ export class EmbeddedEventLog implements EventLog {
       } catch (error) {
         const failure = asError(error);
         if (options.onError) options.onError(failure);
-        else process.stderr.write(`[shoal] a follower of the embedded log stopped: ${failure.message}\n`);
+        else eventLogSay('error', `a follower of the embedded log stopped: ${failure.message}`);
       } finally {
         stopped = true;
         this.followers.delete(subscription);
