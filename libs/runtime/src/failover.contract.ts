@@ -3,7 +3,8 @@
  * (ownership.unit.spec.ts on the embedded log, ownership.int.spec.ts on Kafka): the active
  * instance of a component loses its lease, a standby takes a newer term, and a late
  * append from the old owner — still believing itself active — is fenced by evolve in
- * every view, leaving the state hash where it was.
+ * every view, leaving the state hash where it was. And a lease won while the log refuses
+ * appends is given back, not kept by an instance that never became active.
  */
 import { stateHash } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
@@ -81,5 +82,33 @@ export const describeFailoverFencing = (name: string, makeLogs: () => Promise<Fa
       ]);
       await second.lease.release();
     });
+
+    it('gives back a lease it won but could not turn into a term, so a standby takes the component', async () => {
+      const logs = await makeLogs();
+      cleanup.push(async () => {
+        await logs.active.close();
+        if (logs.standby !== logs.active) await logs.standby.close();
+      });
+      // The active's handle refuses appends, as a log does while its broker restarts.
+      const refusing = withRefusedAppends(logs.active);
+      const a = await instance(refusing, 'reaper-a');
+      const b = await instance(logs.standby, 'reaper-b');
+
+      await expect(takeOwnership(refusing, a.view, a.writer, { timeoutMs: 30_000 })).rejects.toThrow('the log refused the append');
+      const taken = await takeOwnership(logs.standby, b.view, b.writer, { timeoutMs: 30_000 });
+      expect(taken.term).toBe(1);
+      expect(taken.lease.isHeld()).toBe(true);
+      await taken.lease.release();
+    });
   });
 };
+
+/** `log` with every append refused (the rest of it as it is). */
+const withRefusedAppends = (log: EventLog): EventLog =>
+  new Proxy(log, {
+    get(target, property, receiver) {
+      if (property === 'append') return () => Promise.reject(new Error('the log refused the append'));
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
