@@ -38,6 +38,9 @@ const RECENT_VERDICTS = 16_384;
  */
 const APPLY_CHUNK = 2_000;
 
+/** How long after a follower gave up the view follows again. */
+const REFOLLOW_AFTER_MS = 1_000;
+
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class LiveView {
@@ -49,6 +52,8 @@ export class LiveView {
   private readonly recentVerdicts: (Verdict | undefined)[] = new Array<Verdict | undefined>(RECENT_VERDICTS).fill(undefined);
   private readonly waiting = new Map<number, { readonly resolve: (verdict: Verdict) => void; readonly reject: (error: Error) => void }[]>();
   private haltReported = false;
+  private stopped = false;
+  private refollow?: NodeJS.Timeout;
 
   constructor(
     private readonly log: EventLog,
@@ -83,31 +88,42 @@ export class LiveView {
   /** Replays up to the current high-water mark, then follows the log. Resolves once caught up. */
   async start(): Promise<void> {
     const target = await this.log.highWaterMark();
+    this.stopped = false;
     await new Promise<void>((resolve) => {
-      let settled = false;
-      this.subscription = this.log.follow(
-        this.projection.position,
-        async (batch) => {
-          await this.apply(batch);
-          if (!settled && this.projection.position >= target) {
-            settled = true;
-            resolve();
-          }
-        },
-        {
-          onCaughtUp: () => {
-            if (!settled) {
-              settled = true;
-              resolve();
-            }
-          },
-        },
-      );
-      if (target <= this.projection.position) {
-        settled = true;
-        resolve();
-      }
+      if (target <= this.projection.position) resolve();
+      this.follow(target, resolve);
     });
+  }
+
+  /**
+   * Follows the log from the view's position; `caughtUp` once it reaches `target`. A
+   * follower that gives up (the log away longer than it waits) is followed by another from
+   * where the view is: a view stops only when it is stopped, or on a record it cannot read.
+   */
+  private follow(target: number, caughtUp: () => void): void {
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      caughtUp();
+    };
+    this.subscription = this.log.follow(
+      this.projection.position,
+      async (batch) => {
+        await this.apply(batch);
+        if (this.projection.position >= target) settle();
+      },
+      {
+        onCaughtUp: settle,
+        onError: (error) => {
+          if (this.stopped) return;
+          shoalLogger().warn({ offset: this.projection.position }, `the view's follower of the log stopped (${error.message}): following again from offset ${this.projection.position}`);
+          this.refollow = setTimeout(() => {
+            if (!this.stopped) this.follow(target, settle);
+          }, REFOLLOW_AFTER_MS);
+        },
+      },
+    );
   }
 
   /** The verdict on the record at `offset`, once the view has applied it. */
@@ -133,6 +149,8 @@ export class LiveView {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.refollow);
     await this.subscription?.stop();
     this.subscription = undefined;
   }

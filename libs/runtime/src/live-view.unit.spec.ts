@@ -1,6 +1,6 @@
 import { encode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
-import type { EmbeddedEventLog } from '@shoal/eventlog';
+import type { EmbeddedEventLog, EventLog, FollowOptions, LogRecord } from '@shoal/eventlog';
 import { EventBuilder, clusterInit, nodeDescription, openEmbeddedTestLog } from '@shoal/testing';
 import { LiveView } from './live-view';
 
@@ -67,5 +67,36 @@ describe('LiveView', () => {
     expect(fromSnapshot.projection.hash()).toBe(whole.projection.hash());
     await whole.stop();
     await fromSnapshot.stop();
+  });
+
+  it('follows again from where it is when its follower gives up, and keeps applying what the log gets', async () => {
+    const b = new EventBuilder();
+    const register = (i: number) => b.event('NodeRegistered', { id: `n${i}`, role: 'worker', description: nodeDescription(`n${i}`) });
+    await log.append([clusterInit(b), register(0), register(1)].map((e) => ({ key: 'c1', value: encode(e) })));
+    // The first follower delivers the first record, then gives up (as one on Kafka does after a long outage).
+    const follows: number[] = [];
+    const failingOnce = new Proxy(log, {
+      get(target, property, receiver) {
+        if (property !== 'follow') {
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        }
+        return (from: number, handler: (batch: readonly LogRecord[]) => Promise<void> | void, options: FollowOptions) => {
+          follows.push(from);
+          if (follows.length > 1) return target.follow(from, handler, options);
+          const subscription = target.follow(from, (batch) => handler(batch.slice(0, 1)), {});
+          setTimeout(() => void subscription.stop().then(() => options.onError?.(new Error('the broker is away'))), 20);
+          return subscription;
+        };
+      },
+    }) as EventLog;
+    const view = new LiveView(failingOnce);
+    await view.start();
+    expect(follows).toEqual([0, 1]);
+    expect(view.position).toBe(3);
+    await log.append([register(2)].map((e) => ({ key: 'c1', value: encode(e) })));
+    await view.waitFor(4);
+    expect([...view.state.nodes.keys()]).toEqual(['n0', 'n1', 'n2']);
+    await view.stop();
   });
 });

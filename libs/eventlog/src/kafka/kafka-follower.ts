@@ -13,6 +13,8 @@ import type { FetchResult, PartitionReader } from './partition-reader';
 const LONG_POLL_MS = 500;
 /** A follower that cannot fetch for this long gives up and reports it through onError. */
 const GIVE_UP_MS = 120_000;
+/** While fetches fail, the follower says so at most this often. */
+const SAY_EVERY_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -44,6 +46,7 @@ export class KafkaFollower implements Subscription {
     let next = from;
     let caughtUp = false;
     let failingSince: number | undefined;
+    let saidAt = 0;
     /** The fetch from `next` on, started while the handler worked on the batch before. */
     let ahead: Promise<FetchResult> | undefined;
     try {
@@ -53,6 +56,9 @@ export class KafkaFollower implements Subscription {
           const fetching = ahead ?? this.reader.fetch(next, { maxWaitMs: caughtUp ? LONG_POLL_MS : 0 });
           ahead = undefined;
           fetched = await fetching;
+          if (failingSince !== undefined) {
+            eventLogSay('info', `a follower of the Kafka log reads again from offset ${next}, after ${Math.round((Date.now() - failingSince) / 1_000)} s of failed fetches`);
+          }
           failingSince = undefined;
         } catch (error) {
           if (this.stopped) break;
@@ -67,6 +73,11 @@ export class KafkaFollower implements Subscription {
           }
           failingSince ??= Date.now();
           if (Date.now() - failingSince > GIVE_UP_MS) throw error;
+          if (Date.now() - saidAt >= SAY_EVERY_MS) {
+            saidAt = Date.now();
+            const reconnected = this.reader.restarts > 0 ? ` (on fresh connections ${this.reader.restarts} times so far)` : '';
+            eventLogSay('warn', `a follower of the Kafka log cannot fetch from offset ${next} (for ${Math.round((Date.now() - failingSince) / 1_000)} s): ${asError(error).message}${reconnected}`);
+          }
           await sleep(1_000);
           continue;
         }

@@ -7,6 +7,10 @@
  * consumer's `Cluster` (a public type), and `Cluster`/`Broker.fetch` are public types too.
  * A consumer that is never connected serves only to make that cluster; each reader has its
  * own, so a long poll never holds up anyone else's requests on the connection.
+ *
+ * Every attempt has a deadline (its long poll plus STALL_MS): past it the attempt is given
+ * up and the reader starts over on a cluster of its own made afresh, new connections and
+ * metadata, rather than wait on whatever kafkajs state a broker's restart left behind.
  */
 import { AssignerProtocol } from 'kafkajs';
 import type { Cluster, Kafka } from 'kafkajs';
@@ -49,6 +53,10 @@ interface FetchResponse {
 
 const READ_COMMITTED = 1;
 const RETRIES = 8;
+/** An attempt with no answer this long after its long poll is given up (a fetch answers in milliseconds). */
+export const STALL_MS = 10_000;
+/** After this many failed attempts in a row, the next starts on fresh connections. */
+const FRESH_AFTER = 3;
 
 /** Errors after which fresh metadata (a new leader, a topic just created) may help. */
 const STALE_METADATA = new Set([
@@ -68,6 +76,26 @@ const isRetriable = (error: unknown): boolean =>
 
 /** The broker refused the offset: it is past the end of the partition (or before its start). */
 export const isOffsetOutOfRange = (error: unknown): boolean => typeOf(error) === 'OFFSET_OUT_OF_RANGE';
+
+/** An attempt that had no answer by its deadline. */
+export class FetchStalledError extends Error {
+  readonly type = 'FETCH_STALLED';
+  readonly retriable = true;
+  constructor(offset: number, ms: number) {
+    super(`a fetch from offset ${offset} had no answer in ${ms} ms`);
+    this.name = 'FetchStalledError';
+  }
+}
+
+/** `work`, or a FetchStalledError once `ms` have passed without it settling (it is left to settle unheard). */
+const withinDeadline = <T>(work: Promise<T>, ms: number, offset: number): Promise<T> => {
+  work.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FetchStalledError(offset, ms)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -94,31 +122,48 @@ const clusterOf = (kafka: Kafka): Cluster => {
 };
 
 export class PartitionReader {
-  private readonly cluster: Cluster;
+  private cluster: Cluster;
   private connecting?: Promise<void>;
+  /** Attempts that failed in a row, across fetches. */
+  private failures = 0;
+  private freshClusters = 0;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     private readonly topic: string,
     private readonly partition: number,
     private readonly options: PartitionReaderOptions,
+    private readonly stallMs: number = STALL_MS,
   ) {
     this.cluster = clusterOf(kafka);
+  }
+
+  /** How many times the reader started over on fresh connections. */
+  get restarts(): number {
+    return this.freshClusters;
   }
 
   /** Fetches what the partition holds from `offset` on (possibly nothing), with retries on transient errors. */
   async fetch(offset: number, options: FetchOptions): Promise<FetchResult> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.connect();
-        return await this.fetchOnce(offset, options);
+        const attempted = (async () => {
+          await this.connect();
+          return this.fetchOnce(offset, options);
+        })();
+        const result = await withinDeadline(attempted, options.maxWaitMs + this.stallMs, offset);
+        this.failures = 0;
+        return result;
       } catch (error) {
+        this.failures++;
+        const stalled = error instanceof FetchStalledError;
+        if (stalled || this.failures >= FRESH_AFTER) this.startAfresh();
         if (attempt >= RETRIES || !(isRetriable(error) || STALE_METADATA.has(typeOf(error) ?? ''))) throw error;
         await sleep(Math.min(2_000, 100 * 2 ** attempt));
         // Fresh metadata after any failure: a leader that stopped answering (killed, cut off)
         // is no error about metadata, yet its partition has a new leader the old metadata does
         // not name (kafkajs would refresh it only at metadataMaxAge, 5 minutes).
-        await this.cluster.refreshMetadata().catch(() => undefined);
+        if (!stalled) await withinDeadline(this.cluster.refreshMetadata(), this.stallMs, offset).catch(() => undefined);
       }
     }
   }
@@ -126,8 +171,18 @@ export class PartitionReader {
   async disconnect(): Promise<void> {
     const connecting = this.connecting;
     this.connecting = undefined;
-    if (connecting) await connecting.catch(() => undefined);
-    await this.cluster.disconnect();
+    if (connecting) await withinDeadline(connecting, this.stallMs, -1).catch(() => undefined);
+    await withinDeadline(this.cluster.disconnect(), this.stallMs, -1).catch(() => undefined);
+  }
+
+  /** Drops this reader's cluster (left to disconnect on its own) for a new one: new connections, new metadata. */
+  private startAfresh(): void {
+    const old = this.cluster;
+    this.cluster = clusterOf(this.kafka);
+    this.connecting = undefined;
+    this.failures = 0;
+    this.freshClusters++;
+    void old.disconnect().catch(() => undefined);
   }
 
   private connect(): Promise<void> {

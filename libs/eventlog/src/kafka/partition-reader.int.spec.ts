@@ -1,0 +1,100 @@
+/**
+ * A follower whose connection stops answering — open, but silent, as a connection can be
+ * left after a broker's restart — starts over on fresh connections and reads on. The broker
+ * here is the test's own, reached only through a proxy on loopback that it advertises, so
+ * that the test can freeze every connection open at one moment while new ones still pass.
+ */
+import { createServer, connect } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { logLevel } from 'kafkajs';
+import { LocalKafkaBroker, eventually, freePorts } from '@shoal/testing';
+import { KafkaEventLog } from './kafka-event-log';
+import { STALL_MS } from './partition-reader';
+
+/** Forwards 127.0.0.1:<port> to the broker; freeze() stops every connection open now, in both directions, without closing it. */
+class FreezingProxy {
+  private readonly pairs: [Socket, Socket][] = [];
+  private constructor(private readonly server: Server) {}
+
+  static async start(port: number, target: number): Promise<FreezingProxy> {
+    const server = createServer();
+    const proxy = new FreezingProxy(server);
+    server.on('connection', (client) => {
+      const upstream = connect(target, '127.0.0.1');
+      client.pipe(upstream).pipe(client);
+      const quiet = () => undefined;
+      client.on('error', quiet);
+      upstream.on('error', quiet);
+      proxy.pairs.push([client, upstream]);
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return proxy;
+  }
+
+  freeze(): number {
+    const frozen = this.pairs.splice(0);
+    for (const [client, upstream] of frozen) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+    this.frozen.push(...frozen);
+    return frozen.length;
+  }
+
+  private readonly frozen: [Socket, Socket][] = [];
+
+  async stop(): Promise<void> {
+    for (const [client, upstream] of [...this.pairs, ...this.frozen]) {
+      client.destroy();
+      upstream.destroy();
+    }
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+jest.setTimeout(180_000);
+
+describe('a follower on Kafka whose connection goes silent', () => {
+  let broker: LocalKafkaBroker;
+  let proxy: FreezingProxy;
+  let address: string;
+  beforeAll(async () => {
+    const [brokerPort, controllerPort, proxyPort] = await freePorts(3);
+    proxy = await FreezingProxy.start(proxyPort!, brokerPort!);
+    address = `127.0.0.1:${proxyPort}`;
+    broker = await LocalKafkaBroker.start({
+      ports: { broker: brokerPort!, controller: controllerPort! },
+      serverProperties: [`advertised.listeners=PLAINTEXT://${address}`],
+    });
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await broker?.stop();
+  });
+
+  it('gives up the silent fetch after its deadline and reads on over fresh connections', async () => {
+    const topic = 'silent.events';
+    const open = (clientId: string) => KafkaEventLog.open({ brokers: [address], topic, clientId, logLevel: logLevel.NOTHING });
+    const first = await open('before');
+    await first.append([0, 1, 2].map((i) => ({ key: 'c1', value: `r${i}` })));
+    const following = await open('follower');
+    const seen: string[] = [];
+    const follower = following.follow(0, (batch) => void seen.push(...batch.map((record) => record.value)), {});
+    await eventually('the first records are followed', () => (seen.length === 3 ? true : undefined), 30_000);
+
+    // Every connection open now goes silent: the follower's, mid long poll, among them.
+    expect(proxy.freeze()).toBeGreaterThan(0);
+    const frozenAt = Date.now();
+    const after = await open('after');
+    await after.append([3, 4, 5].map((i) => ({ key: 'c1', value: `r${i}` })));
+    await eventually('the follower reads the records written after the freeze', () => (seen.length === 6 ? true : undefined), 60_000);
+    // Within the deadline and a reconnect, well before kafkajs's own request timeout (30 s) would tell.
+    expect(Date.now() - frozenAt).toBeLessThan(STALL_MS + 12_000);
+    expect(seen).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
+
+    await follower.stop();
+    await Promise.all([after.close(), following.close(), first.close()].map((closing) => closing.catch(() => undefined)));
+  });
+});
