@@ -214,7 +214,13 @@ export class ChaosCluster {
 
   /** Every component has one active instance, every API's view has caught up with the log. */
   async untilWhole(): Promise<void> {
-    await eventually('every component has one active instance', () => quietly(async () => (await this.cluster.untilEachActive(2_000), true)), WAIT_MS);
+    let states: string[] = [];
+    await eventually('every component has one active instance', async () => {
+      if (await quietly(async () => (await this.cluster.untilEachActive(2_000), true))) return true;
+      // What each instance says, for the failure to name the one that did not come back.
+      states = await Promise.all(this.cluster.components.map(async (c) => `${c.name} (pid ${c.process.pid}): ${(await quietly(() => this.cluster.health(c)))?.state ?? 'no answer'}`));
+      return undefined;
+    }, { timeoutMs: WAIT_MS, everyMs: 250, explain: () => states });
     let answers: unknown[] = [];
     await eventually('every API is ready', async () => {
       answers = await Promise.all(this.apis.map((api) => quietly(() => dockerApi(api.socket, 'GET', '/readyz'))));
