@@ -248,6 +248,18 @@ export class ChaosCluster {
     for (const { name, process } of [...this.killedOutput, ...this.running()]) writeFileSync(join(dir, `${name}-${process.pid}.log`), process.output);
   }
 
+  /**
+   * What each process said last, less the Kafka client's connection noise: a few lines each,
+   * for a failed run to be read where its output directory is gone (CI removes the checkout).
+   */
+  digest(linesEach = 6): string[] {
+    const noise = /ECONNREFUSED|BrokerPool|Connection error|KafkaJSNumberOfRetriesExceeded/;
+    return [...this.killedOutput, ...this.running()].flatMap(({ name, process }) => {
+      const lines = process.output.split('\n').filter((line) => line.trim() !== '' && !noise.test(line)).slice(-linesEach);
+      return [`${name} (pid ${process.pid}${process.running ? '' : ', gone'}):`, ...lines.map((line) => `  ${line.slice(0, 400)}`)];
+    });
+  }
+
   /** Every process the run started and did not kill: none may have exited. */
   exited(): string[] {
     const mine = this.running();

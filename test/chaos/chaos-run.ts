@@ -267,7 +267,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     // A run that could not finish: what every process said is the first thing to read.
     if (options.logs) {
       chaos.saveOutput(options.logs);
-      say(`every process's output is in ${options.logs}`);
+      say(`every process's output is in ${options.logs}; the last of it:`);
+      for (const line of chaos.digest()) say(line);
     }
     throw error;
   } finally {
