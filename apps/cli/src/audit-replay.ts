@@ -3,6 +3,8 @@ import type { TaskStateName } from '@shoal/contracts';
 import { toStateData } from '@shoal/domain';
 import { haltMessage, replayLog } from '@shoal/runtime';
 import { withLog } from './log-source';
+import { progressReporter } from './progress';
+import { readProgress } from './read-progress';
 
 export const auditReplay = (options: { to?: number; json?: boolean }): Promise<number> =>
   withLog(async (log) => {
@@ -11,7 +13,9 @@ export const auditReplay = (options: { to?: number; json?: boolean }): Promise<n
       process.stderr.write(`shoal: --to ${options.to} is past the end of the log (${end} records); use --to ${end} or less\n`);
       return 2;
     }
-    const projection = await replayLog(log, { to: options.to ?? end });
+    // On a terminal, how far the replay has got (stderr only: stdout stays the result).
+    const progress = progressReporter(process.stderr);
+    const projection = await replayLog(readProgress(log, progress, () => 'replayed'), { to: options.to ?? end }).finally(() => progress.clear());
     const hash = projection.hash();
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ offset: projection.position, hash, tally: projection.tally, ...(projection.halted ? { halted: projection.halted } : {}), state: toStateData(projection.state) })}\n`);

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { latestSnapshots } from '@shoal/eventlog';
 import { haltMessage, proveLog, verifyLog } from '@shoal/runtime';
-import type { ProofReport } from '@shoal/runtime';
+import type { ProofReport, VerifyReport } from '@shoal/runtime';
 import { withLog } from './log-source';
+import { progressReporter } from './progress';
+import { readProgress } from './read-progress';
 import { proveOptions } from './audit-proof-options';
 import type { ProofFlags } from './audit-proof-options';
 
@@ -23,9 +25,22 @@ export const proofLines = (proof: ProofReport): string[] => [
 export const auditVerify = (options: { snapshots?: string; json?: boolean } & ProofFlags): Promise<number> =>
   withLog(async (log) => {
     const prove = proveOptions(options);
-    const proof = await proveLog(log, prove);
     const dir = options.snapshots ?? join(process.env.SHOAL_DATA_DIR ?? '.shoal', 'snapshots');
-    const report = await verifyLog(log, { snapshots: await latestSnapshots(dir) });
+    // On a terminal, each pass over the log as it goes (stderr only: stdout stays the result).
+    const progress = progressReporter(process.stderr);
+    let phase = 'proof';
+    let passes = 0;
+    const observed = readProgress(log, progress, () => `${phase} pass ${++passes}: read`);
+    let proof: ProofReport;
+    let report: VerifyReport;
+    try {
+      proof = await proveLog(observed, prove);
+      phase = 'replay';
+      passes = 0;
+      report = await verifyLog(observed, { snapshots: await latestSnapshots(dir) });
+    } finally {
+      progress.clear();
+    }
     const ok = report.agree && !report.halted && proof.ok;
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ ...report, ok, end: proof.end, proof })}\n`);
