@@ -7,6 +7,7 @@
  *   shoal audit keygen <file>                    a new Ed25519 key for the audit checkpoints
  *   shoal agent --join-token T --dispatcher H:P  a node agent on this host (or --simulate N nodes)
  *   shoal certs ca init | issue | server         the cluster CA and certificates for the API's TLS
+ *   shoal completion bash|zsh                    a completion script for the shell, from these commands
  * The log: Kafka when KAFKA_BROKERS is set, else the embedded log in $SHOAL_DATA_DIR.
  */
 import { Argument, Command, InvalidArgumentError } from 'commander';
@@ -16,6 +17,8 @@ import { auditReportCommand } from './audit-report';
 import { auditKeygen } from './audit-keygen';
 import { agentCommand } from '../../agent/src/agent-command';
 import { certsCommand } from './certs/certs-command';
+import { SHELLS, completionScript } from './completion';
+import type { Shell } from './completion';
 
 /** The components `shoal run` starts; each is also `node dist/apps/<component>/main.js`. */
 export const RUNNABLE = ['allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper', 'api'] as const;
@@ -79,6 +82,14 @@ export const cli = (): Command => {
     .argument('<file>', 'where to write the key (not overwritten)')
     .action((file: string) => {
       process.exitCode = auditKeygen(file);
+    });
+  program
+    .command('completion')
+    .description('print a completion script for the shell: source <(shoal completion bash), or shoal completion zsh > "${fpath[1]}/_shoal"')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .action((shell: Shell) => {
+      // Written from the tree when asked, so it always names the commands there are.
+      process.stdout.write(completionScript(shell, program));
     });
   return program;
 };
