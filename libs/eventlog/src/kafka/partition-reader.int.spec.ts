@@ -1,13 +1,15 @@
 /**
- * A follower whose connection stops answering — open, but silent, as a connection can be
- * left after a broker's restart — starts over on fresh connections and reads on. The broker
- * here is the test's own, reached only through a proxy on loopback that it advertises, so
- * that the test can freeze every connection open at one moment while new ones still pass.
+ * A follower reads on through what its brokers do. Whose connection stops answering — open,
+ * but silent, as a connection can be left after a broker's restart — starts over on fresh
+ * connections: the broker here is the test's own, reached only through a proxy on loopback
+ * that it advertises, so that the test can freeze every connection open at one moment while
+ * new ones still pass. Whose partition leader is killed, on a cluster of three of the test's
+ * own, finds the new leader.
  */
 import { createServer, connect } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { logLevel } from 'kafkajs';
-import { LocalKafkaBroker, eventually, freePorts } from '@shoal/testing';
+import { LocalKafkaBroker, LocalKafkaCluster, eventually, freePorts } from '@shoal/testing';
 import { KafkaEventLog } from './kafka-event-log';
 import { STALL_MS } from './partition-reader';
 
@@ -96,5 +98,37 @@ describe('a follower on Kafka whose connection goes silent', () => {
 
     await follower.stop();
     await Promise.all([after.close(), following.close(), first.close()].map((closing) => closing.catch(() => undefined)));
+  });
+});
+
+describe('a follower on a cluster of three whose partition leader is killed', () => {
+  let cluster: LocalKafkaCluster;
+  beforeAll(async () => {
+    cluster = await LocalKafkaCluster.start();
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('finds the new leader and reads on', async () => {
+    const topic = 'leader-killed.events';
+    const open = (clientId: string) => KafkaEventLog.open({ brokers: cluster.brokers, topic, clientId, logLevel: logLevel.NOTHING });
+    const first = await open('before');
+    await first.append([0, 1, 2].map((i) => ({ key: 'c1', value: `r${i}` })));
+    const following = await open('follower');
+    const seen: string[] = [];
+    const follower = following.follow(0, (batch) => void seen.push(...batch.map((record) => record.value)), {});
+    await eventually('the first records are followed', () => (seen.length === 3 ? true : undefined), 30_000);
+
+    const { leader, replicas } = await cluster.partition(topic);
+    expect(replicas).toHaveLength(3);
+    await cluster.kill(leader);
+    await eventually('another node leads the partition', async () => ((await cluster.partition(topic).catch(() => undefined))?.leader ?? leader) !== leader || undefined, 60_000);
+    await first.append([3, 4, 5].map((i) => ({ key: 'c1', value: `r${i}` })));
+    await eventually('the follower reads the records written after the leader died', () => (seen.length === 6 ? true : undefined), 60_000);
+    expect(seen).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
+
+    await follower.stop();
+    await Promise.all([following.close(), first.close()].map((closing) => closing.catch(() => undefined)));
   });
 });
