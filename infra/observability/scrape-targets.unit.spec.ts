@@ -1,0 +1,47 @@
+/**
+ * Every target of infra/observability/prometheus.yml is a process of infra/docker/compose.yaml
+ * that serves /metrics on that port: a component or an agent on its SHOAL_HEALTH_PORT, the
+ * API on its own port. A target nothing serves would be a dashboard panel with no data.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+interface ComposeService {
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly ports?: readonly string[];
+}
+interface ScrapeConfig {
+  readonly job_name: string;
+  readonly static_configs: readonly { readonly targets: readonly string[] }[];
+}
+
+const compose = parse(readFileSync(join(__dirname, '..', 'docker', 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
+const prometheus = parse(readFileSync(join(__dirname, 'prometheus.yml'), 'utf8')) as { scrape_configs: ScrapeConfig[] };
+
+/** Where a compose service serves /metrics, by the same settings the processes read: the API its own, the rest SHOAL_BIND_HOST:SHOAL_HEALTH_PORT. */
+const metricsHost = (name: string, service: ComposeService): string | undefined => service.environment?.[name === 'api' ? 'SHOAL_API_HOST' : 'SHOAL_BIND_HOST'];
+
+const metricsPort = (name: string, service: ComposeService): string | undefined => {
+  const env = service.environment ?? {};
+  if (name === 'api') return env.SHOAL_API_PORT ?? '8080';
+  return env.SHOAL_HEALTH_PORT;
+};
+
+describe('the Prometheus scrape targets', () => {
+  const targets = prometheus.scrape_configs.flatMap((job) => job.static_configs.flatMap((config) => config.targets.map((target) => ({ job: job.job_name, target }))));
+
+  it('name every Shoal process of the compose file, agents included', () => {
+    const scraped = new Set(targets.map(({ target }) => target.split(':')[0]));
+    expect([...scraped].sort()).toEqual(['allocator', 'api', 'dispatcher', 'fleet', 'orchestrator', 'reaper', 'scheduler']);
+  });
+
+  it.each(targets.map(({ job, target }) => [job, target] as const))('%s: %s is served by its compose service on all its interfaces', (_job, target) => {
+    const [name, port] = target.split(':') as [string, string];
+    const service = compose.services[name];
+    expect(service).toBeDefined();
+    expect(metricsPort(name, service!)).toBe(port);
+    // Prometheus reaches the container from another one: the process must not bind loopback only.
+    expect(metricsHost(name, service!)).toBe('0.0.0.0');
+  });
+});
