@@ -13,7 +13,8 @@ import type { ValidationError } from 'class-validator';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { LiveView, makeInstanceId } from '@shoal/runtime';
-import { API_CONFIG, API_VIEW, API_WRITER } from './api.tokens';
+import type { ProcessMetrics } from '@shoal/runtime';
+import { API_CONFIG, API_METRICS, API_VIEW, API_WRITER } from './api.tokens';
 import type { ApiConfig } from './api.config';
 import { ApiEventWriter } from './api-writer';
 import { DispatcherLocator } from './docker/logs/dispatcher-locator';
@@ -58,9 +59,16 @@ export class ApiCoreModule {
         { provide: DispatcherLocator, useFactory: () => new DispatcherLocator(config.joinAddr) },
         {
           provide: API_VIEW,
-          inject: [EVENT_LOG, DispatcherLocator],
-          useFactory: async (log: EventLog, dispatchers: DispatcherLocator) => {
-            const view = new LiveView(log, { onEvent: (event, verdict) => dispatchers.observe(event, verdict) });
+          inject: [EVENT_LOG, DispatcherLocator, { token: API_METRICS, optional: true }],
+          useFactory: async (log: EventLog, dispatchers: DispatcherLocator, metrics?: ProcessMetrics) => {
+            // The process's metrics see every record the view applies, its replay included: verdicts, time to RUNNING.
+            const observed = metrics?.views.observer('api');
+            const view = new LiveView(log, {
+              onEvent: (event, verdict, state) => {
+                dispatchers.observe(event, verdict);
+                observed?.(event, verdict, state);
+              },
+            });
             await view.start();
             return view;
           },

@@ -7,7 +7,7 @@ import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import type { ProcessMetrics } from '@shoal/runtime';
+import { ProcessMetrics } from '@shoal/runtime';
 import type { ApiConfig } from './api.config';
 import { API_METRICS } from './api.tokens';
 import { ApiCoreModule } from './api-core.module';
@@ -53,7 +53,8 @@ export class ApiModule {
       imports: [
         options.log ? BorrowedLogModule.of(options.log) : EventLogModule.forRoot(process.env, 'shoal-api'),
         ApiCoreModule.forRoot(options.config),
-        ...(options.metrics ? [ProcessMetricsModule.of(options.metrics)] : []),
+        // Made before the view, which reports to it from its first record.
+        ProcessMetricsModule.of(options.metrics ?? new ProcessMetrics()),
       ],
     };
   }
