@@ -225,6 +225,21 @@ export class ComponentRunner {
     this.changed();
   }
 
+  /**
+   * The log refused this instance's record for its term: another instance took a newer one,
+   * or this one's OwnershipTaken is not on the log (a write a broker's failover lost, though
+   * the view had ruled on it). The log is the authority on terms, whatever the lease says:
+   * give the lease back and take a term afresh, as a standby does.
+   */
+  private async stepDown(ownership: Ownership, reason: string): Promise<void> {
+    if (this.ownership === ownership && this.is('active')) {
+      this.stateValue = 'standby';
+      this.options.onActivity?.({ kind: 'lost', reason: `the log refused this instance's term: ${reason}` });
+    }
+    await ownership.lease.release().catch(() => undefined);
+    this.changed();
+  }
+
   /** The tick loop while this instance owns the partition. */
   private async act(ownership: Ownership): Promise<void> {
     while (this.is('active') && ownership.lease.isHeld()) {
@@ -252,6 +267,11 @@ export class ComponentRunner {
           return verdict && verdict.status !== 'applied' ? [{ eventId: event.id, type: event.type, reasons: verdict.reasons }] : [];
         });
         this.options.onActivity?.({ kind: 'appended', count: events.length, rejected, ids: events.map((event) => event.id), refused });
+        const deposed = verdicts.find((verdict) => verdict.status === 'rejected' && verdict.codes.includes('superseded-term'));
+        if (deposed) {
+          await this.stepDown(ownership, deposed.reasons.join('; '));
+          return;
+        }
         if (rejected === events.length) await this.waitForChange();
         continue;
       }

@@ -85,6 +85,25 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     await b.stop();
   });
 
+  it('steps down when the log refuses its term, and takes a newer one, though its lease was never lost', async () => {
+    const b = new EventBuilder();
+    const activity: RunnerActivity[] = [];
+    const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a', onActivity: (a) => activity.push(a) });
+    await append([b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 } }, tokens: { worker: 'w', manager: 'm' } })]);
+    await runner.start();
+    await eventually('the runner is active under term 1', () => runner.state === 'active' && runner.term === 1, WITHIN);
+    // The log says term 2 is someone else's (a takeover this instance's lease never heard of).
+    await append([b.event('OwnershipTaken', { component: 'reaper', term: 2 }, { by: 'reaper', instance: 'reaper-x', term: 2 })]);
+    // Work for the reaper: its removal under term 1 is refused, and it must not stop there.
+    await append(history(b, 4).slice(1));
+    await eventually('t2 is removed under a term of its own', () => !runner.view.state.tasks.has('t2'), WITHIN);
+    expect(runner.state).toBe('active');
+    expect(runner.term).toBe(3);
+    expect(activity).toContainEqual({ kind: 'lost', reason: "the log refused this instance's term: stale writer: reaper term 1 was superseded by term 2" });
+    expect(activity).toContainEqual({ kind: 'owner', term: 3 });
+    await runner.stop();
+  });
+
   it('while active, says who is in line for its lease: itself, then its standbys as they come and go', async () => {
     const told: string[] = [];
     const a = new ComponentRunner(log, new ReaperCore(), {
