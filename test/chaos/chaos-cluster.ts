@@ -141,12 +141,21 @@ export class ChaosCluster {
     return this.log.highWaterMark();
   }
 
-  /** Every record of the log, from offset 0 to `to`. */
+  /**
+   * Every record of the log, from offset 0 to `to`. A read that comes back empty short of
+   * `to` is tried again for up to 30 s: right after a broker fault the leader a read reaches
+   * may not yet expose records the log's end already counts.
+   */
   async records(to: number): Promise<{ offset: number; value: string }[]> {
     const all: { offset: number; value: string }[] = [];
+    const giveUpAt = Date.now() + 30_000;
     for (let from = 0; from < to; ) {
-      const batch = await this.log.read(from, { to, max: 5_000 });
-      if (batch.length === 0) break;
+      const batch = await this.log.read(from, { to, max: 5_000 }).catch(() => []);
+      if (batch.length === 0) {
+        if (Date.now() > giveUpAt) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
       all.push(...batch);
       from = batch[batch.length - 1]!.offset + 1;
     }
