@@ -103,7 +103,8 @@ export class EventWriter {
     const verdicts: Verdict[] = [];
     for (const batch of this.batches(events)) {
       const { first, last } = await this.append(batch);
-      for (let offset = first; offset <= last; offset++) verdicts.push(await view.verdictAt(offset));
+      // Each verdict is asked for as this writer's own event's: a record of another's at the offset the log gave is an error, not its verdict.
+      for (let offset = first; offset <= last; offset++) verdicts.push(await view.verdictAt(offset, batch[offset - first]!.id));
     }
     return verdicts;
   }

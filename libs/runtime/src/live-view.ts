@@ -50,7 +50,11 @@ export class LiveView {
   private subscription?: Subscription;
   private readonly recentOffsets = new Float64Array(RECENT_VERDICTS).fill(-1);
   private readonly recentVerdicts: (Verdict | undefined)[] = new Array<Verdict | undefined>(RECENT_VERDICTS).fill(undefined);
-  private readonly waiting = new Map<number, { readonly resolve: (verdict: Verdict) => void; readonly reject: (error: Error) => void }[]>();
+  /** The id of the event at each remembered offset (undefined: a record that decoded to none). */
+  private readonly recentIds: (string | undefined)[] = new Array<string | undefined>(RECENT_VERDICTS).fill(undefined);
+  /** The id of the event the projection applied last, read right after each record. */
+  private appliedId: string | undefined;
+  private readonly waiting = new Map<number, { readonly id?: string; readonly resolve: (verdict: Verdict) => void; readonly reject: (error: Error) => void }[]>();
   private haltReported = false;
   private stopped = false;
   private refollow?: NodeJS.Timeout;
@@ -59,9 +63,13 @@ export class LiveView {
     private readonly log: EventLog,
     private readonly options: LiveViewOptions = {},
   ) {
+    const onEvent = options.onEvent;
     const keep: ProjectionOptions = {
       keepRefusals: options.keepRefusals ?? 1000,
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      onEvent: (event, verdict, state) => {
+        this.appliedId = event.id;
+        onEvent?.(event, verdict, state);
+      },
     };
     const restored = options.snapshot ? Projection.fromSnapshot(options.snapshot, keep) : undefined;
     if (typeof restored === 'string') this.snapshotRefused = restored;
@@ -126,10 +134,18 @@ export class LiveView {
     );
   }
 
-  /** The verdict on the record at `offset`, once the view has applied it. */
-  verdictAt(offset: number): Promise<Verdict> {
+  /**
+   * The verdict on the record at `offset`, once the view has applied it. With `eventId`, the
+   * record there must be that event: a writer asks for its own record's verdict at the offset
+   * the log said it wrote it at, and another record's verdict would be a wrong answer.
+   */
+  verdictAt(offset: number, eventId?: string): Promise<Verdict> {
+    const slot = offset % RECENT_VERDICTS;
     const known = this.recentAt(offset);
-    if (known) return Promise.resolve(known);
+    if (known) {
+      const mismatch = eventId === undefined ? undefined : this.notTheAppended(offset, eventId, this.recentIds[slot]);
+      return mismatch ? Promise.reject(mismatch) : Promise.resolve(known);
+    }
     if (offset < this.projection.position) {
       return Promise.reject(new Error(`the verdict on offset ${offset} is no longer remembered`));
     }
@@ -137,9 +153,15 @@ export class LiveView {
     if (halted) return Promise.reject(new Error(haltMessage(halted)));
     return new Promise((resolve, reject) => {
       const list = this.waiting.get(offset) ?? [];
-      list.push({ resolve, reject });
+      list.push({ ...(eventId === undefined ? {} : { id: eventId }), resolve, reject });
       this.waiting.set(offset, list);
     });
+  }
+
+  /** The error for a writer whose event is not the one at `offset`; undefined when it is. */
+  private notTheAppended(offset: number, eventId: string, found: string | undefined): Error | undefined {
+    if (found === eventId) return undefined;
+    return new Error(`the log holds ${found === undefined ? 'no event' : `event ${found}`} at offset ${offset}, where it said event ${eventId} was appended: the append's outcome is unknown`);
   }
 
   /** Resolves once every record before `offset` has been applied. */
@@ -171,6 +193,7 @@ export class LiveView {
 
   private applyChunk(batch: readonly LogRecord[]): void {
     for (const record of batch) {
+      this.appliedId = undefined;
       const verdict = this.projection.apply(record);
       if (!verdict) {
         if (this.projection.halted) return this.reportHalt(this.projection.halted);
@@ -179,10 +202,15 @@ export class LiveView {
       const slot = record.offset % RECENT_VERDICTS;
       this.recentOffsets[slot] = record.offset;
       this.recentVerdicts[slot] = verdict;
+      this.recentIds[slot] = this.appliedId;
       const waiters = this.waiting.size > 0 ? this.waiting.get(record.offset) : undefined;
       if (waiters) {
         this.waiting.delete(record.offset);
-        for (const waiter of waiters) waiter.resolve(verdict);
+        for (const waiter of waiters) {
+          const mismatch = waiter.id === undefined ? undefined : this.notTheAppended(record.offset, waiter.id, this.appliedId);
+          if (mismatch) waiter.reject(mismatch);
+          else waiter.resolve(verdict);
+        }
       }
     }
     this.options.onApplied?.(batch);
