@@ -232,12 +232,8 @@ export class ComponentRunner {
    * give the lease back and take a term afresh, as a standby does.
    */
   private async stepDown(ownership: Ownership, reason: string): Promise<void> {
-    if (this.ownership === ownership && this.is('active')) {
-      this.stateValue = 'standby';
-      this.options.onActivity?.({ kind: 'lost', reason: `the log refused this instance's term: ${reason}` });
-    }
+    this.lost(ownership, `the log refused this instance's term: ${reason}`);
     await ownership.lease.release().catch(() => undefined);
-    this.changed();
   }
 
   /** The tick loop while this instance owns the partition. */
