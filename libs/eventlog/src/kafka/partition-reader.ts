@@ -133,7 +133,6 @@ export class PartitionReader {
     private readonly topic: string,
     private readonly partition: number,
     private readonly options: PartitionReaderOptions,
-    private readonly stallMs: number = STALL_MS,
   ) {
     this.cluster = clusterOf(kafka);
   }
@@ -151,7 +150,7 @@ export class PartitionReader {
           await this.connect();
           return this.fetchOnce(offset, options);
         })();
-        const result = await withinDeadline(attempted, options.maxWaitMs + this.stallMs, offset);
+        const result = await withinDeadline(attempted, options.maxWaitMs + STALL_MS, offset);
         this.failures = 0;
         return result;
       } catch (error) {
@@ -163,7 +162,7 @@ export class PartitionReader {
         // Fresh metadata after any failure: a leader that stopped answering (killed, cut off)
         // is no error about metadata, yet its partition has a new leader the old metadata does
         // not name (kafkajs would refresh it only at metadataMaxAge, 5 minutes).
-        if (!stalled) await withinDeadline(this.cluster.refreshMetadata(), this.stallMs, offset).catch(() => undefined);
+        if (!stalled) await withinDeadline(this.cluster.refreshMetadata(), STALL_MS, offset).catch(() => undefined);
       }
     }
   }
@@ -171,8 +170,8 @@ export class PartitionReader {
   async disconnect(): Promise<void> {
     const connecting = this.connecting;
     this.connecting = undefined;
-    if (connecting) await withinDeadline(connecting, this.stallMs, -1).catch(() => undefined);
-    await withinDeadline(this.cluster.disconnect(), this.stallMs, -1).catch(() => undefined);
+    if (connecting) await withinDeadline(connecting, STALL_MS, -1).catch(() => undefined);
+    await withinDeadline(this.cluster.disconnect(), STALL_MS, -1).catch(() => undefined);
   }
 
   /** Drops this reader's cluster (left to disconnect on its own) for a new one: new connections, new metadata. */
