@@ -58,6 +58,32 @@ class FreezingProxy {
 
 jest.setTimeout(180_000);
 
+/** A follow of `topic` on `brokers` from offset 0, once r0…r2 are written and followed: `seen` fills as it reads on. */
+const followingThreeRecords = async (brokers: readonly string[], topic: string) => {
+  const logs: KafkaEventLog[] = [];
+  const open = async (clientId: string) => {
+    const log = await KafkaEventLog.open({ brokers: [...brokers], topic, clientId, logLevel: logLevel.NOTHING });
+    logs.push(log);
+    return log;
+  };
+  const writer = await open('before');
+  await writer.append([0, 1, 2].map((i) => ({ key: 'c1', value: `r${i}` })));
+  const seen: string[] = [];
+  const follower = (await open('follower')).follow(0, (batch) => void seen.push(...batch.map((record) => record.value)), {});
+  await eventually('the first records are followed', () => (seen.length === 3 ? true : undefined), 30_000);
+  return {
+    open,
+    writer,
+    seen,
+    /** The next three records have been read (r3…r5, with the first three before them). */
+    untilSixRead: (what: string) => eventually(what, () => (seen.length === 6 ? true : undefined), 60_000),
+    close: async () => {
+      await follower.stop();
+      await Promise.all(logs.map((log) => log.close().catch(() => undefined)));
+    },
+  };
+};
+
 describe('a follower on Kafka whose connection goes silent', () => {
   let broker: LocalKafkaBroker;
   let proxy: FreezingProxy;
@@ -77,27 +103,18 @@ describe('a follower on Kafka whose connection goes silent', () => {
   });
 
   it('gives up the silent fetch after its deadline and reads on over fresh connections', async () => {
-    const topic = 'silent.events';
-    const open = (clientId: string) => KafkaEventLog.open({ brokers: [address], topic, clientId, logLevel: logLevel.NOTHING });
-    const first = await open('before');
-    await first.append([0, 1, 2].map((i) => ({ key: 'c1', value: `r${i}` })));
-    const following = await open('follower');
-    const seen: string[] = [];
-    const follower = following.follow(0, (batch) => void seen.push(...batch.map((record) => record.value)), {});
-    await eventually('the first records are followed', () => (seen.length === 3 ? true : undefined), 30_000);
+    const follow = await followingThreeRecords([address], 'silent.events');
 
     // Every connection open now goes silent: the follower's, mid long poll, among them.
     expect(proxy.freeze()).toBeGreaterThan(0);
     const frozenAt = Date.now();
-    const after = await open('after');
+    const after = await follow.open('after');
     await after.append([3, 4, 5].map((i) => ({ key: 'c1', value: `r${i}` })));
-    await eventually('the follower reads the records written after the freeze', () => (seen.length === 6 ? true : undefined), 60_000);
+    await follow.untilSixRead('the follower reads the records written after the freeze');
     // Within the deadline and a reconnect, well before kafkajs's own request timeout (30 s) would tell.
     expect(Date.now() - frozenAt).toBeLessThan(STALL_MS + 12_000);
-    expect(seen).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
-
-    await follower.stop();
-    await Promise.all([after.close(), following.close(), first.close()].map((closing) => closing.catch(() => undefined)));
+    expect(follow.seen).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
+    await follow.close();
   });
 });
 
@@ -112,23 +129,15 @@ describe('a follower on a cluster of three whose partition leader is killed', ()
 
   it('finds the new leader and reads on', async () => {
     const topic = 'leader-killed.events';
-    const open = (clientId: string) => KafkaEventLog.open({ brokers: cluster.brokers, topic, clientId, logLevel: logLevel.NOTHING });
-    const first = await open('before');
-    await first.append([0, 1, 2].map((i) => ({ key: 'c1', value: `r${i}` })));
-    const following = await open('follower');
-    const seen: string[] = [];
-    const follower = following.follow(0, (batch) => void seen.push(...batch.map((record) => record.value)), {});
-    await eventually('the first records are followed', () => (seen.length === 3 ? true : undefined), 30_000);
+    const follow = await followingThreeRecords(cluster.brokers, topic);
 
     const { leader, replicas } = await cluster.partition(topic);
     expect(replicas).toHaveLength(3);
     await cluster.kill(leader);
     await eventually('another node leads the partition', async () => ((await cluster.partition(topic).catch(() => undefined))?.leader ?? leader) !== leader || undefined, 60_000);
-    await first.append([3, 4, 5].map((i) => ({ key: 'c1', value: `r${i}` })));
-    await eventually('the follower reads the records written after the leader died', () => (seen.length === 6 ? true : undefined), 60_000);
-    expect(seen).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
-
-    await follower.stop();
-    await Promise.all([following.close(), first.close()].map((closing) => closing.catch(() => undefined)));
+    await follow.writer.append([3, 4, 5].map((i) => ({ key: 'c1', value: `r${i}` })));
+    await follow.untilSixRead('the follower reads the records written after the leader died');
+    expect(follow.seen).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
+    await follow.close();
   });
 });
