@@ -19,13 +19,10 @@ interface ScrapeConfig {
 const compose = parse(readFileSync(join(__dirname, '..', 'docker', 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
 const prometheus = parse(readFileSync(join(__dirname, 'prometheus.yml'), 'utf8')) as { scrape_configs: ScrapeConfig[] };
 
-/** Where a compose service serves /metrics, by the same settings the processes read: the API its own, the rest SHOAL_BIND_HOST:SHOAL_HEALTH_PORT. */
-const metricsHost = (name: string, service: ComposeService): string | undefined => service.environment?.[name === 'api' ? 'SHOAL_API_HOST' : 'SHOAL_BIND_HOST'];
-
-const metricsPort = (name: string, service: ComposeService): string | undefined => {
+/** Where a compose service serves /metrics, by the settings the processes read: the API its own host and port, the rest SHOAL_BIND_HOST:SHOAL_HEALTH_PORT. */
+const metricsAddress = (name: string, service: ComposeService): { host?: string; port?: string } => {
   const env = service.environment ?? {};
-  if (name === 'api') return env.SHOAL_API_PORT ?? '8080';
-  return env.SHOAL_HEALTH_PORT;
+  return name === 'api' ? { host: env.SHOAL_API_HOST, port: env.SHOAL_API_PORT ?? '8080' } : { host: env.SHOAL_BIND_HOST, port: env.SHOAL_HEALTH_PORT };
 };
 
 describe('the Prometheus scrape targets', () => {
@@ -40,8 +37,7 @@ describe('the Prometheus scrape targets', () => {
     const [name, port] = target.split(':') as [string, string];
     const service = compose.services[name];
     expect(service).toBeDefined();
-    expect(metricsPort(name, service!)).toBe(port);
     // Prometheus reaches the container from another one: the process must not bind loopback only.
-    expect(metricsHost(name, service!)).toBe('0.0.0.0');
+    expect(metricsAddress(name, service!)).toEqual({ host: '0.0.0.0', port });
   });
 });
