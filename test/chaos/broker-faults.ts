@@ -173,21 +173,15 @@ export const runBrokerFaults = async (options: BrokerFaultOptions = {}): Promise
       let detail = '';
       let isrDuring: number[] | undefined;
       switch (fault) {
-        case 'leader': {
-          detail = `SIGKILL of node ${leader} (leads ${topic}[0]), down ${outageMs / 1000} s, restarted`;
-          await kafka.kill(leader);
-          await sleep(outageMs);
-          isrDuring = (await kafka.partition(topic)).isr;
-          await kafka.restart(leader);
-          break;
-        }
+        case 'leader':
         case 'controller': {
-          const controller = kafka.activeController();
-          detail = `SIGKILL of node ${controller} (the active controller; ${topic}[0] led by ${leader}), down ${outageMs / 1000} s, restarted`;
-          await kafka.kill(controller);
+          const node = fault === 'leader' ? leader : kafka.activeController();
+          const what = fault === 'leader' ? `leads ${topic}[0]` : `the active controller; ${topic}[0] led by ${leader}`;
+          detail = `SIGKILL of node ${node} (${what}), down ${outageMs / 1000} s, restarted`;
+          await kafka.kill(node);
           await sleep(outageMs);
           isrDuring = (await kafka.partition(topic)).isr;
-          await kafka.restart(controller);
+          await kafka.restart(node);
           break;
         }
         case 'rolling': {
