@@ -1,10 +1,15 @@
-/** Docker's /nodes: list (filters), inspect, update (availability, role, labels) and remove. */
-import { Body, Controller, Delete, Get, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
+/**
+ * Docker's /nodes: list (filters), inspect, update (availability, role, labels) and remove.
+ * The swarm's nodes are the control plane's (its leader, control-plane-node.ts) and those
+ * registered on the log; every filter and lookup applies to both alike.
+ */
+import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { API_CONFIG } from '../api.tokens';
 import type { ApiConfig } from '../api.config';
 import { Intents } from '../intents/intents';
-import { controlPlaneNode, controlPlaneNodeId } from './control-plane-node';
+import type { Cluster, Node } from '@shoal/domain';
+import { asLeader, controlPlaneNode, controlPlaneNodeId, controlPlaneRemovalRefusal, controlPlaneUpdateRefusal } from './control-plane-node';
 import { checkNodeFilters, fromDockerNodeSpec, goDecodeAs, NODE_FILTERS, NODE_SPEC, nodeMatches, openApiSchema, parseFilters, queryFlag, queryVersion, toDockerNode } from '@shoal/docker-api';
 import type { DockerNode, DockerNodeSpec } from '@shoal/docker-api';
 import { findNode } from './lookup';
@@ -19,43 +24,66 @@ export class NodesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List nodes' })
+  @ApiOperation({ summary: 'List nodes, the control plane (the leader) first' })
   @ApiQuery({ name: 'filters', required: false, description: 'JSON: id, name, label, node.label, role, membership' })
   list(@Query('filters') raw?: string): DockerNode[] {
-    this.intents.cluster();
+    const cluster = this.intents.cluster();
     const filters = parseFilters(raw, NODE_FILTERS);
     checkNodeFilters(filters);
-    return [...this.intents.state.nodes.values()].filter((node) => nodeMatches(filters, node)).map(toDockerNode);
+    return [...this.swarmNodes(cluster).values()].filter((node) => nodeMatches(filters, node)).map((node) => this.toDocker(cluster, node));
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Inspect a node (by id, id prefix or hostname)' })
   inspect(@Param('id') id: string): DockerNode {
     const cluster = this.intents.cluster();
-    if (id === controlPlaneNodeId(cluster.id)) return controlPlaneNode(cluster, this.config.joinAddr, SHOAL_VERSION);
-    return toDockerNode(findNode(this.intents.state, id));
+    return this.toDocker(cluster, this.find(cluster, id));
   }
 
   @Post(':id/update')
+  @HttpCode(200)
   @ApiOperation({ summary: "Update a node's spec; `version` must be its current Version.Index" })
   @ApiBody({ schema: openApiSchema(NODE_SPEC) })
   @ApiQuery({ name: 'version', required: true })
   async update(@Param('id') id: string, @Body() body: unknown, @Query('version') rawVersion?: string): Promise<void> {
     const cluster = this.intents.cluster();
-    if (id === controlPlaneNodeId(cluster.id)) throw new HttpException("the control plane's manager is not a node that can be updated", 400);
     const version = queryVersion(rawVersion);
-    const node = findNode(this.intents.state, id);
+    const node = this.find(cluster, id);
     const spec = fromDockerNodeSpec(goDecodeAs<DockerNodeSpec>(NODE_SPEC, body ?? null), node.spec);
+    if (this.isControlPlane(cluster, node)) {
+      const refusal = controlPlaneUpdateRefusal(node, spec, version);
+      if (refusal) throw new HttpException(refusal.message, refusal.status);
+      return;
+    }
     await this.intents.submit('NodeSpecUpdated', { id: node.id, spec }, { nodeVersions: { [node.id]: version } });
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Remove a node (that is down, or with force=true)' })
+  @ApiOperation({ summary: 'Remove a node (that is down, or with force=true); the control plane is not removed' })
   @ApiQuery({ name: 'force', required: false })
   async remove(@Param('id') id: string, @Query('force') force?: string): Promise<void> {
     const cluster = this.intents.cluster();
-    if (id === controlPlaneNodeId(cluster.id)) throw new HttpException("the control plane's manager cannot be removed", 400);
-    const node = findNode(this.intents.state, id);
+    const node = this.find(cluster, id);
+    if (this.isControlPlane(cluster, node)) throw new HttpException(controlPlaneRemovalRefusal(node), 400);
     await this.intents.submit('NodeRemoved', { id: node.id, ...(queryFlag(force) ? { force: true } : {}) });
+  }
+
+  /** The control plane's node, then the registered ones, by id. */
+  private swarmNodes(cluster: Cluster): Map<string, Node> {
+    const controlPlane = controlPlaneNode(cluster, this.config.joinAddr, SHOAL_VERSION);
+    return new Map([[controlPlane.id, controlPlane], ...this.intents.state.nodes]);
+  }
+
+  /** A node by id, hostname or id prefix, as Docker finds one, among all the swarm's nodes. */
+  private find(cluster: Cluster, ref: string): Node {
+    return findNode({ ...this.intents.state, nodes: this.swarmNodes(cluster) }, ref);
+  }
+
+  private isControlPlane(cluster: Cluster, node: Node): boolean {
+    return node.id === controlPlaneNodeId(cluster.id);
+  }
+
+  private toDocker(cluster: Cluster, node: Node): DockerNode {
+    return this.isControlPlane(cluster, node) ? asLeader(toDockerNode(node), this.config.joinAddr) : toDockerNode(node);
   }
 }
