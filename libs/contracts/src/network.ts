@@ -27,8 +27,9 @@ export interface NetworkAttachment {
 }
 
 /**
- * A task's attachment as its node is told of it: the network (its id, name, and the
- * subnet and gateway the allocator gave it) and the task's addresses on it.
+ * A task's attachment as its node is told of it: the network (its id, name, settings, and
+ * the subnet and gateway the allocator gave it), the task's addresses on it, and its
+ * service's virtual IP there.
  */
 export interface AssignedNetwork {
   readonly id: string;
@@ -39,4 +40,10 @@ export interface AssignedNetwork {
   readonly addresses: readonly string[];
   /** The routing-mesh network (the task publishes a port in ingress mode). */
   readonly ingress?: boolean;
+  /** The network's `internal` setting: its tasks reach nothing beyond it. */
+  readonly internal?: boolean;
+  /** The network's `attachable` setting. */
+  readonly attachable?: boolean;
+  /** The virtual IP the allocator gave the task's service on this network (VIP mode), with prefix length, e.g. "10.0.1.2/24". */
+  readonly virtualIp?: string;
 }

@@ -34,13 +34,29 @@ export type AssignmentChange =
   | { readonly action: 'update'; readonly assignment: Assignment }
   | { readonly action: 'remove'; readonly taskId: string };
 
-/** The task's attachments with their networks' names, subnets and gateways (an attachment to a network the state no longer has, or not yet allocated, is left out). */
+/**
+ * The task's attachments with their networks' names, settings, subnets and gateways, and
+ * its service's virtual IP on each (an attachment to a network the state no longer has, or
+ * not yet allocated, is left out).
+ */
 const assignedNetworks = (state: ClusterState, task: Task): AssignedNetwork[] =>
   (task.attachments ?? []).flatMap((attachment) => {
     const network = state.networks.get(attachment.network);
     if (network?.subnet === undefined || network.gateway === undefined) return [];
-    const assigned = { id: network.id, name: network.spec.name, subnet: network.subnet, gateway: network.gateway, addresses: [...attachment.addresses] };
-    return [network.spec.ingress ? { ...assigned, ingress: true } : assigned];
+    const virtualIp = state.services.get(task.serviceId)?.endpoint?.virtualIps.find((vip) => vip.network === network.id)?.address;
+    return [
+      {
+        id: network.id,
+        name: network.spec.name,
+        subnet: network.subnet,
+        gateway: network.gateway,
+        addresses: [...attachment.addresses],
+        ...(network.spec.ingress ? { ingress: true } : {}),
+        ...(network.spec.internal ? { internal: true } : {}),
+        ...(network.spec.attachable ? { attachable: true } : {}),
+        ...(virtualIp === undefined ? {} : { virtualIp }),
+      },
+    ];
   });
 
 export const assignmentOf = (state: ClusterState, task: Task): Assignment => {
