@@ -1,7 +1,8 @@
 /**
  * `docker info`, `docker swarm` and `docker node`, as a user types them, over the socket
  * and over TCP with a bearer token from the CLI config's HttpHeaders. On either system
- * (system-under-test.ts); the nodes are node-1 and spare-1, and late-1 joins for one story.
+ * (system-under-test.ts); the nodes are node-1 and spare-1, and late-1 joins for one story;
+ * the control plane is listed beside them, as the leader.
  * It drains node-1, removes spare-1 and changes the cluster spec: it runs last where the
  * system is shared.
  */
@@ -21,10 +22,10 @@ export const dockerSwarmNodeScenarios = (system: SystemHandle): void => {
     expect(await docker('info')).toMatch(/Swarm: active[\s\S]*Is Manager: true[\s\S]*Task History Retention Limit: 5/);
   });
 
-  it('docker node ls and inspect show the registered nodes', async () => {
-    const [n1, spare] = [system.current.nodeId(NODE_1), system.current.nodeId(SPARE)];
+  it('docker node ls and inspect show the registered nodes and the control plane, drained', async () => {
+    const [n1, spare, leader] = [system.current.nodeId(NODE_1), system.current.nodeId(SPARE), (await docker('info', '--format', '{{.Swarm.NodeID}}')).trim()];
     const ls = await docker('node', 'ls', '--format', '{{.ID}} {{.Hostname}} {{.Status}} {{.Availability}}');
-    expect(ls.trim().split('\n').sort()).toEqual([`${n1} ${NODE_1} Ready Active`, `${spare} ${SPARE} Ready Active`].sort());
+    expect(ls.trim().split('\n').sort()).toEqual([`${n1} ${NODE_1} Ready Active`, `${spare} ${SPARE} Ready Active`, `${leader} shoal-manager Ready Drain`].sort());
     expect(await docker('node', 'ls', '--filter', `name=${SPARE}`, '--format', '{{.Hostname}}')).toBe(`${SPARE}\n`);
     const [inspected] = JSON.parse(await docker('node', 'inspect', NODE_1)) as { ID: string; Description: { Hostname: string; Resources: { NanoCPUs: number } } }[];
     expect(inspected).toMatchObject({ ID: n1, Description: { Hostname: NODE_1, Resources: { NanoCPUs: 4e9 } } });
@@ -86,16 +87,30 @@ export const dockerSwarmNodeScenarios = (system: SystemHandle): void => {
   it('docker node inspect self answers the control plane\'s manager; promote and demote change the role', async () => {
     expect(await docker('node', 'inspect', '--format', '{{.Spec.Role}} {{.ManagerStatus.Leader}} {{.ManagerStatus.Addr}}', 'self')).toBe('manager true 127.0.0.1:2377\n');
     expect(await docker('node', 'promote', NODE_1)).toMatch(/promoted to a manager/);
-    expect(await docker('node', 'ls', '--filter', 'role=manager', '--format', '{{.Hostname}} {{.ManagerStatus}}')).toBe(`${NODE_1} Reachable\n`);
+    expect(await docker('node', 'ls', '--filter', 'role=manager', '--format', '{{.Hostname}} {{.ManagerStatus}}')).toBe(`${NODE_1} Reachable\nshoal-manager Leader\n`);
+    expect(await docker('node', 'ls', '--filter', 'role=worker', '--format', '{{.Hostname}}')).not.toMatch(/shoal-manager/);
     await docker('node', 'demote', NODE_1);
     expect((await node(NODE_1))!.spec.role).toBe('worker');
   });
 
+  it('docker node ls marks the control plane, the leader, as the node it talks to; demoting or removing it is refused as Docker refuses its last manager', async () => {
+    const leader = (await docker('info', '--format', '{{.Swarm.NodeID}}')).trim();
+    expect(await docker('node', 'ls', '--filter', 'name=shoal-manager')).toMatch(new RegExp(`^${leader} \\*\\s+shoal-manager\\s+Ready\\s+Drain\\s+Leader\\s`, 'm'));
+    const demoted = await system.current.docker(['node', 'demote', leader]);
+    expect(demoted.code).not.toBe(0);
+    expect(demoted.stderr).toMatch(/attempting to demote the last manager of the swarm/);
+    const removed = await system.current.docker(['node', 'rm', '--force', 'shoal-manager']);
+    expect(removed.code).not.toBe(0);
+    expect(removed.stderr).toMatch(/is a cluster manager and is a member of the raft cluster\. It must be demoted to worker before removal/);
+    expect(await docker('node', 'update', '--availability', 'drain', leader)).toBe(`${leader}\n`);
+    expect(await docker('node', 'inspect', '--format', '{{.Spec.Role}} {{.Spec.Availability}}', 'self')).toBe('manager drain\n');
+  });
+
   it('works over TCP with the admin token in the CLI config, and refuses an auditor\'s write', async () => {
     const ls = await system.current.docker(['node', 'ls', '--format', '{{.Hostname}}'], { token: system.current.adminToken });
-    expect(ls).toMatchObject({ code: 0, stdout: `${NODE_1}\n` });
+    expect(ls).toMatchObject({ code: 0, stdout: `${NODE_1}\nshoal-manager\n` });
     const read = await system.current.docker(['node', 'ls', '--format', '{{.Hostname}}'], { token: AUDITOR });
-    expect(read).toMatchObject({ code: 0, stdout: `${NODE_1}\n` });
+    expect(read).toMatchObject({ code: 0, stdout: `${NODE_1}\nshoal-manager\n` });
     const write = await system.current.docker(['node', 'update', '--availability', 'active', NODE_1], { token: AUDITOR });
     expect(write.code).not.toBe(0);
     expect(write.stderr).toMatch(/forbidden: role auditor/);
