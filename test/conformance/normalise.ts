@@ -34,6 +34,13 @@ const ENGINE_ONLY_FIELDS = new Set(['TLSInfo']);
  */
 const ALLOCATED_PATHS = [/\.VirtualIPs\[\d+\]\.Addr$/, /^IPAM\.Config\[\d+\]\.(Subnet|Gateway)$/];
 
+/**
+ * A node's Description is the machine it runs on: its hostname, platform, CPUs and memory,
+ * its engine's version and plugins are each side's own (a node inspected alone, or the
+ * nodes of a list). Whether a field is there at all is still compared.
+ */
+const MACHINE_PATHS = [/^(\[\d+\]\.)?Description\.(Hostname|Platform\.(Architecture|OS)|Resources\.(NanoCPUs|MemoryBytes)|Engine\.(EngineVersion|Plugins))$/];
+
 /** An object id as both make them (a name in the same place is compared as it is). */
 const SWARM_ID = /^[a-z0-9]{25}$/;
 
@@ -49,6 +56,7 @@ const normaliseAt = (value: unknown, path: string, key: string): unknown => {
   if (ENGINE_ONLY_FIELDS.has(key)) return '<engine-only>';
   if (VERSION_FIELDS.has(key) && isPlainObject(value) && typeof value.Index === 'number') return { Index: '<index>' };
   if (typeof value === 'string' && ALLOCATED_PATHS.some((pattern) => pattern.test(path))) return '<allocated>';
+  if (MACHINE_PATHS.some((pattern) => pattern.test(path))) return '<machine>';
   if (typeof value === 'string' && SWARM_ID.test(value) && ID_VALUED_PATHS.some((pattern) => pattern.test(path))) return '<id>';
   if (Array.isArray(value)) return value.map((item, index) => normaliseAt(item, `${path}[${index}]`, ''));
   if (isPlainObject(value)) {

@@ -21,6 +21,32 @@ describe('the conformance normaliser', () => {
     });
   });
 
+  it("erases what a node's machine is (hostname, platform, CPUs, memory, engine), alone or in a list, keeping which fields it has", () => {
+    const node = {
+      Spec: { Role: 'manager' },
+      Description: {
+        Hostname: 'vm',
+        Platform: { Architecture: 'x86_64', OS: 'linux' },
+        Resources: { NanoCPUs: 2e9, MemoryBytes: 8e9 },
+        Engine: { EngineVersion: '20.10.24', Plugins: [{ Type: 'Log', Name: 'syslog' }] },
+      },
+      ManagerStatus: { Addr: '127.0.0.1:2377' },
+    };
+    const erased = {
+      Spec: { Role: 'manager' },
+      Description: {
+        Hostname: '<machine>',
+        Platform: { Architecture: '<machine>', OS: '<machine>' },
+        Resources: { NanoCPUs: '<machine>', MemoryBytes: '<machine>' },
+        Engine: { EngineVersion: '<machine>', Plugins: '<machine>' },
+      },
+      ManagerStatus: { Addr: '127.0.0.1:2377' },
+    };
+    expect(normalise(node)).toEqual(erased);
+    expect(normalise([node])).toEqual([erased]);
+    expect(normalise({ Spec: { TaskTemplate: { ContainerSpec: { Hostname: 'web' } } } })).toEqual({ Spec: { TaskTemplate: { ContainerSpec: { Hostname: 'web' } } } });
+  });
+
   it("compares errors by their shape, Docker's {\"message\": string}", () => {
     expect(errorShape({ message: 'rpc error: code = NotFound' })).toEqual({ message: '<message>' });
     expect(errorShape({ message: 'x', extra: 1 })).toEqual({ message: 'x', extra: 1 });

@@ -249,6 +249,72 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     expect(swarm.body.map((line) => line.split(':')[0])).toEqual(['Cluster.DefaultAddrPool', 'Nodes', 'RemoteManagers[0].Addr']);
   });
 
+  it("/nodes lists the manager the client talks to (/info's NodeID), the leader, of the same shape; inspect, every filter, removing and demoting it answer alike", async () => {
+    type Listed = { ID: string; Description: { Hostname: string }; ManagerStatus?: { Leader: boolean } }[];
+    const info = await diff.send('GET', '/info');
+    const self = {
+      engine: (info.engine.body as { Swarm: { NodeID: string; Managers: number } }).Swarm,
+      shoal: (info.shoal.body as { Swarm: { NodeID: string } }).Swarm,
+    };
+    // Pinned, each explained in docs/docker-compatibility.md (/nodes): Shoal's control plane is
+    // never scheduled on (drained) and offers no resources; it runs no engine with plugins;
+    // ManagerStatus.Addr is each side's listen address.
+    const pinned = (at: string) => [
+      `${at}Description.Engine.Plugins: engine "<machine>", shoal absent`,
+      `${at}Description.Resources.MemoryBytes: engine "<machine>", shoal absent`,
+      `${at}Description.Resources.NanoCPUs: engine "<machine>", shoal absent`,
+      expect.stringMatching(new RegExp(`^${at.replace(/[[\].]/g, '\\$&')}ManagerStatus\\.Addr: engine "[\\d.]+:\\d+", shoal "127\\.0\\.0\\.1:2377"$`)),
+      `${at}Spec.Availability: engine "active", shoal "drain"`,
+    ];
+    const listed = await diff.send('GET', '/nodes');
+    expect(Differential.compare(listed)).toEqual({ status: [], body: pinned('[0].') });
+    for (const side of ['engine', 'shoal'] as const) {
+      expect((listed[side].body as Listed).map((node) => [node.ID, node.ManagerStatus?.Leader])).toEqual([[self[side].NodeID, true]]);
+    }
+    const inspected = await diff.sendEach('GET', { engine: `/nodes/${self.engine.NodeID}`, shoal: `/nodes/${self.shoal.NodeID}` });
+    expect(Differential.compare(inspected)).toEqual({ status: [], body: pinned('') });
+
+    const hostnames = { engine: (listed.engine.body as Listed)[0]!.Description.Hostname, shoal: (listed.shoal.body as Listed)[0]!.Description.Hostname };
+    const filtered = (side: 'engine' | 'shoal', value: object): string =>
+      `/nodes?filters=${encodeURIComponent(JSON.stringify(value).replace('<self>', self[side].NodeID.slice(0, 6)).replace('<host>', hostnames[side]))}`;
+    const filters: [object, number][] = [
+      [{ role: ['manager'] }, 1],
+      [{ role: ['worker'] }, 0],
+      [{ membership: ['accepted'] }, 1],
+      [{ membership: ['pending'] }, 0],
+      [{ id: ['<self>'] }, 1],
+      [{ name: ['<host>'] }, 1],
+      [{ 'node.label': ['zone'] }, 0],
+      [{ label: ['zone'] }, 0],
+    ];
+    for (const [value, count] of filters) {
+      const answer = await diff.sendEach('GET', { engine: filtered('engine', value), shoal: filtered('shoal', value) });
+      const counts = [(answer.engine.body as Listed).length, (answer.shoal.body as Listed).length];
+      expect({ filter: value, counts }).toEqual({ filter: value, counts: [count, count] });
+    }
+
+    // What SwarmKit refuses its lone leader: removal (forced or not), and a demotion. The
+    // demotion is sent only to a lone manager, which refuses it: another would accept it.
+    expect(self.engine.Managers).toBe(1);
+    const words = (side: 'engine' | 'shoal', answer: SideBySide): string => (answer[side].body as { message: string }).message.replace(/^rpc error: code = \w+ desc = /, '').replace(self[side].NodeID, '<self>');
+    for (const query of ['', '?force=true']) {
+      const removed = await diff.sendEach('DELETE', { engine: `/nodes/${self.engine.NodeID}${query}`, shoal: `/nodes/${self.shoal.NodeID}${query}` });
+      expect(Differential.compare(removed)).toEqual({ status: [], body: [] });
+      expect(removed.shoal.status).toBe(400);
+      expect(words('shoal', removed)).toBe(words('engine', removed));
+    }
+    type Inspected = { Version: { Index: number }; Spec: object };
+    const current = { engine: inspected.engine.body as Inspected, shoal: inspected.shoal.body as Inspected };
+    const demoted = await diff.sendEach(
+      'POST',
+      { engine: `/nodes/${self.engine.NodeID}/update?version=${current.engine.Version.Index}`, shoal: `/nodes/${self.shoal.NodeID}/update?version=${current.shoal.Version.Index}` },
+      { Labels: {}, Role: 'worker', Availability: 'drain' },
+    );
+    expect(Differential.compare(demoted)).toEqual({ status: [], body: [] });
+    expect(demoted.shoal.status).toBe(400);
+    expect(words('shoal', demoted)).toMatch(new RegExp(`^${words('engine', demoted)}`));
+  });
+
   it('a swarm network (overlay, attachable, labels) inspects the same, in any ?scope= (Docker 20.10 answers a manager\'s swarm network in the local scope too)', async () => {
     const created = await diff.send('POST', '/networks/create', { Name: `net-${run}`, Driver: 'overlay', Attachable: true, Labels: { team: 'a' } });
     expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
