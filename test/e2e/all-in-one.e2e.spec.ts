@@ -43,7 +43,8 @@ describe('npm start (all in one, embedded log)', () => {
     const socket = join(dataDir, 'shoal.sock');
 
     const nodes = await dockerApi<{ ID: string; Status: { State: string } }[]>(socket, 'GET', '/nodes');
-    expect(nodes.body.map((node) => node.Status.State)).toEqual(['ready', 'ready', 'ready']);
+    // The control plane, the swarm's leader, and the three simulated nodes.
+    expect(nodes.body.map((node) => node.Status.State)).toEqual(['ready', 'ready', 'ready', 'ready']);
     // /metrics has the view's families and those of the dispatcher sharing the process.
     const metrics = await dockerApi<string>(socket, 'GET', '/metrics');
     expect(metrics.body).toMatch(/^shoal_nodes\{state="ready",availability="active",role="worker"\} 3$/m);

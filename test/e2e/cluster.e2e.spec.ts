@@ -49,7 +49,7 @@ describe('Shoal as separate processes on Kafka', () => {
     alpha = await cluster.agent('alpha-');
     beta = await cluster.agent('beta-');
     const nodes = await eventually('four nodes are ready', async () => {
-      const { body } = await dockerApi<DockerNode[]>(socket, 'GET', '/nodes');
+      const { body } = await dockerApi<DockerNode[]>(socket, 'GET', `/nodes?filters=${encodeURIComponent(JSON.stringify({ role: ['worker'] }))}`);
       return body.filter((n) => n.Status.State === 'ready').length === 4 ? body : undefined;
     }, 90_000);
     betaNodes = new Set(nodes.filter((n) => n.Description.Hostname.startsWith('beta-')).map((n) => n.ID));

@@ -30,7 +30,7 @@ describe('the docker CLI against npm start', () => {
   afterAll(() => shoal?.close());
 
   it('service create converges, shown by the CLI\'s own progress display', async () => {
-    expect((await ok('node', 'ls', '--format', '{{.Status}}')).trim().split('\n')).toEqual(['Ready', 'Ready', 'Ready']);
+    expect((await ok('node', 'ls', '--format', '{{.Hostname}} {{.Status}}')).trim().split('\n')).toEqual(['shoal-manager Ready', 'sim-node-1 Ready', 'sim-node-2 Ready', 'sim-node-3 Ready']);
     const created = await ok('service', 'create', '--name', 'web', '--replicas', '3', '--update-monitor', '1s', '--update-parallelism', '3', 'nginx:1.27');
     expect(created).toMatch(/overall progress: 3 out of 3 tasks/);
     expect(created).toMatch(/verify: Service \w+ converged/);
@@ -86,7 +86,7 @@ describe('the docker CLI against npm start', () => {
     expect(created).toMatch(/verify: Service \w+ converged/);
     expect(await running('agent')).toHaveLength(3);
 
-    const [drained] = (await ok('node', 'ls', '--format', '{{.Hostname}}')).trim().split('\n').sort();
+    const [drained] = (await ok('node', 'ls', '--filter', 'role=worker', '--format', '{{.Hostname}}')).trim().split('\n').sort();
     await ok('node', 'update', '--availability', 'drain', drained!);
     const deadline = Date.now() + 30_000;
     for (;;) {

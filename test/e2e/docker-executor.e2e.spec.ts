@@ -79,7 +79,7 @@ describe('real containers: two docker agents under Shoal as separate processes o
 
   it('the nodes are described by the engine', async () => {
     const nodes = await until('both docker nodes are ready', async () => {
-      const ls = (await ok('node', 'ls', '--format', '{{.Hostname}} {{.Status}} {{.EngineVersion}}')).trim().split('\n').sort();
+      const ls = (await ok('node', 'ls', '--filter', 'role=worker', '--format', '{{.Hostname}} {{.Status}} {{.EngineVersion}}')).trim().split('\n').sort();
       return ls.length === 2 && ls.every((line) => / Ready /.test(line)) ? ls : undefined;
     });
     expect(nodes.map((line) => line.split(' ')[0])).toEqual(['dock-a', 'dock-b']);
