@@ -75,26 +75,42 @@ export const engineNetworkName = (network: Pick<AssignedNetwork, 'name'>): strin
 
 const isIpv6 = (address: string): boolean => address.includes(':');
 
-/** The create body of a Shoal network's engine network (`POST /networks/create`): a bridge with the allocator's subnet and gateway. */
+/**
+ * The create body of a Shoal network's engine network (`POST /networks/create`): a bridge
+ * with the allocator's subnet and gateway, internal when the Shoal network is (the engine
+ * forwards nothing between it and any other interface), and attachable when it is (the
+ * engine records it; any container may join a bridge either way).
+ */
 export const networkCreate = (network: AssignedNetwork): Record<string, unknown> => ({
   Name: engineNetworkName(network),
   CheckDuplicate: true,
   Driver: 'bridge',
+  Internal: network.internal === true,
+  Attachable: network.attachable === true,
   ...(isIpv6(network.subnet) ? { EnableIPv6: true } : {}),
   Labels: { [NETWORK_LABELS.networkId]: network.id, [NETWORK_LABELS.networkName]: network.name },
   IPAM: { Driver: 'default', Config: [{ Subnet: network.subnet, Gateway: network.gateway }] },
 });
 
-/** The task's endpoint on one network: the allocator's addresses, and its names there (its service's, its container's, its spec's aliases). */
+/**
+ * The names the engine's DNS answers with the task's address on one network, as Docker's
+ * swarm networks do: its service's name and `tasks.<service>` (each answered with the
+ * addresses of all the service's tasks on the network, here those on this node), its
+ * container's name, and its spec's aliases for that network.
+ */
+const endpointAliases = (task: Pick<ContainerTask, 'id' | 'serviceName' | 'slot' | 'spec'>, network: Pick<AssignedNetwork, 'id' | 'name'>, nodeId: string): string[] => {
+  const specAliases = (task.spec.networks ?? []).filter((config) => config.target === network.id || config.target === network.name).flatMap((config) => config.aliases ?? []);
+  return [...new Set([task.serviceName, `tasks.${task.serviceName}`, containerName(task, nodeId), ...specAliases])];
+};
+
+/** The task's endpoint on one network: the allocator's addresses, and its names there. */
 const endpointConfig = (task: ContainerTask, network: AssignedNetwork, nodeId: string): Record<string, unknown> => {
   const addresses = network.addresses.map((address) => address.split('/')[0]!);
   const ipv4 = addresses.find((address) => !isIpv6(address));
   const ipv6 = addresses.find(isIpv6);
-  const specAliases = (task.spec.networks ?? []).filter((config) => config.target === network.id || config.target === network.name).flatMap((config) => config.aliases ?? []);
-  const aliases = [...new Set([task.serviceName, containerName(task, nodeId), ...specAliases])];
   return {
     ...(ipv4 || ipv6 ? { IPAMConfig: { ...(ipv4 ? { IPv4Address: ipv4 } : {}), ...(ipv6 ? { IPv6Address: ipv6 } : {}) } } : {}),
-    Aliases: aliases,
+    Aliases: endpointAliases(task, network, nodeId),
   };
 };
 

@@ -153,16 +153,23 @@ describe('a task’s networks', () => {
       Name: 'shoal-backend',
       CheckDuplicate: true,
       Driver: 'bridge',
+      Internal: false,
+      Attachable: false,
       Labels: { [NETWORK_LABELS.networkId]: 'net1', [NETWORK_LABELS.networkName]: 'backend' },
       IPAM: { Driver: 'default', Config: [{ Subnet: '10.0.1.0/24', Gateway: '10.0.1.1' }] },
     });
     expect(networkCreate({ ...backend, subnet: 'fd00:1::/64', gateway: 'fd00:1::1' })).toMatchObject({ EnableIPv6: true, IPAM: { Config: [{ Subnet: 'fd00:1::/64', Gateway: 'fd00:1::1' }] } });
   });
 
-  it('joins the container to its first network at create with the allocator’s address, named by its service, its container and its spec’s aliases', () => {
+  it('makes the bridge internal and attachable as the Shoal network is', () => {
+    expect(networkCreate({ ...backend, internal: true })).toMatchObject({ Internal: true, Attachable: false });
+    expect(networkCreate({ ...backend, attachable: true })).toMatchObject({ Internal: false, Attachable: true });
+  });
+
+  it('joins the container to its first network at create with the allocator’s address, named by its service, tasks.<service>, its container and its spec’s aliases', () => {
     const created = containerConfig({ task: task({ networks: [{ target: 'backend', aliases: ['api'] }] }, { networks: [backend] }), nodeId: 'node1' });
     expect(created.body.NetworkingConfig).toEqual({
-      EndpointsConfig: { 'shoal-backend': { IPAMConfig: { IPv4Address: '10.0.1.5' }, Aliases: ['web', 'web.2.task1', 'api'] } },
+      EndpointsConfig: { 'shoal-backend': { IPAMConfig: { IPv4Address: '10.0.1.5' }, Aliases: ['web', 'tasks.web', 'web.2.task1', 'api'] } },
     });
     expect((created.body.HostConfig as Record<string, unknown>).NetworkMode).toBe('shoal-backend');
     expect(created.connect).toEqual([]);
@@ -172,7 +179,7 @@ describe('a task’s networks', () => {
     const created = containerConfig({ task: task({ networks: [{ target: 'fe1', aliases: ['edge'] }] }, { networks: [backend, { ...frontend, addresses: ['10.0.2.7/24', 'fd00::7/64'] }] }), nodeId: 'node1' });
     expect(Object.keys((created.body.NetworkingConfig as { EndpointsConfig: object }).EndpointsConfig)).toEqual(['shoal-backend']);
     expect(created.connect).toEqual([
-      { network: 'shoal-frontend', body: { Container: 'web.2.task1', EndpointConfig: { IPAMConfig: { IPv4Address: '10.0.2.7', IPv6Address: 'fd00::7' }, Aliases: ['web', 'web.2.task1', 'edge'] } } },
+      { network: 'shoal-frontend', body: { Container: 'web.2.task1', EndpointConfig: { IPAMConfig: { IPv4Address: '10.0.2.7', IPv6Address: 'fd00::7' }, Aliases: ['web', 'tasks.web', 'web.2.task1', 'edge'] } } },
     ]);
   });
 
