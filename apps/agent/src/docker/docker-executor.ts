@@ -9,9 +9,11 @@
  *            of its Shoal networks there (engine-networks), the container created on
  *            them with the allocator's addresses
  *   start    the container started; with a healthcheck, RUNNING only once it is healthy
- *            (unhealthy first, or dead first: FAILED)
+ *            (unhealthy first, or dead first: FAILED); then its addresses answer its
+ *            service's virtual IPs on the node (service-vips)
  *   wait     its `die`: the exit code, with the engine's error or an OOM kill; turning
- *            unhealthy later fails the task too (and stops the container)
+ *            unhealthy later fails the task too (and stops the container); its addresses
+ *            answer its service's virtual IPs no longer
  *   stop     the engine's stop: the stop signal, the grace period, then SIGKILL
  *   remove   the container (and its anonymous volumes) and its config files go, and each
  *            of its engine networks that no container uses any longer
@@ -32,6 +34,7 @@ import type { EngineClient } from './engine-client';
 import { EngineEvents } from './engine-events';
 import type { ContainerEvent } from './engine-events';
 import { ensureNetwork, removeUnusedNetwork } from './engine-networks';
+import { ServiceVips } from './service-vips';
 
 export interface DockerExecutorOptions {
   readonly engine: EngineClient;
@@ -119,9 +122,11 @@ export class DockerExecutor implements Executor {
   /** The engine networks' work, one piece at a time: a removal never takes a network a container is about to join. */
   private networkWork: Promise<unknown> = Promise.resolve();
   readonly configFiles: ConfigFiles;
+  readonly vips: ServiceVips;
 
   constructor(private readonly options: DockerExecutorOptions) {
     this.configFiles = options.configFiles ?? new ConfigFiles();
+    this.vips = new ServiceVips(options.engine, () => this.nodeId(), (line) => this.say(line));
   }
 
   /** An executor on the engine at `engine`, the node described by the engine's `/info`. */
@@ -321,13 +326,18 @@ class DockerController implements TaskController {
     const health = state.State.Health?.Status;
     if (health === undefined || health === 'healthy') this.health = undefined;
     if (state.State.Status === 'exited' || state.State.Status === 'dead') this.ends(state);
-    if (health === undefined || health === 'healthy') return;
-    if (health === 'unhealthy') this.unhealthy();
-    try {
-      await healthy;
-    } finally {
-      this.health = undefined;
+    if (health !== undefined && health !== 'healthy') {
+      if (health === 'unhealthy') this.unhealthy();
+      try {
+        await healthy;
+      } finally {
+        this.health = undefined;
+      }
     }
+    if (this.exit) return;
+    await this.executor.vips.taskUp(this.task);
+    // It ended while its VIPs were being made: they answer it no longer.
+    if (this.exit) await this.executor.vips.taskDown(this.task.id);
   }
 
   wait(): Promise<TaskExit> {
@@ -357,6 +367,7 @@ class DockerController implements TaskController {
     await this.preparing?.catch(() => undefined);
     this.unlisten?.();
     this.logs.abort();
+    await this.executor.vips.taskDown(this.task.id);
     const id = this.containerId ?? (await this.container().catch(() => undefined));
     if (id !== undefined) {
       await tolerating(this.engine.call('DELETE', `/containers/${id}`, { query: { force: 1, v: 1 } }), [404, 409]).catch((error: unknown) =>
@@ -401,6 +412,7 @@ class DockerController implements TaskController {
     const oom = this.oomKilled || state.State.OOMKilled === true;
     const detail = [state.State.Error, oom ? 'out of memory (the container was OOM-killed)' : undefined].filter(Boolean).join('; ');
     this.exit = { exitCode, ...(detail ? { detail } : {}) };
+    void this.executor.vips.taskDown(this.task.id);
     const before = this.health;
     this.health = undefined;
     before?.reject(new TaskFailure(`the container exited with code ${exitCode} before it was healthy${detail ? `: ${detail}` : ''}`, exitCode));

@@ -18,6 +18,7 @@ import type { TaskStatusReport } from '../../task-runner';
 import { ConfigFiles } from '../config-files';
 import { DockerExecutor } from '../docker-executor';
 import { EngineClient } from '../engine-client';
+import { applyVips } from '../service-vips';
 
 /** The engine the tests run on (SHOAL_TEST_ENGINE, found or started by jest's global setup), or an error saying how to get one. */
 export { testEngine };
@@ -99,9 +100,10 @@ export class DockerHarness {
     return this.executor.containersOf(taskId) as never;
   }
 
-  /** Removes every container of the test's node, and its config root. */
+  /** Removes every container of the test's node, its config root, and its VIP rules if it made any. */
   async cleanUp(): Promise<void> {
     this.executor.close();
+    await applyVips(this.nodeId, []).catch(() => undefined);
     for (const container of await this.containers().catch(() => [])) {
       await this.engine.call('DELETE', `/containers/${container.Id}`, { query: { force: 1, v: 1 } }).catch(() => undefined);
     }
