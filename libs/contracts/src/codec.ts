@@ -42,6 +42,7 @@ const envelopeShape = object({
       nodeVersions: optional(recordOf(int)),
       clusterVersion: optional(int),
       configVersions: optional(recordOf(int)),
+      secretVersions: optional(recordOf(int)),
     }),
   ),
 });

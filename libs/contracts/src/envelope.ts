@@ -47,6 +47,7 @@ export interface Expectations {
   readonly clusterVersion?: number;
   /** config id → the config version the writer decided from */
   readonly configVersions?: Readonly<Record<string, number>>;
+  readonly secretVersions?: Readonly<Record<string, number>>;
 }
 
 export interface Envelope<TType extends string = string, TData = unknown> {

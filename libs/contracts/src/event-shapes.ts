@@ -2,6 +2,7 @@
 import type { EventType } from './events';
 import { CONFIG_NAME_PATTERN, MAX_CONFIG_BYTES, MAX_CONFIG_NAME_LENGTH, MAX_FILE_MODE, base64DecodedLength, isBase64 } from './config';
 import { COMPONENTS } from './envelope';
+import { MAX_SECRET_BYTES, SEAL_OVERHEAD } from './secret';
 import { NODE_AVAILABILITIES, NODE_ROLES, NODE_STATES } from './node';
 import {
   FAILURE_ACTIONS,
@@ -92,6 +93,24 @@ const configReference = object({
   file: object({ name: nonEmptyStr, uid: str, gid: str, mode: fileMode }),
 });
 
+const secretReference = object({
+  secretId: id,
+  secretName: nonEmptyStr,
+  file: object({ name: nonEmptyStr, uid: str, gid: str, mode: fileMode }),
+});
+
+const secretSpec = object({ name: configName, labels });
+
+const sealedSecret = object({
+  sealed: (v, p) =>
+    str(v, p) ??
+    (!isBase64(v as string)
+      ? `${p}: expected base64`
+      : base64DecodedLength(v as string) <= SEAL_OVERHEAD || base64DecodedLength(v as string) >= MAX_SECRET_BYTES + SEAL_OVERHEAD
+        ? `${p}: expected a nonce, 1 to ${MAX_SECRET_BYTES - 1} sealed bytes and a tag`
+        : undefined),
+});
+
 const taskSpec = object({
   container: object({
     image: nonEmptyStr,
@@ -100,6 +119,7 @@ const taskSpec = object({
     env: optional(arrayOf(str)),
     labels,
     configs: optional(arrayOf(configReference)),
+    secrets: optional(arrayOf(secretReference)),
   }),
   resources: optional(object({ limits: optional(resources), reservations: optional(resources) })),
   restartPolicy: optional(
@@ -216,6 +236,9 @@ export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
   ConfigCreated: object({ id, spec: configSpec }),
   ConfigUpdated: object({ id, spec: configSpec }),
   ConfigRemoved: object({ id }),
+  SecretCreated: object({ id, spec: secretSpec, data: sealedSecret }),
+  SecretUpdated: object({ id, spec: secretSpec }),
+  SecretRemoved: object({ id }),
   NodeRegistered: object({
     id,
     role: oneOf(NODE_ROLES),

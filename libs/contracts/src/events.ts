@@ -5,6 +5,7 @@
 import type { Component, Envelope } from './envelope';
 import type { ClusterSpec, JoinTokens } from './cluster';
 import type { ConfigSpec } from './config';
+import type { SealedSecret, SecretSpec } from './secret';
 import type { NetworkSpec, NetworkAttachment } from './network';
 import type { NodeDescription, NodeRole, NodeSpec, NodeState } from './node';
 import type { Endpoint, PortConfig, ServiceSpec, UpdateStatus } from './service';
@@ -98,6 +99,23 @@ export interface ConfigRemoved {
   readonly id: string;
 }
 
+// ── secrets ────────────────────────────────────────────────────────────────
+/** The bytes are sealed with the secret's own data key, kept beside the log (secret.ts). */
+export interface SecretCreated {
+  readonly id: string;
+  readonly spec: SecretSpec;
+  readonly data: SealedSecret;
+}
+/** Only the labels may change (as Docker). */
+export interface SecretUpdated {
+  readonly id: string;
+  readonly spec: SecretSpec;
+}
+/** The secret's data key is destroyed with it: its sealed bytes can no longer be opened. */
+export interface SecretRemoved {
+  readonly id: string;
+}
+
 // ── nodes ──────────────────────────────────────────────────────────────────
 export interface NodeRegistered {
   readonly id: string;
@@ -187,6 +205,9 @@ export interface EventDataMap {
   ConfigCreated: ConfigCreated;
   ConfigUpdated: ConfigUpdated;
   ConfigRemoved: ConfigRemoved;
+  SecretCreated: SecretCreated;
+  SecretUpdated: SecretUpdated;
+  SecretRemoved: SecretRemoved;
   NodeRegistered: NodeRegistered;
   NodeStatusChanged: NodeStatusChanged;
   NodeSpecUpdated: NodeSpecUpdated;
@@ -232,6 +253,9 @@ export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; rea
   ConfigCreated: { v: 1, writers: ['api'] },
   ConfigUpdated: { v: 1, writers: ['api'] },
   ConfigRemoved: { v: 1, writers: ['api'] },
+  SecretCreated: { v: 1, writers: ['api'] },
+  SecretUpdated: { v: 1, writers: ['api'] },
+  SecretRemoved: { v: 1, writers: ['api'] },
   NodeRegistered: { v: 1, writers: ['dispatcher'] },
   NodeStatusChanged: { v: 1, writers: ['dispatcher'] },
   NodeSpecUpdated: { v: 1, writers: ['api'] },

@@ -3,6 +3,7 @@ export * from './task-state';
 export * from './resources';
 export * from './network';
 export * from './config';
+export * from './secret';
 export * from './container';
 export * from './node';
 export * from './cluster';

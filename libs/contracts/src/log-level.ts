@@ -10,7 +10,7 @@
 import type { EventType } from './events';
 
 /** The highest log level this build reads and writes. */
-export const LOG_LEVEL = 3;
+export const LOG_LEVEL = 4;
 
 /**
  * The level from which evolve applies a rule that earlier builds did not have: on a log
@@ -27,8 +27,11 @@ export const RULE_LEVELS = { admissionLimitsOnTheLog: 2, nodeRemovalOrphansTasks
 
 export type VersionLevels = { readonly [K in EventType]?: Readonly<Record<number, number>> };
 
-/** The level each record version is first allowed at, where above 1. None yet. */
-export const VERSION_LEVELS: VersionLevels = {};
+/**
+ * The level each record version is first allowed at, where above 1.
+ *  - 4: secrets (a build before it would stop at the first, not knowing the type).
+ */
+export const VERSION_LEVELS: VersionLevels = { SecretCreated: { 1: 4 }, SecretUpdated: { 1: 4 }, SecretRemoved: { 1: 4 } };
 
 /** The log level at which version `v` of `type` may be written. */
 export const levelOfVersion = (type: EventType, v: number, levels: VersionLevels = VERSION_LEVELS): number => levels[type]?.[v] ?? 1;

@@ -2,6 +2,7 @@
 import type { ResourceRequirements } from './resources';
 import type { Platform } from './node';
 import type { ConfigReference } from './config';
+import type { SecretReference } from './secret';
 import type { DnsConfig, HealthConfig, LogDriver, Mount, Ulimit } from './container';
 
 export type ServiceMode =
@@ -98,6 +99,8 @@ export interface ContainerSpec {
   readonly stopGracePeriodMs?: number;
   /** Configs given to the task as files. */
   readonly configs?: readonly ConfigReference[];
+  /** Secrets given to the task as files (in memory, never on the node's disk). */
+  readonly secrets?: readonly SecretReference[];
   /** Supplementary groups of the user the process runs as. */
   readonly groups?: readonly string[];
   /** The signal that asks it to stop (default SIGTERM, or the image's). */

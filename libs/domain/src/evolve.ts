@@ -17,6 +17,7 @@ import { evolveServices } from './evolve-services';
 import { evolveNodes } from './evolve-nodes';
 import { evolveNetworks } from './evolve-networks';
 import { evolveConfigs } from './evolve-configs';
+import { evolveSecrets } from './evolve-secrets';
 import { evolveTasks } from './evolve-tasks';
 import { unmetExpectation } from './admission/expectations';
 
@@ -80,6 +81,10 @@ const route = (state: ClusterState, event: ShoalEvent): Verdict => {
     case 'ConfigUpdated':
     case 'ConfigRemoved':
       return evolveConfigs(state, event);
+    case 'SecretCreated':
+    case 'SecretUpdated':
+    case 'SecretRemoved':
+      return evolveSecrets(state, event);
     case 'NodeRegistered':
     case 'NodeStatusChanged':
     case 'NodeSpecUpdated':

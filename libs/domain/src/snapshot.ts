@@ -11,7 +11,7 @@
  */
 import { taskData } from '@shoal/contracts';
 import type { Component, Task, TaskData, TaskSpec } from '@shoal/contracts';
-import type { Cluster, ClusterState, Config, Network, Node, Service } from './state';
+import type { Cluster, ClusterState, Config, Network, Node, Secret, Service } from './state';
 import { emptyState } from './state';
 import { rebuildReservations } from './reservations';
 import { storedStatus, storedTask } from './stored-task';
@@ -32,6 +32,8 @@ export interface StateData {
   readonly networks: readonly Network[];
   /** Absent when there are none (and in what was written before configs existed). */
   readonly configs?: readonly Config[];
+  /** Absent when there are none (and in what was written before secrets existed). */
+  readonly secrets?: readonly Secret[];
   readonly terms: readonly (readonly [Component, number])[];
   readonly writers: readonly (readonly [string, number])[];
 }
@@ -61,6 +63,7 @@ const withoutTasks = (state: ClusterState) => ({
   nodes: [...state.nodes.values()],
   networks: [...state.networks.values()],
   ...(state.configs.size > 0 ? { configs: [...state.configs.values()] } : {}),
+  ...(state.secrets.size > 0 ? { secrets: [...state.secrets.values()] } : {}),
   terms: [...state.terms.entries()],
   writers: [...state.writers.entries()],
 });
@@ -108,6 +111,7 @@ export const fromStateData = (data: SnapshotStateData | StateData): ClusterState
   for (const node of data.nodes) state.nodes.set(node.id, node);
   for (const network of data.networks) state.networks.set(network.id, network);
   for (const config of data.configs ?? []) state.configs.set(config.id, config);
+  for (const secret of data.secrets ?? []) state.secrets.set(secret.id, secret);
   for (const [component, term] of data.terms) state.terms.set(component, term);
   for (const [writer, seq] of data.writers) state.writers.set(writer, seq);
   rebuildReservations(state);

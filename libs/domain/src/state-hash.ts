@@ -28,6 +28,7 @@ const capture = (state: ClusterState): { readonly cluster: unknown; readonly sec
     ['networks', byKey(state.networks)],
     // Only when there are any: a state without configs hashes as it did before they existed.
     ...(state.configs.size > 0 ? [['configs', byKey(state.configs)] as const] : []),
+    ...(state.secrets.size > 0 ? [['secrets', byKey(state.secrets)] as const] : []),
     ['tasks', byKey(state.tasks)],
     ['terms', byKey(state.terms)],
     ['writers', byKey(state.writers)],

@@ -7,6 +7,8 @@ import type {
   ClusterSpec,
   Component,
   ConfigSpec,
+  SealedSecret,
+  SecretSpec,
   Endpoint,
   JoinTokens,
   NetworkSpec,
@@ -76,6 +78,17 @@ export interface Config {
   readonly updatedAt: string;
 }
 
+/** A secret as the view holds it: its bytes only sealed (their data key is kept beside the log). */
+export interface Secret {
+  readonly id: string;
+  readonly spec: SecretSpec;
+  readonly data: SealedSecret;
+  /** 1 at creation, +1 per update (labels). */
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
 /** Nano CPUs and memory reserved on a node by tasks assigned to it and not yet ended. */
 export interface Reserved {
   nanoCpus: number;
@@ -93,6 +106,7 @@ export interface ClusterState {
   readonly nodes: Map<string, Node>;
   readonly networks: Map<string, Network>;
   readonly configs: Map<string, Config>;
+  readonly secrets: Map<string, Secret>;
   /** The current ownership term of each component (OwnershipTaken). */
   readonly terms: Map<Component, number>;
   /** writer key ("scheduler/host-1-4242-ab12") → the highest seq applied from it. */
@@ -107,6 +121,7 @@ export const emptyState = (): ClusterState => ({
   nodes: new Map(),
   networks: new Map(),
   configs: new Map(),
+  secrets: new Map(),
   terms: new Map(),
   writers: new Map(),
   reserved: new Map(),
@@ -136,3 +151,7 @@ export const missingNetwork = (state: ClusterState, spec: ServiceSpec): string |
  */
 export const missingConfig = (state: ClusterState, spec: ServiceSpec): string | undefined =>
   spec.task.container.configs?.find(({ configId }) => !state.configs.has(configId))?.configId;
+
+/** A secret the spec uses that is not there (its id), as missingConfig. */
+export const missingSecret = (state: ClusterState, spec: ServiceSpec): string | undefined =>
+  spec.task.container.secrets?.find(({ secretId }) => !state.secrets.has(secretId))?.secretId;

@@ -27,6 +27,11 @@ export const unmetExpectation = (state: ClusterState, expect: Expectations | und
     if (!config) return refuse('not-found', `expected config ${id} at version ${version}, but it does not exist`);
     if (config.version !== version) return refuse('stale-version', `update out of sequence: config ${id} is at version ${config.version}, not ${version}`);
   }
+  for (const [id, version] of Object.entries(expect.secretVersions ?? {})) {
+    const secret = state.secrets.get(id);
+    if (!secret) return refuse('not-found', `expected secret ${id} at version ${version}, but it does not exist`);
+    if (secret.version !== version) return refuse('stale-version', `update out of sequence: secret ${id} is at version ${secret.version}, not ${version}`);
+  }
   if (expect.clusterVersion !== undefined) {
     const at = state.cluster?.version;
     if (at !== expect.clusterVersion) {

@@ -4,3 +4,4 @@ export * from './service-admission';
 export * from './config-admission';
 export * from './network-admission';
 export * from './limits';
+export * from './secret-admission';

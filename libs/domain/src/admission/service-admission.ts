@@ -11,7 +11,7 @@
 import { RULE_LEVELS } from '@shoal/contracts';
 import type { Component, Expectations, ServiceSpec } from '@shoal/contracts';
 import { canonicalJson } from '../hash/canonical';
-import { missingConfig, missingNetwork } from '../state';
+import { missingConfig, missingNetwork, missingSecret } from '../state';
 import { ruleApplies } from '../rule-levels';
 import type { ClusterState, Service } from '../state';
 import { refuse } from '../verdict';
@@ -43,14 +43,14 @@ export const admitServiceSpec = (state: ClusterState, proposal: ServiceProposal,
 
 const intentRefusal = (state: ClusterState, { spec, current, rollback, expect }: ServiceProposal): Refused | undefined =>
   (rollback && current ? nothingToRollBackTo(current, 'intent') : undefined) ??
-  (rollback ? undefined : networkRefusal(state, spec) ?? configRefusal(state, spec, 'intent') ?? portRefusal(state, spec, current)) ??
+  (rollback ? undefined : networkRefusal(state, spec) ?? configRefusal(state, spec, 'intent') ?? secretRefusal(state, spec, 'intent') ?? portRefusal(state, spec, current)) ??
   unmetExpectation(state, expect);
 
 const createRefusal = (state: ClusterState, { id, spec }: ServiceProposal, stage: AdmissionStage): Refused | undefined => {
   if (state.services.has(id)) return refuse('already-exists', `service ${id} already exists`);
   const clash = serviceNamed(state, spec.name);
   if (clash) return refuse('name-conflict', `name conflicts with an existing object: service ${spec.name} is ${clash.id}`);
-  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? (limitsApply(state, stage) ? limitRefusal(state, id, spec, undefined) : undefined);
+  return networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? secretRefusal(state, spec, 'record') ?? (limitsApply(state, stage) ? limitRefusal(state, id, spec, undefined) : undefined);
 };
 
 const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServiceProposal, current: Service, stage: AdmissionStage): Refused | undefined => {
@@ -66,7 +66,7 @@ const updateRefusal = (state: ClusterState, { spec, rollback, by }: ServicePropo
     if (refusal) return refusal;
   } else {
     // A rollback restores a spec once admitted; anything else is held to today's limits.
-    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? (limitsApply(state, stage) ? limitRefusal(state, current.id, spec, current.spec) : undefined);
+    const refusal = networkRefusal(state, spec) ?? configRefusal(state, spec, 'record') ?? secretRefusal(state, spec, 'record') ?? (limitsApply(state, stage) ? limitRefusal(state, current.id, spec, current.spec) : undefined);
     if (refusal) return refusal;
   }
   return by === 'orchestrator' ? automaticRollbackRefusal(current, spec, rollback) : undefined;
@@ -109,6 +109,17 @@ const configRefusal = (state: ClusterState, spec: ServiceSpec, stage: AdmissionS
   const missing = (spec.task.container.configs ?? []).filter((ref) => state.configs.get(ref.configId)?.spec.name !== ref.configName);
   if (missing.length === 0) return undefined;
   return refuse('invalid', `${missing.length === 1 ? 'config' : 'configs'} not found: ${missing.map((ref) => ref.configName).join(', ')}`);
+};
+
+/** Every secret a spec uses must exist, as configRefusal (swarmkit: "secret not found: NAME"). */
+const secretRefusal = (state: ClusterState, spec: ServiceSpec, stage: AdmissionStage): Refused | undefined => {
+  if (stage === 'record') {
+    const id = missingSecret(state, spec);
+    return id === undefined ? undefined : refuse('not-found', `secret ${id} not found`);
+  }
+  const missing = (spec.task.container.secrets ?? []).filter((ref) => state.secrets.get(ref.secretId)?.spec.name !== ref.secretName);
+  if (missing.length === 0) return undefined;
+  return refuse('invalid', `${missing.length === 1 ? 'secret' : 'secrets'} not found: ${missing.map((ref) => ref.secretName).join(', ')}`);
 };
 
 const portRefusal = (state: ClusterState, spec: ServiceSpec, current: Service | undefined): Refused | undefined => {

@@ -162,6 +162,9 @@ export class OrchestratorCore implements ComponentCore {
       case 'ConfigCreated':
       case 'ConfigUpdated':
       case 'ConfigRemoved':
+      case 'SecretCreated':
+      case 'SecretUpdated':
+      case 'SecretRemoved':
       case 'TasksAllocated':
       case 'TasksAllocationFailed':
       case 'TasksUnschedulable':
