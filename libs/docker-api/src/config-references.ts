@@ -5,8 +5,8 @@
  * target). Runtime targets (credential specs) are refused: Shoal gives configs as files.
  */
 import { DEFAULT_CONFIG_MODE, MAX_FILE_MODE } from '@shoal/contracts';
-import type { ConfigReference } from '@shoal/contracts';
-import type { DockerConfigReference } from './docker-types';
+import type { ConfigFileTarget, ConfigReference } from '@shoal/contracts';
+import type { DockerConfigReference, DockerFileTarget } from './docker-types';
 import { SpecError } from './spec-error';
 
 const FIELD = 'TaskTemplate.ContainerSpec.Configs';
@@ -19,7 +19,11 @@ const fromDockerConfigReference = (ref: DockerConfigReference, field: string): C
   if (!configId) throw new SpecError(`${field}.ConfigID`, 'a config id is required (the docker CLI resolves config names to ids)');
   const configName = ref.ConfigName?.trim();
   if (!configName) throw new SpecError(`${field}.ConfigName`, 'a config name is required');
-  const file = ref.File;
+  return { configId, configName, file: fileTargetOf(ref.File, field) };
+};
+
+/** A reference's file target with Docker's defaults (uid and gid "0", mode 0444), or a 400 naming the field. */
+export const fileTargetOf = (file: DockerFileTarget | null | undefined, field: string): ConfigFileTarget => {
   if (!file) throw new SpecError(`${field}.File`, 'a file target is required');
   const name = file.Name?.trim();
   if (!name) throw new SpecError(`${field}.File.Name`, 'a target file name is required');
@@ -27,8 +31,11 @@ const fromDockerConfigReference = (ref: DockerConfigReference, field: string): C
   if (!Number.isInteger(mode) || mode < 0 || mode > MAX_FILE_MODE) {
     throw new SpecError(`${field}.File.Mode`, `${mode} is not a file mode (permission bits, 0 to 0o7777)`);
   }
-  return { configId, configName, file: { name, uid: file.UID || '0', gid: file.GID || '0', mode } };
+  return { name, uid: file.UID || '0', gid: file.GID || '0', mode };
 };
+
+/** Docker's file target, as Shoal's. */
+export const toDockerFileTarget = (file: ConfigFileTarget): DockerFileTarget => ({ Name: file.name, UID: file.uid, GID: file.gid, Mode: file.mode });
 
 /** Docker's references as Shoal's; undefined when there are none. */
 export const fromDockerConfigReferences = (refs: readonly DockerConfigReference[] | null | undefined): ConfigReference[] | undefined => {
@@ -47,7 +54,7 @@ export const fromDockerConfigReferences = (refs: readonly DockerConfigReference[
 
 export const toDockerConfigReferences = (refs: readonly ConfigReference[]): DockerConfigReference[] =>
   refs.map((ref) => ({
-    File: { Name: ref.file.name, UID: ref.file.uid, GID: ref.file.gid, Mode: ref.file.mode },
+    File: toDockerFileTarget(ref.file),
     ConfigID: ref.configId,
     ConfigName: ref.configName,
   }));

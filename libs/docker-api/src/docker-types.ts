@@ -101,11 +101,24 @@ export interface DockerPortConfig {
 }
 
 /** A config a container is given: a file (`File`), or a runtime target (credential specs, which Shoal refuses). */
+export interface DockerFileTarget {
+  Name?: string;
+  UID?: string;
+  GID?: string;
+  Mode?: number;
+}
+
 export interface DockerConfigReference {
-  File?: { Name?: string; UID?: string; GID?: string; Mode?: number } | null;
+  File?: DockerFileTarget | null;
   Runtime?: Record<string, unknown> | null;
   ConfigID?: string;
   ConfigName?: string;
+}
+
+export interface DockerSecretReference {
+  File?: DockerFileTarget | null;
+  SecretID?: string;
+  SecretName?: string;
 }
 
 export interface DockerTaskSpec {
@@ -120,6 +133,7 @@ export interface DockerTaskSpec {
     User?: string;
     StopGracePeriod?: number;
     Configs?: DockerConfigReference[] | null;
+    Secrets?: DockerSecretReference[] | null;
     [field: string]: unknown;
   };
   Resources?: { Limits?: DockerResources; Reservations?: DockerResources };

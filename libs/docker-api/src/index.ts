@@ -3,6 +3,8 @@ export * from './bad-input';
 export * from './config-filters';
 export * from './config-references';
 export * from './config-spec-type';
+export * from './secret-spec-type';
+export * from './secret-references';
 export * from './constraints';
 export * from './container-fields';
 export * from './docker-types';

@@ -38,6 +38,7 @@ import type {
 import { canonicalJson } from '@shoal/domain';
 import type { ClusterState, Service } from '@shoal/domain';
 import { fromDockerConfigReferences, toDockerConfigReferences } from './config-references';
+import { fromDockerSecretReferences, toDockerSecretReferences } from './secret-references';
 import { fromDockerContainerExtras, fromDockerLogDriver, refuseUnsupportedTaskFields, toDockerContainerExtras, toDockerLogDriver } from './container-fields';
 import { constraintProblem } from './constraints';
 import type {
@@ -168,15 +169,8 @@ const fromDockerNetworks = (networks: DockerServiceSpec['Networks'], field: stri
     return { target: network.Target, ...(network.Aliases && network.Aliases.length > 0 ? { aliases: [...network.Aliases] } : {}) };
   });
 
-/** Container features Shoal's agents do not provide: refused rather than silently dropped. */
-const UNSUPPORTED_CONTAINER_FIELDS = ['Secrets'] as const;
-
 export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNetworks?: DockerServiceSpec['Networks']): TaskSpec => {
   const container = task?.ContainerSpec;
-  for (const field of UNSUPPORTED_CONTAINER_FIELDS) {
-    const value = container?.[field];
-    if (Array.isArray(value) && value.length > 0) throw new SpecError(`TaskTemplate.ContainerSpec.${field}`, `${field.toLowerCase()} are not supported by Shoal`);
-  }
   refuseUnsupportedTaskFields(task ?? {});
   const image = container?.Image?.trim();
   if (!image) throw new SpecError('TaskTemplate.ContainerSpec.Image', 'an image is required');
@@ -191,6 +185,7 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
   const stopGrace = stopGraceNs === undefined ? undefined : nsToMs(stopGraceNs, 'TaskTemplate.ContainerSpec.StopGracePeriod');
   const logDriver = fromDockerLogDriver(task?.LogDriver);
   const configs = fromDockerConfigReferences(container?.Configs);
+  const secrets = fromDockerSecretReferences(container?.Secrets);
   return {
     container: {
       image,
@@ -203,6 +198,7 @@ export const fromDockerTaskSpec = (task: DockerTaskSpec | undefined, topLevelNet
       ...(container?.Hostname ? { hostname: container.Hostname } : {}),
       ...(stopGrace !== undefined && stopGrace !== DEFAULT_STOP_GRACE_MS ? { stopGracePeriodMs: stopGrace } : {}),
       ...(configs ? { configs } : {}),
+      ...(secrets ? { secrets } : {}),
       ...fromDockerContainerExtras(container ?? {}),
     },
     ...(limits || reservations ? { resources: { ...(limits ? { limits } : {}), ...(reservations ? { reservations } : {}) } } : {}),
@@ -357,6 +353,7 @@ export const toDockerTaskSpec = (task: TaskSpec, options: { readonly insertDefau
           ? { StopGracePeriod: msToNs(DEFAULT_STOP_GRACE_MS) }
           : {}),
       ...(container.configs ? { Configs: toDockerConfigReferences(container.configs) } : {}),
+      ...(container.secrets ? { Secrets: toDockerSecretReferences(container.secrets) } : {}),
       ...toDockerContainerExtras(container),
       // Docker's default isolation, the only one Shoal's executors have.
       Isolation: 'default',
