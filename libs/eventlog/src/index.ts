@@ -8,3 +8,7 @@ export * from './open-event-log';
 export * from './eventlog.module';
 export * from './snapshots/file-snapshot-store';
 export * from './log-sink';
+export * from './data-keys/data-key-store';
+export * from './data-keys/file-data-keys';
+export * from './data-keys/kafka-data-keys';
+export * from './data-keys/open-data-keys';

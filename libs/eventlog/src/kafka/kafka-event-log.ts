@@ -78,6 +78,8 @@ export class KafkaEventLog implements EventLog {
   readonly groupPrefix: string;
   /** What the log runs with (acks, idempotence, replicas, min.insync.replicas): the start-up check's line. */
   readonly durability: string;
+  /** What it was opened with: the stores beside the log (data keys) reach the same brokers the same way. */
+  readonly openedWith: KafkaEventLogOptions;
   private readonly reader: PartitionReader;
   private readonly followers = new Set<KafkaFollower>();
   private readonly leases = new Set<KafkaLease>();
@@ -94,6 +96,7 @@ export class KafkaEventLog implements EventLog {
     options: KafkaEventLogOptions,
     durability: string,
   ) {
+    this.openedWith = options;
     this.topic = options.topic ?? DEFAULT_TOPIC;
     this.partition = options.partition ?? 0;
     this.groupPrefix = groupPrefixOf(options);
