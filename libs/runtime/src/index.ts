@@ -24,3 +24,4 @@ export * from './audit-checkpointer';
 export * from './audit-proof';
 export * from './audit-checkpoint-duty';
 export * from './audit-report';
+export * from './secrets';

@@ -1,0 +1,4 @@
+export * from './secret-box';
+export * from './cluster-key';
+export * from './secret-vault';
+export * from './open-secret-vault';
