@@ -16,6 +16,7 @@ import { AuditModule } from './audit/audit.module';
 import { EventsModule } from './events/events.module';
 import { NetworksModule } from './networks/networks.module';
 import { ConfigsModule } from './configs/configs.module';
+import { SecretsModule } from './secrets/secrets.module';
 import { HealthModule } from './health/health.module';
 import { ClusterModule } from './cluster/cluster.module';
 
@@ -44,7 +45,7 @@ class BorrowedLogModule {
 }
 
 @Module({
-  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, ConfigsModule, HealthModule, ClusterModule],
+  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, ConfigsModule, SecretsModule, HealthModule, ClusterModule],
 })
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {

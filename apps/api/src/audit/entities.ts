@@ -1,11 +1,11 @@
 /**
- * Which entities a record touches (service, task, node, network and config ids, the cluster's id),
+ * Which entities a record touches (service, task, node, network, config and secret ids, the cluster's id),
  * and, for batch records, the item that concerns one of them. Pure: the audit's index
  * and its task history are built from these.
  */
 import type { ShoalEvent } from '@shoal/contracts';
 
-export type EntityKind = 'cluster' | 'service' | 'task' | 'node' | 'network' | 'config';
+export type EntityKind = 'cluster' | 'service' | 'task' | 'node' | 'network' | 'config' | 'secret';
 
 export interface EntityRef {
   readonly kind: EntityKind;
@@ -26,6 +26,8 @@ export const entitiesOf = (event: ShoalEvent): EntityRef[] => {
       return [{ kind: 'cluster', id: event.cluster }];
     case 'ServiceCreated':
     case 'ServiceUpdated':
+      // A secret's story names the services that took it up (a secret is audited by its uses).
+      return [{ kind: 'service', id: event.data.id }, ...refs('secret', (event.data.spec.task.container.secrets ?? []).map((ref) => ref.secretId))];
     case 'ServiceRemoved':
     case 'ServiceUpdateStatusChanged':
       return [{ kind: 'service', id: event.data.id }];
@@ -39,6 +41,10 @@ export const entitiesOf = (event: ShoalEvent): EntityRef[] => {
     case 'ConfigUpdated':
     case 'ConfigRemoved':
       return [{ kind: 'config', id: event.data.id }];
+    case 'SecretCreated':
+    case 'SecretUpdated':
+    case 'SecretRemoved':
+      return [{ kind: 'secret', id: event.data.id }];
     case 'NodeRegistered':
     case 'NodeSpecUpdated':
     case 'NodeRemoved':

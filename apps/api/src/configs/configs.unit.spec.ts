@@ -250,8 +250,4 @@ describe("Docker's /configs", () => {
     expect(byName.body.records.map((r) => [r.type, r.data])).toEqual([['ConfigCreated', { id: idOf('db.conf'), spec: { name: 'db.conf', data: base64('port=5432\n') } }]]);
   });
 
-  it('serves no secrets still: an empty list, and creating one is refused', async () => {
-    expect(await call('GET', '/secrets')).toEqual({ status: 200, body: [] });
-    expect(await call('POST', '/secrets/create', { Name: 's', Data: base64('x') })).toEqual({ status: 400, body: { message: 'secrets are not supported by Shoal' } });
-  });
 });

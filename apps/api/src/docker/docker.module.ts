@@ -4,14 +4,13 @@ import { DistributionController } from './distribution.controller';
 import { DispatcherLogs } from './logs/dispatcher-logs';
 import { LogsResponder } from './logs/logs-responder';
 import { NodesController } from './nodes.controller';
-import { SecretsController } from './secrets.controller';
 import { ServicesController } from './services.controller';
 import { SwarmController } from './swarm.controller';
 import { SystemController } from './system.controller';
 import { TasksController } from './tasks.controller';
 
 @Module({
-  controllers: [SystemController, SwarmController, NodesController, ServicesController, TasksController, DistributionController, SecretsController],
+  controllers: [SystemController, SwarmController, NodesController, ServicesController, TasksController, DistributionController],
   // Logs: the client of the dispatchers' Logs service, and the answer built on it (needs DispatcherLocator from ApiCoreModule).
   providers: [{ provide: DispatcherLogs, useFactory: () => new DispatcherLogs() }, LogsResponder],
 })

@@ -4,7 +4,7 @@
  */
 import { HttpException } from '@nestjs/common';
 import type { Task } from '@shoal/contracts';
-import type { ClusterState, Config, Network, Node, Service } from '@shoal/domain';
+import type { ClusterState, Config, Network, Node, Secret, Service } from '@shoal/domain';
 
 const find = <T extends { readonly id: string }>(
   kind: string,
@@ -37,3 +37,6 @@ export const findNetwork = (state: ClusterState, ref: string): Network =>
 
 export const findConfig = (state: ClusterState, ref: string): Config =>
   find('config', state.configs, ref, (config) => config.spec.name === ref);
+
+export const findSecret = (state: ClusterState, ref: string): Secret =>
+  find('secret', state.secrets, ref, (secret) => secret.spec.name === ref);

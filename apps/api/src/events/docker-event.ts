@@ -9,10 +9,10 @@
 import { taskStateName } from '@shoal/contracts';
 import type { ShoalEvent, Task } from '@shoal/contracts';
 import { itemApplied } from '@shoal/domain';
-import type { ClusterState, Config, Network, Node, Service, Verdict } from '@shoal/domain';
+import type { ClusterState, Config, Network, Node, Secret, Service, Verdict } from '@shoal/domain';
 import { dockerSlot } from '@shoal/docker-api';
 
-export type DockerEventType = 'service' | 'node' | 'network' | 'config' | 'task';
+export type DockerEventType = 'service' | 'node' | 'network' | 'config' | 'secret' | 'task';
 export type DockerEventAction = 'create' | 'update' | 'remove';
 
 export interface DockerEventMessage {
@@ -32,6 +32,7 @@ export interface Before {
   readonly nodes: ReadonlyMap<string, Node>;
   readonly networks: ReadonlyMap<string, Network>;
   readonly configs: ReadonlyMap<string, Config>;
+  readonly secrets: ReadonlyMap<string, Secret>;
   readonly tasks: ReadonlyMap<string, Task>;
 }
 
@@ -47,7 +48,7 @@ const pick = <T>(from: ReadonlyMap<string, T>, ids: readonly string[]): Map<stri
 /** Takes, before evolve applies `event`, the entities it may change. */
 export const captureBefore = (state: ClusterState, event: ShoalEvent): Before => {
   const empty = new Map();
-  const only = (taken: Partial<Before>): Before => ({ services: empty, nodes: empty, networks: empty, configs: empty, tasks: empty, ...taken });
+  const only = (taken: Partial<Before>): Before => ({ services: empty, nodes: empty, networks: empty, configs: empty, secrets: empty, tasks: empty, ...taken });
   switch (event.type) {
     case 'ServiceUpdated':
     case 'ServiceRemoved':
@@ -57,6 +58,8 @@ export const captureBefore = (state: ClusterState, event: ShoalEvent): Before =>
       return only({ networks: pick(state.networks, [event.data.id]) });
     case 'ConfigRemoved':
       return only({ configs: pick(state.configs, [event.data.id]) });
+    case 'SecretRemoved':
+      return only({ secrets: pick(state.secrets, [event.data.id]) });
     case 'NodeStatusChanged':
       return only({ nodes: pick(state.nodes, event.data.nodes.map((n) => n.id)) });
     case 'NodeSpecUpdated':
@@ -155,6 +158,12 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
       return [message('config', 'update', event.data.id, { name: event.data.spec.name })];
     case 'ConfigRemoved':
       return [message('config', 'remove', event.data.id, { name: before.configs.get(event.data.id)?.spec.name ?? event.data.id })];
+    case 'SecretCreated':
+      return [message('secret', 'create', event.data.id, { name: event.data.spec.name })];
+    case 'SecretUpdated':
+      return [message('secret', 'update', event.data.id, { name: event.data.spec.name })];
+    case 'SecretRemoved':
+      return [message('secret', 'remove', event.data.id, { name: before.secrets.get(event.data.id)?.spec.name ?? event.data.id })];
     case 'NodeRegistered':
       return [message('node', 'create', event.data.id, { name: event.data.description.hostname, role: event.data.role })];
     case 'NodeStatusChanged':
