@@ -6,27 +6,29 @@
  * where the log differs from the signed history, and how: a record changed, removed,
  * inserted, a pair reordered, or the tail cut off (against a checkpoint the auditor
  * expects, e.g. the end a previous verify reported).
+ *
+ * The log is read on this thread (audit-proof-evidence.ts) or by segments between
+ * checkpoints on worker threads (audit-proof-parallel.ts); the judgement below is the same
+ * for both, and so is the report.
  */
-import { AuditChain, Projection, firstDifference, recordDigest, splitDigests } from '@shoal/domain';
+import { firstDifference, splitDigests } from '@shoal/domain';
 import type { DifferenceKind, DigestAt } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
-import { checkpointSignatureHolds, keyFingerprint } from './audit-keys';
-import { checkpointIn } from './audit-checkpointer';
+import { keyFingerprint } from './audit-keys';
 import type { CheckpointAt } from './audit-checkpointer';
+import { readInOrder } from './audit-proof-evidence';
+import type { ExpectedPoint } from './audit-proof-evidence';
+import { readInParallel } from './audit-proof-parallel';
 
-const CHUNK = 5_000;
-
-/** A point of the chain the auditor holds: the chain hash through an offset. */
-export interface ExpectedPoint {
-  readonly through: number;
-  readonly chain: string;
-}
+export type { ExpectedPoint } from './audit-proof-evidence';
 
 export interface ProveOptions {
   /** The public key the auditor trusts (SPKI DER base64); absent: the first checkpoint's, trusted on first use. */
   readonly trustedKey?: string;
   /** A point the log must still hold (the end a previous verify reported, or a checkpoint): cuts the tail off detectably. */
   readonly expect?: ExpectedPoint;
+  /** Threads that check the log's segments side by side (audit-proof-pool.ts); 1, the default: this thread alone. */
+  readonly workers?: number;
 }
 
 export type ProblemKind = DifferenceKind | 'signature' | 'key' | 'chain' | 'state' | 'malformed' | 'unsigned';
@@ -64,23 +66,17 @@ export interface ProofReport {
 
 const ORDER: readonly ProblemKind[] = ['reordered', 'removed', 'inserted', 'changed', 'truncated', 'signature', 'key', 'malformed', 'chain', 'state', 'unsigned'];
 
+/**
+ * Proves the log (the module's comment says how). With `workers` above 1 it reads the log
+ * once and checks it by segments on that many threads (audit-proof-parallel.ts); the
+ * report is the same as on one thread, problem for problem.
+ */
 export const proveLog = async (log: EventLog, options: ProveOptions = {}): Promise<ProofReport> => {
   const records = await log.highWaterMark();
+  const workers = options.workers ?? 1;
+  const evidence = workers > 1 ? await readInParallel(log, records, { workers, ...(options.expect ? { expect: options.expect } : {}) }) : await readInOrder(log, records);
+  const { actual, found } = evidence;
   const problems: Problem[] = [];
-
-  // Pass 1: every record's digest, and the checkpoints.
-  const actual: DigestAt[] = [];
-  const found: CheckpointAt[] = [];
-  for (let position = 0; position < records; ) {
-    const batch = await log.read(position, { to: records, max: CHUNK });
-    if (batch.length === 0) break;
-    for (const record of batch) {
-      actual.push({ offset: record.offset, digest: recordDigest(record.value) });
-      const checkpoint = checkpointIn(record);
-      if (checkpoint) found.push(checkpoint);
-    }
-    position = batch[batch.length - 1]!.offset + 1;
-  }
 
   // The checkpoints, in log order, under the key in force.
   const keys: SigningKeyUse[] = [];
@@ -88,8 +84,8 @@ export const proveLog = async (log: EventLog, options: ProveOptions = {}): Promi
   if (inForce) keys.push({ fingerprint: keyFingerprint(inForce), publicKey: inForce, since: 0, trust: 'given' });
   const valid: CheckpointAt[] = [];
   for (const checkpoint of found) {
-    const { data, offset, cluster } = checkpoint;
-    if (!checkpointSignatureHolds(cluster, data)) {
+    const { data, offset } = checkpoint;
+    if (!evidence.signatureHolds(checkpoint)) {
       problems.push({ kind: 'signature', offset, detail: `the checkpoint at offset ${offset} does not hold its key's signature: it was changed or forged` });
       continue;
     }
@@ -134,22 +130,10 @@ export const proveLog = async (log: EventLog, options: ProveOptions = {}): Promi
   const misplaced = firstDifference(actual, signed);
   if (misplaced) problems.push(misplaced);
 
-  // Pass 2: the chain and the state at every checkpoint's `through` (and at the expected point).
+  // The chain and the state at every checkpoint's `through` (and at the expected point).
   const wanted = new Set<number>(valid.map((c) => c.data.through));
   if (options.expect) wanted.add(options.expect.through);
-  const at = new Map<number, { chain: string; state: string }>();
-  const chain = new AuditChain();
-  const projection = new Projection(undefined, 0, { keepRefusals: 0 });
-  for (let position = 0; position < records; ) {
-    const batch = await log.read(position, { to: records, max: CHUNK });
-    if (batch.length === 0) break;
-    for (const record of batch) {
-      chain.add(record.offset, record.value);
-      projection.apply(record);
-      if (wanted.has(record.offset)) at.set(record.offset, { chain: chain.link, state: projection.halted ? '' : projection.hash() });
-    }
-    position = batch[batch.length - 1]!.offset + 1;
-  }
+  const { at, end } = await evidence.points(wanted);
   for (const { data, offset } of valid) {
     const here = at.get(data.through);
     if (!here) continue; // the log no longer reaches it: the digests say how
@@ -162,7 +146,7 @@ export const proveLog = async (log: EventLog, options: ProveOptions = {}): Promi
   if (options.expect) {
     const { through, chain: want } = options.expect;
     const here = at.get(through);
-    if (!here) problems.push({ kind: 'truncated', offset: chain.through + 1, detail: `the log ends at offset ${chain.through + 1}; the auditor expects it to hold offset ${through}` });
+    if (!here) problems.push({ kind: 'truncated', offset: end.through + 1, detail: `the log ends at offset ${end.through + 1}; the auditor expects it to hold offset ${through}` });
     else if (here.chain !== want) problems.push({ kind: 'chain', offset: through, detail: `the chain through offset ${through} is ${here.chain}; the auditor expects ${want}` });
   }
 
@@ -177,7 +161,7 @@ export const proveLog = async (log: EventLog, options: ProveOptions = {}): Promi
     signedThrough,
     unsigned: Math.max(0, actual.length - signed.length),
     keys,
-    end: { through: chain.through, chain: chain.link },
+    end,
     ...(difference ? { difference } : {}),
     problems,
   };
