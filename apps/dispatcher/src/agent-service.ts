@@ -29,6 +29,7 @@ import type {
 import type { ComponentRunner } from '@shoal/runtime';
 import { AgentSession } from './agent-session';
 import type { SessionSource } from './agent-session';
+import type { SecretOpener } from './protocol-mapping';
 import { peerHost } from './dispatcher-address';
 import type { AgentCounters } from './dispatcher-metrics';
 import type { LogBroker } from './log-broker';
@@ -55,6 +56,8 @@ export interface AgentServiceDeps {
   readonly logs: LogBroker;
   /** Whether the dispatcher at an address does not answer now (a standby does not send agents there). */
   readonly unreachable?: (address: string) => boolean;
+  /** Opens the secrets sent to nodes; none without. */
+  readonly openSecret?: SecretOpener;
 }
 
 /** A node id an agent may keep: letters, digits, '.', '_', '-'; at most 128. */
@@ -256,6 +259,7 @@ export class AgentService {
       tasksOf: (nodeId) => this.deps.core.tasksOf(nodeId),
       dispatchers: this.deps.dispatchers,
       logs: this.deps.logs,
+      ...(this.deps.openSecret ? { openSecret: this.deps.openSecret } : {}),
     };
   }
 }

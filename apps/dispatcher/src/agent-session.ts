@@ -11,6 +11,7 @@ import type { ClusterState, SessionLink } from '@shoal/domain';
 import type { AssignmentsMessage, AssignmentsRequest, LogSubscriptionMessage, SessionMessage, SessionRequest } from '@shoal/protocol';
 import type { LogSessionLink } from './log-broker';
 import { toCompleteMessage, toIncrementalMessage } from './protocol-mapping';
+import type { SecretOpener } from './protocol-mapping';
 
 export interface SessionSource {
   /** The dispatcher's view now. */
@@ -19,6 +20,8 @@ export interface SessionSource {
   tasksOf(nodeId: string): ReadonlySet<string>;
   /** Where the dispatchers are, this one first (the session message's list). */
   dispatchers(): readonly string[];
+  /** Opens the secrets the node's tasks use as they are sent; without it none is sent. */
+  readonly openSecret?: SecretOpener;
   /** Told when the session opens and when the node's tasks change (log subscriptions that follow). */
   readonly logs?: {
     sessionOpened(link: LogSessionLink): void;
@@ -62,7 +65,7 @@ export class AssignmentStream {
   }
 
   start(): void {
-    this.call.write(toCompleteMessage(this.tracker.complete(this.source.state(), this.source.tasksOf(this.nodeId))));
+    this.call.write(toCompleteMessage(this.tracker.complete(this.source.state(), this.source.tasksOf(this.nodeId)), this.source.openSecret));
   }
 
   changed(taskIds: readonly string[]): void {
@@ -80,7 +83,7 @@ export class AssignmentStream {
     this.touched = new Set();
     if (this.done || touched.size === 0) return;
     const changes = this.tracker.changesOf(this.source.state(), this.source.tasksOf(this.nodeId), touched);
-    if (!noChanges(changes)) this.call.write(toIncrementalMessage(changes));
+    if (!noChanges(changes)) this.call.write(toIncrementalMessage(changes, this.source.openSecret));
   }
 
   private cancel(): void {

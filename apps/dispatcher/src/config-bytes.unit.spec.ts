@@ -10,7 +10,7 @@ describe('config bytes', () => {
     expect(first.toString()).toBe('port=80\n');
     expect(bytes.bytesOf(config('c1', 'port=80\n'))).toBe(first);
     // The messages to two nodes carry the same bytes.
-    expect(toConfigMessage(config('c2', 'x')).data).toBe(toConfigMessage(config('c2', 'x')).data);
+    expect(toConfigMessage(config('c2', 'x'))!.data).toBe(toConfigMessage(config('c2', 'x'))!.data);
   });
 
   it('keeps the configs sent last within its budget, and decodes again a config whose data is not the one it kept', () => {

@@ -12,7 +12,7 @@ import type { DispatcherCore } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_SERVICE, LOGS_SERVICE, instanceWithAddress } from '@shoal/protocol';
 import { ComponentRunner, ProcessMetrics, componentCore, makeInstanceId, newObjectId } from '@shoal/runtime';
-import type { RunnerActivity, ViewSnapshots } from '@shoal/runtime';
+import type { RunnerActivity, SecretVault, ViewSnapshots } from '@shoal/runtime';
 import { ActiveProbe } from './active-probe';
 import { AgentService } from './agent-service';
 import { dispatcherAddresses, hostPort } from './dispatcher-address';
@@ -39,6 +39,8 @@ export interface DispatcherServerOptions {
   readonly logNodeTimeoutMs?: number;
   /** The process's metrics, where the dispatcher registers its own and reports its runner's; default its own. */
   readonly metrics?: ProcessMetrics;
+  /** Opens the vault that opens secrets for the nodes (opened as the dispatcher starts); without it, no secret is sent. */
+  readonly secrets?: () => Promise<SecretVault>;
 }
 
 /** Status batches wait at most this long (SwarmKit: 100 ms). */
@@ -54,6 +56,8 @@ export class DispatcherServer {
   /** Whether the active dispatcher answers, while this one stands by. */
   private readonly probe = new ActiveProbe();
   private runnerValue?: ComponentRunner;
+  private vault?: SecretVault;
+  private vaultOpening?: Promise<void>;
   private service?: AgentService;
   private logs?: LogBroker;
   private server?: Server;
@@ -103,6 +107,7 @@ export class DispatcherServer {
   /** Listens, replays the log and runs: standby until this instance owns the partition. */
   async start(): Promise<{ port: number }> {
     if (this.server) throw new Error('the dispatcher is already started');
+    this.openVault();
     const host = this.options.host ?? '127.0.0.1';
     const logs = new LogBroker({
       active: () => {
@@ -129,6 +134,7 @@ export class DispatcherServer {
       counters: this.counters,
       logs,
       unreachable: (address) => this.probe.unreachable(address),
+      openSecret: (id, sealed) => this.openSecret(id, sealed),
     });
     this.service = service;
     const server = new Server();
@@ -162,7 +168,41 @@ export class DispatcherServer {
     return { port };
   }
 
+  /** Opens the vault in the background; a failure is said, and the next secret to send tries again. */
+  private openVault(): void {
+    const open = this.options.secrets;
+    if (!open || this.vault || this.vaultOpening) return;
+    this.vaultOpening = open().then(
+      (vault) => {
+        this.vault = vault;
+        this.vaultOpening = undefined;
+      },
+      (error: unknown) => {
+        this.vaultOpening = undefined;
+        this.say(`dispatcher: cannot open the secrets' data keys, so no secret is sent to nodes: ${(error as Error).message}`);
+      },
+    );
+  }
+
+  /** A secret's bytes as a node is sent them, or undefined (said) when they cannot be opened now. */
+  private openSecret(id: string, sealed: string): Buffer | undefined {
+    if (!this.vault) {
+      this.openVault();
+      this.say(`dispatcher: secret ${id} is not sent: ${this.options.secrets ? 'its data keys are not open yet' : 'this dispatcher has no secret vault'}`);
+      return undefined;
+    }
+    try {
+      return this.vault.openNow(id, sealed);
+    } catch (error) {
+      this.say(`dispatcher: secret ${id} is not sent: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
   async stop(): Promise<void> {
+    await this.vaultOpening;
+    await this.vault?.close().catch(() => undefined);
+    this.vault = undefined;
     const server = this.server;
     this.server = undefined;
     this.endAgents('the dispatcher is stopping');

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
+import { openSecretVault } from '@shoal/runtime';
 import { dispatcherOptionsFromEnv } from './dispatcher.config';
 import { DISPATCHER_SERVER, DispatcherHealthController } from './dispatcher-health.controller';
 import { DispatcherServer } from './dispatcher-server';
@@ -31,7 +32,8 @@ class DispatcherLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
       inject: [EVENT_LOG],
       useFactory: (log: EventLog) => {
         const logger = new Logger('dispatcher');
-        return new DispatcherServer(log, { ...dispatcherOptionsFromEnv(process.env), log: (line) => logger.log(line) });
+        const dataDir = process.env.SHOAL_DATA_DIR?.trim() || '.shoal';
+        return new DispatcherServer(log, { ...dispatcherOptionsFromEnv(process.env), log: (line) => logger.log(line), secrets: () => openSecretVault(log, dataDir) });
       },
     },
     DispatcherLifecycle,

@@ -89,23 +89,46 @@ export const toChangeMessage = (change: AssignmentChange): AssignmentChangeMessa
 /** The bytes of the configs this dispatcher sends, each decoded once for all the nodes it goes to. */
 const configBytes = new ConfigBytes();
 
-export const toConfigMessage = (config: AssignedConfig): AssignedConfigMessage => ({ id: config.id, name: config.name, data: configBytes.bytesOf(config) });
+/**
+ * Opens a secret's sealed bytes as they leave for a node (never kept); undefined when it
+ * cannot (no data key: the node is not sent the secret, and its agent rejects the task
+ * that needs it, saying so).
+ */
+export type SecretOpener = (id: string, sealed: string) => Buffer | undefined;
 
-export const toConfigChangeMessage = (change: ConfigChange): ConfigChangeMessage =>
-  change.action === 'update'
-    ? { action: 'UPDATE', config: toConfigMessage(change.config) }
-    : { action: 'REMOVE', config: { id: change.configId, name: '', data: Buffer.alloc(0) } };
+/** A dispatcher with no vault opens no secret. */
+export const NO_SECRETS: SecretOpener = () => undefined;
+
+/** The message of a config, or of a secret with its bytes opened; undefined for a secret that cannot be opened. */
+export const toConfigMessage = (config: AssignedConfig, openSecret: SecretOpener = NO_SECRETS): AssignedConfigMessage | undefined => {
+  if (!config.secret) return { id: config.id, name: config.name, data: configBytes.bytesOf(config) };
+  const data = openSecret(config.id, config.data);
+  return data && { id: config.id, name: config.name, data, secret: true };
+};
+
+const updates = (configs: readonly AssignedConfig[], openSecret: SecretOpener): ConfigChangeMessage[] =>
+  configs.flatMap((assigned) => {
+    const config = toConfigMessage(assigned, openSecret);
+    return config ? [{ action: 'UPDATE' as const, config }] : [];
+  });
+
+export const toConfigChangeMessages = (changes: readonly ConfigChange[], openSecret: SecretOpener = NO_SECRETS): ConfigChangeMessage[] =>
+  changes.flatMap((change) =>
+    change.action === 'update'
+      ? updates([change.config], openSecret)
+      : [{ action: 'REMOVE' as const, config: { id: change.configId, name: '', data: Buffer.alloc(0) } }],
+  );
 
 /** The COMPLETE message of a set. */
-export const toCompleteMessage = (set: AssignmentSet): AssignmentsMessage => ({
+export const toCompleteMessage = (set: AssignmentSet, openSecret: SecretOpener = NO_SECRETS): AssignmentsMessage => ({
   type: 'COMPLETE',
   changes: set.tasks.map((assignment) => ({ action: 'UPDATE', assignment: toAssignmentMessage(assignment) })),
-  configs: set.configs.map((config) => ({ action: 'UPDATE', config: toConfigMessage(config) })),
+  configs: updates(set.configs, openSecret),
 });
 
 /** The INCREMENTAL message of some changes. */
-export const toIncrementalMessage = (changes: AssignmentChanges): AssignmentsMessage => ({
+export const toIncrementalMessage = (changes: AssignmentChanges, openSecret: SecretOpener = NO_SECRETS): AssignmentsMessage => ({
   type: 'INCREMENTAL',
   changes: changes.tasks.map(toChangeMessage),
-  configs: changes.configs.map(toConfigChangeMessage),
+  configs: toConfigChangeMessages(changes.configs, openSecret),
 });

@@ -73,4 +73,18 @@ describe('agent protocol → contracts', () => {
     expect(incremental.changes).toEqual([expect.objectContaining({ action: 'REMOVE' })]);
     expect(incremental.configs).toEqual([{ action: 'REMOVE', config: { id: 'c1', name: '', data: Buffer.alloc(0) } }]);
   });
+
+  it("opens a secret's sealed bytes as it is sent, marked secret; one that cannot be opened is not sent at all", () => {
+    const secret = { id: 'x1', name: 'db-password', data: 'c2VhbGVk', secret: true as const };
+    const opened: string[] = [];
+    const open = (id: string, sealed: string): Buffer | undefined => {
+      opened.push(`${id}:${sealed}`);
+      return id === 'x1' ? Buffer.from('hunter2') : undefined;
+    };
+    expect(toCompleteMessage({ tasks: [], configs: [secret, { ...secret, id: 'x2' }] }, open).configs).toEqual([
+      { action: 'UPDATE', config: { id: 'x1', name: 'db-password', data: Buffer.from('hunter2'), secret: true } },
+    ]);
+    expect(opened).toEqual(['x1:c2VhbGVk', 'x2:c2VhbGVk']);
+    expect(toIncrementalMessage({ tasks: [], configs: [{ action: 'update', config: secret }] }).configs).toEqual([]);
+  });
 });

@@ -13,7 +13,7 @@ import type { BeforeApplicationShutdown, INestApplication } from '@nestjs/common
 import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL } from '@shoal/contracts';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { ComponentRunner, EventWriter, LiveView, ProcessMetrics, SnapshotSaver, checkpointSettingsFromEnv, checkpointerFor, controlPlaneCores, makeInstanceId, newJoinTokens, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
+import { ComponentRunner, EventWriter, LiveView, ProcessMetrics, SnapshotSaver, checkpointSettingsFromEnv, checkpointerFor, controlPlaneCores, makeInstanceId, newJoinTokens, openSecretVault, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
 import type { AuditCheckpointer } from '@shoal/runtime';
 import type { ViewSnapshots } from '@shoal/runtime';
 import { createApiApp } from '../../api/src/create-api-app';
@@ -75,6 +75,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       ...(dispatcherSnapshots ? { snapshots: dispatcherSnapshots } : {}),
       log: (line) => this.logger.debug(`dispatcher: ${line}`),
       metrics: this.metrics,
+      secrets: () => openSecretVault(this.log, this.config.dataDir),
     });
     const { port: dispatcherPort } = await this.dispatcher.start();
     await this.dispatcher.runner?.untilActive();

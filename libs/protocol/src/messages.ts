@@ -97,11 +97,13 @@ export interface AssignmentChangeMessage {
   assignment: AssignmentMessage;
 }
 
-/** A config a task on the node uses, with its bytes. */
+/** A config or a secret a task on the node uses, with its bytes. */
 export interface AssignedConfigMessage {
   id: string;
   name: string;
   data: Buffer;
+  /** A secret (container.secrets names it), not a config. */
+  secret?: boolean;
 }
 
 export interface ConfigChangeMessage {

@@ -114,6 +114,21 @@ describe('dispatcher: the configs a node is sent', () => {
     expect(trackers.n1.configsSent().size).toBe(0);
   });
 
+  it('sends a secret sealed, as the view holds it, with the first task that uses it, and removes it after the last', () => {
+    const { h, next } = twoNodes();
+    const sealed = Buffer.alloc(40, 9).toString('base64');
+    h.happen('SecretCreated', { id: 'x1', spec: { name: 'db-password' }, data: { sealed } });
+    const secrets = [{ secretId: 'x1', secretName: 'db-password', file: { name: 'db-password', uid: '0', gid: '0', mode: 0o400 } }];
+    const spec = serviceSpec('db', { kind: 'replicated', replicas: 1 }, { task: { container: { image: 'postgres:16', secrets } } });
+    h.happen('TasksCreated', { tasks: [newTask('t1', 's1', spec, { slot: 1 })] });
+    h.happen('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] });
+    h.happen('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'test' }] });
+    expect(next('n1').configs).toEqual([{ action: 'update', config: { id: 'x1', name: 'db-password', data: sealed, secret: true } }]);
+    expect(next('n2').configs).toEqual([]);
+    removeTask(h, 'n1', 't1');
+    expect(next('n1').configs).toEqual([{ action: 'remove', configId: 'x1' }]);
+  });
+
   it('a task replaced by one that uses the same config, in one batch, leaves the config on the node', () => {
     const { h, next } = twoNodes();
     h.apply(assigned('old', 'n1', 1, ['cfg1']));

@@ -1,7 +1,8 @@
 /**
- * The configs one assignments stream has sent its node, as SwarmKit's assignment set
- * keeps a node's secrets and configs: a config goes to the node in the same message as the
- * first task sent that uses it, and is removed with the last such task. A config the view
+ * The configs and secrets one assignments stream has sent its node, as SwarmKit's
+ * assignment set keeps them: a config (or secret) goes to the node in the same message as
+ * the first task sent that uses it, and is removed with the last such task. Secrets go
+ * as the view holds them, sealed: the dispatcher opens them as it writes the message. A config the view
  * does not have (removed while tasks of an older spec still use it) is not sent: the agent
  * rejects a task it has not got the configs of. A config's data never changes (only its
  * labels may), so one that was sent is never sent again while the node keeps it.
@@ -12,23 +13,35 @@
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
 
-/** A config as a node is sent it: its name and its bytes (base64, as the view holds them). */
+/** A config as a node is sent it: its name and its bytes (base64, as the view holds them); a secret's bytes sealed. */
 export interface AssignedConfig {
   readonly id: string;
   readonly name: string;
   readonly data: string;
+  /** A secret: `data` is its sealed bytes, to be opened before they leave the dispatcher. */
+  readonly secret?: true;
 }
 
 export type ConfigChange = { readonly action: 'update'; readonly config: AssignedConfig } | { readonly action: 'remove'; readonly configId: string };
 
 const NONE: readonly string[] = [];
 
-/** The config ids a task's spec uses, each once. */
+/** The config and secret ids a task's spec uses, each once. */
 export const configIdsOf = (task: Task): readonly string[] => {
-  const refs = task.spec.container.configs;
-  if (refs === undefined || refs.length === 0) return NONE;
-  if (refs.length === 1) return [refs[0]!.configId];
-  return [...new Set(refs.map((ref) => ref.configId))];
+  const { configs, secrets } = task.spec.container;
+  if (secrets === undefined || secrets.length === 0) {
+    if (configs === undefined || configs.length === 0) return NONE;
+    if (configs.length === 1) return [configs[0]!.configId];
+  }
+  return [...new Set([...(configs ?? []).map((ref) => ref.configId), ...(secrets ?? []).map((ref) => ref.secretId)])];
+};
+
+/** What the node is sent of config or secret `id`, or undefined when the view has neither. */
+const assignedOf = (state: ClusterState, id: string): AssignedConfig | undefined => {
+  const config = state.configs.get(id);
+  if (config) return { id, name: config.spec.name, data: config.spec.data };
+  const secret = state.secrets.get(id);
+  return secret ? { id, name: secret.spec.name, data: secret.data.sealed, secret: true } : undefined;
 };
 
 export class NodeConfigs {
@@ -55,11 +68,11 @@ export class NodeConfigs {
         held.push(id);
         continue;
       }
-      const config = state.configs.get(id);
+      const config = assignedOf(state, id);
       if (!config) continue;
       this.holders.set(id, 1);
       held.push(id);
-      out.push({ action: 'update', config: { id, name: config.spec.name, data: config.spec.data } });
+      out.push({ action: 'update', config });
     }
     if (held.length > 0) this.heldBy.set(task.id, held);
   }
