@@ -11,7 +11,8 @@
  * There is no container filesystem: each task gets a root directory of its own instead
  * (task-root.ts) — `<state-dir>/tasks/<task id>` when the agent has a state dir, else one
  * under a directory of the agent's own in the system's temp dir — and finds its path in
- * `SHOAL_TASK_ROOT`. Prepare writes the task's configs there, each at its target under the
+ * `SHOAL_TASK_ROOT`. Prepare writes the task's configs (and secrets: a relative target under
+ * /run/secrets, the root then on tmpfs, task-root.ts) there, each at its target under the
  * root (/etc/app.conf → `$SHOAL_TASK_ROOT/etc/app.conf`; a relative target counts from "/";
  * one that climbs out with `..` rejects the task) with the reference's mode. An agent
  * running as root gives each file the reference's uid and gid (names resolved as the
@@ -122,7 +123,7 @@ class ExecController implements TaskController {
     // Read only when a name may need resolving: a task's user, or the owner of a file root gives away.
     const accounts = user || (asRoot && this.task.configs.length > 0) ? await readAccounts() : { passwd: '', group: '' };
     if (user) this.identity = resolveTaskUser(user, accounts);
-    this.root = await this.roots.make(this.task.id);
+    this.root = await this.roots.make(this.task.id, { inMemory: this.task.configs.some((config) => config.secret) });
     const ownerOf = (config: TaskConfig): FileOwner | undefined => (asRoot ? resolveFileOwner(config.reference.file, accounts) : undefined);
     await writeConfigs(this.root, this.task.configs, ownerOf);
   }

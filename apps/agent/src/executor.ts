@@ -6,10 +6,12 @@
 import type { AssignedNetwork, ConfigReference, PortConfig, TaskSpec } from '@shoal/contracts';
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 
-/** A config a task uses: where the task finds it (`reference.file`) and the bytes the node was sent. */
+/** A config (or secret) a task uses: where the task finds it (`reference.file`) and the bytes the node was sent. */
 export interface TaskConfig {
   readonly reference: ConfigReference;
   readonly data: Buffer;
+  /** A secret: its file is kept in memory only (never on the node's disk). */
+  readonly secret?: true;
 }
 
 /** A task as the dispatcher assigned it, its spec decoded and the configs it names resolved. */
@@ -19,7 +21,7 @@ export interface AssignedTask {
   readonly serviceName: string;
   readonly slot: number;
   readonly spec: TaskSpec;
-  /** One per reference in `spec.container.configs`, in its order. */
+  /** One per reference in `spec.container.configs`, in its order, then one per secret in `spec.container.secrets`. */
   readonly configs: readonly TaskConfig[];
   /** The ports the allocator published for the task's service (an executor that can publishes them on the node). */
   readonly ports?: readonly PortConfig[];

@@ -9,8 +9,12 @@
  * system's temp dir, made when the first task needs it. A root goes when the node forgets
  * its task, every root the agent made when it stops, and those a crashed agent left in its
  * state dir when it starts again (`removeLeftovers`).
+ *
+ * A task given secrets gets its root in memory instead (`<memory dir>/<task id>`, on
+ * /dev/shm by default), so no secret is ever written to the node's disk; a root there
+ * that a crashed agent left goes with the next reboot at the latest.
  */
-import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TaskConfig } from './executor';
@@ -54,16 +58,24 @@ export const writeConfigs = async (root: string, configs: readonly TaskConfig[],
 /** A task id as a name in the state dir (its root, its log file): Shoal's ids are letters and digits; anything else is kept out of the path. */
 export const taskPathName = (taskId: string): string => taskId.replace(/[^A-Za-z0-9_-]/g, '_');
 
+/** Where roots that must stay in memory go by default. */
+export const DEFAULT_MEMORY_ROOTS = '/dev/shm/shoal-task-roots';
+const TMPFS_MAGIC = 0x01021994;
+const RAMFS_MAGIC = 0x858458f6;
+
 export class TaskRoots {
   private dir: Promise<string> | undefined;
   private readonly made = new Set<string>();
 
-  /** `dir`: where roots go; none, a directory of its own under the system's temp dir. */
-  constructor(private readonly given?: string) {}
+  /** `dir`: where roots go; none, a directory of its own under the system's temp dir. `memoryDir`: where roots kept in memory go. */
+  constructor(
+    private readonly given?: string,
+    private readonly memoryDir: string = DEFAULT_MEMORY_ROOTS,
+  ) {}
 
-  /** Makes the task's root, empty: its path. */
-  async make(taskId: string): Promise<string> {
-    const root = join(await this.parent(), taskPathName(taskId));
+  /** Makes the task's root, empty: its path. `inMemory`: on tmpfs (a task with secrets), refused where there is none. */
+  async make(taskId: string, options: { readonly inMemory?: boolean } = {}): Promise<string> {
+    const root = join(options.inMemory ? await this.memoryParent() : await this.parent(), taskPathName(taskId));
     this.made.add(root);
     await rm(root, { recursive: true, force: true });
     await mkdir(root, { mode: 0o755 });
@@ -96,6 +108,16 @@ export class TaskRoots {
     const roots = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
     await Promise.all(roots.map((name) => rm(join(this.given!, name), { recursive: true, force: true })));
     return roots;
+  }
+
+  /** The directory in-memory roots go in: made if need be, refused unless on tmpfs (or ramfs). */
+  private async memoryParent(): Promise<string> {
+    await mkdir(this.memoryDir, { recursive: true, mode: 0o711 });
+    const { type } = await statfs(this.memoryDir);
+    if (type !== TMPFS_MAGIC && type !== RAMFS_MAGIC) {
+      throw new Error(`a task with secrets keeps its files in memory, and ${this.memoryDir} is not on tmpfs: the exec executor will not write secrets to disk`);
+    }
+    return this.memoryDir;
   }
 
   /**

@@ -41,4 +41,23 @@ describe('task roots', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('keeps the root of a task with secrets in memory, and refuses a memory dir that is not on tmpfs', async () => {
+    const disk = mkdtempSync(join(tmpdir(), 'shoal-roots-spec-'));
+    const memory = mkdtempSync('/dev/shm/shoal-roots-spec-');
+    try {
+      const roots = new TaskRoots(join(disk, 'tasks'), memory);
+      expect(await roots.make('plain')).toBe(join(disk, 'tasks', 'plain'));
+      const secretive = await roots.make('secretive', { inMemory: true });
+      expect(secretive).toBe(join(memory, 'secretive'));
+      await roots.close();
+      expect(existsSync(secretive)).toBe(false);
+      await expect(new TaskRoots(join(disk, 'tasks'), join(disk, 'not-memory')).make('t', { inMemory: true })).rejects.toThrow(
+        `a task with secrets keeps its files in memory, and ${join(disk, 'not-memory')} is not on tmpfs: the exec executor will not write secrets to disk`,
+      );
+    } finally {
+      rmSync(disk, { recursive: true, force: true });
+      rmSync(memory, { recursive: true, force: true });
+    }
+  });
 });

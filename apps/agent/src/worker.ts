@@ -14,8 +14,11 @@
  * them, and are kept the same way (COMPLETE: the whole set; INCREMENTAL: UPDATE keeps one,
  * REMOVE forgets it). A task is given its configs as it is taken on; one whose spec names
  * a config the node has not got is REJECTED ("config … not found"), as SwarmKit fails it.
+ * Secrets come and go the same way, their bytes opened by the dispatcher and kept in memory
+ * only; a task's secrets are given to it as configs marked secret, each at its target
+ * (a relative one under /run/secrets, as Docker's).
  */
-import { TaskState, isTerminal } from '@shoal/contracts';
+import { SECRETS_DIR, TaskState, isTerminal } from '@shoal/contracts';
 import type { AssignedNetwork, PortConfig, TaskSpec } from '@shoal/contracts';
 import type { AssignmentMessage, AssignmentsMessage, ConfigChangeMessage, LogSelectorMessage } from '@shoal/protocol';
 import type { AssignedTask, Executor, TaskConfig } from './executor';
@@ -37,6 +40,8 @@ interface HeldTask {
 export interface HeldConfig {
   readonly name: string;
   readonly data: Buffer;
+  /** A secret, not a config. */
+  readonly secret?: boolean;
 }
 
 /** A task the worker holds, with its output. */
@@ -92,6 +97,20 @@ const resolveConfigs = (spec: TaskSpec, configOf: (id: string) => HeldConfig | u
   });
 };
 
+/** Where a secret's file goes in the task: its target, a relative one under /run/secrets. */
+export const secretTarget = (name: string): string => (name.startsWith('/') ? name : `${SECRETS_DIR}/${name}`);
+
+/** The secrets a task's spec names, as configs marked secret; an error naming the first the node has not got. */
+const resolveSecrets = (spec: TaskSpec, configOf: (id: string) => HeldConfig | undefined): TaskConfig[] => {
+  const references = spec.container.secrets ?? [];
+  if (!Array.isArray(references)) throw new Error("the task's spec has a secrets field that is not a list");
+  return references.map(({ secretId, secretName, file }) => {
+    const secret = configOf(secretId);
+    if (!secret?.secret) throw new Error(`secret ${secretName} (${secretId}) not found: the node was not sent it`);
+    return { reference: { configId: secretId, configName: secretName, file: { ...file, name: secretTarget(file.name) } }, data: secret.data, secret: true };
+  });
+};
+
 /** A list the assignment carries as JSON (empty: none), named `what` in its errors. */
 const decodeList = <T>(json: string | undefined, what: string): T[] | undefined => {
   if (!json) return undefined;
@@ -115,7 +134,7 @@ export const decodeAssignment = (assignment: AssignmentMessage, configOf: (id: s
   const container = (spec as { container?: unknown } | null)?.container;
   if (typeof container !== 'object' || container === null) throw new Error("the task's spec has no container");
   const taskSpec = spec as TaskSpec;
-  const configs = resolveConfigs(taskSpec, configOf);
+  const configs = [...resolveConfigs(taskSpec, configOf), ...resolveSecrets(taskSpec, configOf)];
   const ports = decodeList<PortConfig>(assignment.portsJson, 'published ports');
   const networks = decodeList<AssignedNetwork>(assignment.networksJson, 'networks');
   return {
@@ -264,7 +283,7 @@ export class Worker {
     if (type === 'COMPLETE') this.configs.clear();
     for (const { action, config } of changes) {
       if (action === 'REMOVE') this.configs.delete(config.id);
-      else this.configs.set(config.id, { name: config.name, data: config.data });
+      else this.configs.set(config.id, { name: config.name, data: config.data, ...(config.secret ? { secret: true } : {}) });
     }
   }
 }

@@ -5,7 +5,7 @@ import { TaskState } from '@shoal/contracts';
 import { nodeDescription } from './node-description';
 import { SimulatedExecutor } from './simulated-executor';
 import { StatusRecorder } from './testing/task-fixtures';
-import { addConfig, assignment, assignmentOf, complete, configReference, incremental, remove, removeConfig, update, withConfigs } from './testing/assignments';
+import { addConfig, addSecret, assignment, assignmentOf, complete, configReference, incremental, remove, removeConfig, update, withConfigs } from './testing/assignments';
 import type { AssignedTask, Executor, TaskController, TaskOutput } from './executor';
 import { TaskLogFiles, decodeEntries, encodeEntry } from './task-log-file';
 import { TimerWheel } from './timers';
@@ -207,6 +207,24 @@ describe('the worker', () => {
       worker.apply(withConfigs(complete(reader('lacking', 'cfg1', 'missing')), addConfig('cfg1', 'x')));
       expect(recorder.statuses).toEqual([expect.objectContaining({ taskId: 'lacking', state: TaskState.REJECTED })]);
       expect(rejection(recorder, 'lacking')).toBe('config missing-name (missing) not found: the node was not sent it');
+    });
+
+    it('gives a task its secrets as in-memory files at their targets, a relative one under /run/secrets; one it was not sent, or sent as a config, rejects the task', async () => {
+      const recorder = new StatusRecorder();
+      const { given, executor: recordingExecutor } = recording();
+      const worker = new Worker(recordingExecutor, recorder.sink);
+      const secret = (secretId: string, target: string) => ({ secretId, secretName: `${secretId}-name`, file: { name: target, uid: '0', gid: '0', mode: 0o400 } });
+      const user = (taskId: string, ...secrets: ReturnType<typeof secret>[]) => update(assignmentOf(taskId, { configs: [configReference('cfg1')], secrets }));
+      worker.apply(withConfigs(complete(user('db', secret('pw', 'db-password'), secret('tls', '/etc/tls/key.pem'))), addConfig('cfg1', 'port=5432\n'), addSecret('pw', 'hunter2'), addSecret('tls', 'KEY')));
+      expect(given[0]!.configs.map((config) => [config.reference.file.name, config.data.toString(), config.secret ?? false])).toEqual([
+        ['/etc/cfg1.conf', 'port=5432\n', false],
+        ['/run/secrets/db-password', 'hunter2', true],
+        ['/etc/tls/key.pem', 'KEY', true],
+      ]);
+      worker.apply(withConfigs(incremental(user('lacking', secret('gone', 'x'))), addConfig('gone', 'a config, not the secret')));
+      expect(rejection(recorder, 'lacking')).toBe('secret gone-name (gone) not found: the node was not sent it');
+      await recorder.waitForState('db', TaskState.RUNNING);
+      await worker.stopAll();
     });
 
     it('forgets a config on REMOVE, and those a COMPLETE set leaves out; a task already given one keeps running', async () => {

@@ -32,6 +32,8 @@ export const incremental = (...changes: AssignmentChangeMessage[]): AssignmentsM
 
 /** A config sent to the node (named `<id>-name`), or its removal. */
 export const addConfig = (id: string, data: string): ConfigChangeMessage => ({ action: 'UPDATE', config: { id, name: `${id}-name`, data: Buffer.from(data) } });
+/** A secret as the dispatcher sends it: opened, marked secret. */
+export const addSecret = (id: string, data: string): ConfigChangeMessage => ({ action: 'UPDATE', config: { id, name: `${id}-name`, data: Buffer.from(data), secret: true } });
 export const removeConfig = (id: string): ConfigChangeMessage => ({ action: 'REMOVE', config: { id, name: '', data: Buffer.alloc(0) } });
 
 /** `message` carrying these config changes too. */
