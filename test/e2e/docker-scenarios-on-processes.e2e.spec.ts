@@ -8,6 +8,7 @@
  * no service behind, and the swarm and node stories, which drain and remove nodes, go last.
  */
 import { dockerConfigScenarios } from './scenarios/docker-configs.scenarios';
+import { dockerSecretScenarios } from './scenarios/docker-secrets.scenarios';
 import { dockerEventScenarios } from './scenarios/docker-events.scenarios';
 import { dockerNetworkScenarios } from './scenarios/docker-networks.scenarios';
 import { dockerServiceScenarios } from './scenarios/docker-services.scenarios';
@@ -19,6 +20,7 @@ describe('the docker CLI scenarios against Shoal as separate processes on Kafka'
   describe('docker service', () => dockerServiceScenarios(system));
   describe('docker network', () => dockerNetworkScenarios(system));
   describe('docker config', () => dockerConfigScenarios(system));
+  describe('docker secret', () => dockerSecretScenarios(system));
   describe('docker events', () => dockerEventScenarios(system));
   describe('docker swarm and docker node', () => dockerSwarmNodeScenarios(system));
 });

@@ -1,7 +1,8 @@
 /**
  * Secrets ↔ Docker's shapes: a SecretSpec to create becomes Shoal's name, labels and bytes
  * (or a 400 naming the field), an update's SecretSpec is checked against the secret (only
- * the labels may change, and Data may not be sent, as SwarmKit), and a Secret becomes
+ * the labels may change: Data, when sent, must be the secret's own bytes, as SwarmKit
+ * checks — what `docker stack deploy` sends for a secret that exists), and a Secret becomes
  * Docker's Secret object — never with its data.
  */
 import { MAX_SECRET_BYTES } from '@shoal/contracts';
@@ -49,12 +50,19 @@ export const fromDockerSecretCreate = (body: DockerSecretBody): { spec: SecretSp
   return { spec: { name: body.Name!, ...labelsOf(body.Labels) }, data };
 };
 
-/** A secret update: the whole spec without data, of which only the labels may differ. */
-export const fromDockerSecretUpdate = (body: DockerSecretBody, secret: Secret): SecretSpec => {
+/**
+ * A secret update: the whole spec, of which only the labels may differ. `sameData` says
+ * whether data sent is the secret's own (it opens the sealed bytes to compare).
+ */
+export const fromDockerSecretUpdate = async (body: DockerSecretBody, secret: Secret, sameData: (data: Buffer) => Promise<boolean>): Promise<SecretSpec> => {
   refuseDrivers(body);
   const { name } = secret.spec;
   if (body.Name !== name) throw new SpecError('Name', `${ONLY_LABELS}: secret ${name} cannot be renamed to ${body.Name}`);
-  if (body.Data !== undefined) throw new SpecError('Data', `${ONLY_LABELS}: the data of secret ${name} cannot change (create a new secret and point the service at it)`);
+  if (body.Data !== undefined) {
+    const data = Buffer.from(body.Data, 'base64');
+    const same = await sameData(data).finally(() => data.fill(0));
+    if (!same) throw new SpecError('Data', `${ONLY_LABELS}: the data of secret ${name} cannot change (create a new secret and point the service at it)`);
+  }
   return { name, ...labelsOf(body.Labels) };
 };
 

@@ -4,6 +4,7 @@
  * secret). A secret is sealed with a data key of its own before it is written
  * (ApiSecretVault), and its data key is destroyed once its removal is applied.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Logger, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { admitSecretSpec } from '@shoal/domain';
@@ -68,14 +69,21 @@ export class SecretsController {
 
   @Post(':id/update')
   @HttpCode(200)
-  @ApiOperation({ summary: "Update a secret's labels; `version` must be its Version.Index", description: 'The body is the SecretSpec without Data: its name may not change.' })
+  @ApiOperation({ summary: "Update a secret's labels; `version` must be its Version.Index", description: 'The body is the whole SecretSpec: its name may not change, and Data, if sent, must be the bytes it holds.' })
   @ApiBody({ schema: openApiSchema(SECRET_SPEC) })
   @ApiQuery({ name: 'version', required: true })
   async update(@Param('id') ref: string, @Body() body: unknown, @Query('version') rawVersion?: string): Promise<void> {
     this.intents.cluster();
     const version = queryVersion(rawVersion);
     const secret = findSecret(this.intents.state, ref);
-    const spec = fromDockerSecretUpdate(goDecodeAs<DockerSecretBody>(SECRET_SPEC, body), secret);
+    const spec = await fromDockerSecretUpdate(goDecodeAs<DockerSecretBody>(SECRET_SPEC, body), secret, async (data) => {
+      const own = await (await this.vaults.vault()).open(secret.id, secret.data.sealed);
+      try {
+        return own.length === data.length && timingSafeEqual(own, data);
+      } finally {
+        own.fill(0);
+      }
+    });
     await this.intents.submit('SecretUpdated', { id: secret.id, spec }, { secretVersions: { [secret.id]: version } });
   }
 

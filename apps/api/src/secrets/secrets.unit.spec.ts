@@ -99,15 +99,16 @@ describe("Docker's /secrets", () => {
       expect(body.Spec.Labels).toEqual({ tier: 'db', rotated: 'no' });
     });
 
-    it('refuses data in an update, a new name, and a stale version, as SwarmKit', async () => {
-      expect(await writesNothing(() => call('POST', '/secrets/db-password/update?version=2', { Name: 'db-password', Data: base64(PASSWORD) }))).toEqual({
+    it('takes the same data in an update (what docker stack deploy sends), and refuses other data, a new name and a stale version, as SwarmKit', async () => {
+      expect((await call('POST', '/secrets/db-password/update?version=2', { Name: 'db-password', Labels: { tier: 'db', rotated: 'no' }, Data: base64(PASSWORD) })).status).toBe(200);
+      expect(await writesNothing(() => call('POST', '/secrets/db-password/update?version=3', { Name: 'db-password', Data: base64('another password') }))).toEqual({
         status: 400,
         body: { message: 'invalid Data: only updates to Labels are allowed: the data of secret db-password cannot change (create a new secret and point the service at it)' },
       });
-      expect((await call('POST', '/secrets/db-password/update?version=2', { Name: 'renamed' })).status).toBe(400);
+      expect((await call('POST', '/secrets/db-password/update?version=3', { Name: 'renamed' })).status).toBe(400);
       expect(await call('POST', '/secrets/db-password/update?version=1', { Name: 'db-password' })).toEqual({
         status: 409,
-        body: { message: `update out of sequence: secret ${idOf('db-password')} is at version 2, not 1` },
+        body: { message: `update out of sequence: secret ${idOf('db-password')} is at version 3, not 1` },
       });
     });
   });
@@ -163,6 +164,7 @@ describe("Docker's /secrets", () => {
       const story = await call<AuditPage>('GET', `/shoal/v1/audit/events?entity=${created.data.id}`);
       expect(story.body.records.map((r) => `${r.type} ${r.verdict.status}`)).toEqual([
         'SecretCreated applied',
+        'SecretUpdated applied',
         'SecretUpdated applied',
         'SecretUpdated rejected',
         'ServiceCreated applied',
