@@ -112,14 +112,24 @@ describe('real containers: two docker agents under Shoal as separate processes o
     expect((await engine.call<{ Config: { Env: string[] } }>('GET', `/containers/${rolledBack!.Id}/json`)).Config.Env).toContain('COLOR=red');
   });
 
-  it('a config is a file in the container, served on a published host port that answers', async () => {
+  it('a config and secrets are files in the container (the secrets in memory), served on a published host port that answers', async () => {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'shoal-e2e-config-'));
     writeFileSync(join(dir, 'index.html'), '<h1>from a shoal config</h1>\n');
+    writeFileSync(join(dir, 'token'), 'the-secret-token\n');
     await ok('config', 'create', 'index', join(dir, 'index.html'));
+    await ok('secret', 'create', 'web-token', join(dir, 'token'));
     rmSync(dir, { recursive: true, force: true });
-    await ok('service', 'create', '-d', '--name', 'web', '--stop-grace-period', '1s', '--config', 'src=index,target=/www/index.html', '-p', `mode=host,published=${port},target=80`, BUSYBOX, 'httpd', '-f', '-v', '-p', '80', '-h', '/www');
+    await ok(
+      'service', 'create', '-d', '--name', 'web', '--stop-grace-period', '1s', '--config', 'src=index,target=/www/index.html',
+      '--secret', 'src=web-token,target=/www/token.txt', '--secret', 'web-token', '-p', `mode=host,published=${port},target=80`, BUSYBOX, 'httpd', '-f', '-v', '-p', '80', '-h', '/www',
+    );
     expect(await until('the port answers', () => httpGet(port).catch(() => undefined))).toBe('<h1>from a shoal config</h1>\n');
+    expect(await httpGet(port, '/token.txt')).toBe('the-secret-token\n');
+    // The secret named without a target is at /run/secrets/<name>, bound read-only from tmpfs, as Docker's.
+    const [web] = await containersOf('web', 'running');
+    const mounts = (await engine.call<{ Mounts: { Source: string; Destination: string; RW: boolean }[] }>('GET', `/containers/${web!.Id}/json`)).Mounts;
+    expect(mounts.find((mount) => mount.Destination === '/run/secrets/web-token')).toMatchObject({ Source: expect.stringMatching(/^\/dev\/shm\//), RW: false });
     // httpd says it on stderr, which `docker service logs` prints on its own stderr.
     await until('the request is in the service’s logs', async () => ((await cluster.docker(['service', 'logs', 'web'])).stderr.includes('response:200') ? true : undefined));
   });

@@ -27,9 +27,9 @@ export { testEngine };
 export const freePort = async (): Promise<number> => (await freePorts(1))[0]!;
 
 /** The body of `GET /` on 127.0.0.1:`port`. */
-export const httpGet = (port: number): Promise<string> =>
+export const httpGet = (port: number, path = '/'): Promise<string> =>
   new Promise((resolve, reject) => {
-    get({ host: '127.0.0.1', port, path: '/' }, (response) => {
+    get({ host: '127.0.0.1', port, path }, (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString()));
       response.once('end', () => resolve(body));
