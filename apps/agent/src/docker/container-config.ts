@@ -141,7 +141,7 @@ const taskNetworks = (task: ContainerTask, nodeId: string): { create: Record<str
 /** Fields of each object the mapping honours; any other that is set is refused by name. */
 const TASK_FIELDS = new Set(['container', 'resources', 'restartPolicy', 'placement', 'networks', 'forceUpdate', 'logDriver']);
 const CONTAINER_FIELDS = new Set([
-  'image', 'command', 'args', 'env', 'labels', 'dir', 'user', 'hostname', 'stopGracePeriodMs', 'configs', 'groups', 'stopSignal',
+  'image', 'command', 'args', 'env', 'labels', 'dir', 'user', 'hostname', 'stopGracePeriodMs', 'configs', 'secrets', 'groups', 'stopSignal',
   'healthcheck', 'init', 'tty', 'openStdin', 'readOnly', 'capabilityAdd', 'capabilityDrop', 'sysctls', 'ulimits', 'dnsConfig', 'hosts', 'mounts',
 ]);
 const LIMIT_FIELDS = new Set(['nanoCpus', 'memoryBytes', 'pids', 'generic']);

@@ -127,7 +127,14 @@ describe('containerConfig', () => {
       throw new Error('not refused');
     };
     expect(refused(task({ container: { privileges: { noNewPrivileges: true } } as never }))).toBe('container.privileges');
-    expect(refused(task({ container: { secrets: [{ secretId: 's' }] } as never }))).toBe('container.secrets');
+    // Secrets are honoured: their files come in as the task's config files (bound from tmpfs), like configs.
+    const secrets = [{ secretId: 's', secretName: 's', file: { name: '/run/secrets/s', uid: '0', gid: '0', mode: 0o400 } }];
+    expect(containerConfig({ task: task({ container: { secrets } }), nodeId: 'node1', configFiles: [{ hostPath: '/dev/shm/t/0', target: '/run/secrets/s' }] }).body.HostConfig).toMatchObject({ Mounts: [{
+      Type: 'bind',
+      Source: '/dev/shm/t/0',
+      Target: '/run/secrets/s',
+      ReadOnly: true,
+    }] });
     // Networks in the spec, and no addresses for them in the assignment (a dispatcher from before them).
     expect(refused(task({ networks: [{ target: 'backend' }] }))).toBe('task.networks');
     expect(refused(task({ resources: { reservations: { pids: 5 } } }))).toBe('resources.reservations.pids');
