@@ -1,5 +1,6 @@
-/** The auditor's inputs to a proof, as the CLI takes them: the trusted key and the expected end. */
+/** The auditor's inputs to a proof, as the CLI takes them: the trusted key, the expected end, the threads to check it on. */
 import { readFileSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
 import { readPublicKey } from '@shoal/runtime';
 import type { ExpectedPoint, ProveOptions } from '@shoal/runtime';
 
@@ -8,7 +9,15 @@ export interface ProofFlags {
   readonly key?: string;
   /** "<offset>:<chain hash>", or a file with a previous `shoal audit verify --json` report. */
   readonly expect?: string;
+  /** Threads that check the log by segments between checkpoints (1: this thread alone). */
+  readonly workers?: number;
 }
+
+/** --workers: a whole number from 1. */
+export const parseWorkers = (value: string): number => {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('expected a whole number from 1, e.g. --workers 4 (1: one thread)');
+  return Number(value);
+};
 
 const point = (value: unknown): ExpectedPoint | undefined => {
   const p = value as Partial<ExpectedPoint> | undefined;
@@ -40,4 +49,5 @@ export const parseExpect = (value: string): ExpectedPoint => {
 export const proveOptions = (flags: ProofFlags): ProveOptions => ({
   ...(flags.key ? { trustedKey: readPublicKey(flags.key) } : {}),
   ...(flags.expect ? { expect: parseExpect(flags.expect) } : {}),
+  ...(flags.workers ? { workers: flags.workers } : {}),
 });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { latestSnapshots } from '@shoal/eventlog';
 import { haltMessage, proveLog, verifyLog } from '@shoal/runtime';
@@ -24,7 +25,8 @@ export const proofLines = (proof: ProofReport): string[] => [
 
 export const auditVerify = (options: { snapshots?: string; json?: boolean } & ProofFlags): Promise<number> =>
   withLog(async (log) => {
-    const prove = proveOptions(options);
+    // Every core checks the log's segments unless told otherwise; the replays below stay on this one.
+    const prove = proveOptions({ ...options, workers: options.workers ?? availableParallelism() });
     const dir = options.snapshots ?? join(process.env.SHOAL_DATA_DIR ?? '.shoal', 'snapshots');
     // On a terminal, each pass over the log as it goes (stderr only: stdout stays the result).
     const progress = progressReporter(process.stderr);

@@ -2,7 +2,7 @@
  * shoal — the command line.
  *   shoal run <component>                        one component as its own process
  *   shoal audit replay [--to OFFSET] [--json]   the state and its hash at an offset
- *   shoal audit verify [--key PEM] [--expect P] [--json]  the signed checkpoints hold; replays agree?
+ *   shoal audit verify [--key PEM] [--expect P] [--workers N] [--json]  the signed checkpoints hold; replays agree?
  *   shoal audit report [--from T1] [--to T2] [--format json|html]  who changed what, refusals, nodes, failures, proof
  *   shoal audit keygen <file>                    a new Ed25519 key for the audit checkpoints
  *   shoal agent --join-token T --dispatcher H:P  a node agent on this host (or --simulate N nodes)
@@ -13,6 +13,7 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import { auditReplay } from './audit-replay';
 import { auditVerify } from './audit-verify';
+import { parseWorkers } from './audit-proof-options';
 import { auditReportCommand } from './audit-report';
 import { auditKeygen } from './audit-keygen';
 import { agentCommand } from '../../agent/src/agent-command';
@@ -61,8 +62,9 @@ export const cli = (): Command => {
     .option('--key <pem>', "the operator's checkpoint key (PEM, either half); default: the first checkpoint's, trusted on first use")
     .option('--expect <point>', "the chain a previous verify reported, as <offset>:<chain hash> or its --json file: a log cut short of it fails")
     .option('--snapshots <dir>', 'where component snapshots are kept (default: $SHOAL_DATA_DIR/snapshots)')
+    .option('--workers <n>', 'threads that check the log by segments between checkpoints (default: one a core; 1: this thread alone)', parseWorkers)
     .option('--json', 'print the report as JSON')
-    .action(async (options: { snapshots?: string; json?: boolean; key?: string; expect?: string }) => {
+    .action(async (options: { snapshots?: string; json?: boolean; key?: string; expect?: string; workers?: number }) => {
       process.exitCode = await auditVerify(options);
     });
   audit

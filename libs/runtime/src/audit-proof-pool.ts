@@ -9,7 +9,6 @@
  * compiled build (`npm run build`: dist/libs/runtime/src) the resolver of @shoal/* the
  * build writes beside apps/ and libs/ (dist/resolve-libs.js). Both sit three folders up.
  */
-import { availableParallelism } from 'node:os';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Segment, SegmentCheck } from './audit-proof-segment';
@@ -17,9 +16,6 @@ import type { Segment, SegmentCheck } from './audit-proof-segment';
 const FROM_SOURCES = extname(__filename) === '.ts';
 const ENTRY = join(__dirname, `audit-proof-worker${extname(__filename)}`);
 const LOADER = join(__dirname, '..', '..', '..', FROM_SOURCES ? join('bin', 'register.js') : 'resolve-libs.js');
-
-/** Workers when none are asked for: one a core. */
-export const defaultProofWorkers = (): number => availableParallelism();
 
 interface Waiting {
   resolve(check: SegmentCheck): void;
