@@ -33,6 +33,15 @@ describe('infra/docker', () => {
     for (const name of [...dockerfile.matchAll(/\b(SHOAL_[A-Z_]+)=/g)].map((m) => m[1]!)) expect({ name, read: code.includes(name) }).toEqual({ name, read: true });
   });
 
+  it('gives the API and the dispatcher one cluster key for secrets, on a volume only they mount', () => {
+    const service = (name: string): string => compose.split(/\n(?=  [a-z]+:\n)/).find((part) => part.startsWith(`  ${name}:\n`))!;
+    for (const name of ['api', 'dispatcher']) {
+      expect(service(name)).toContain('SHOAL_SECRETS_KEY_FILE: /var/lib/shoal/secrets/secrets.key');
+      expect(service(name)).toContain('- secrets-key:/var/lib/shoal/secrets');
+    }
+    expect([...compose.matchAll(/- secrets-key:/g)]).toHaveLength(2);
+  });
+
   it("gives the agent only flags it takes", () => {
     const agent = readFileSync(join(ROOT, 'apps', 'agent', 'src', 'agent-command.ts'), 'utf8');
     const line = compose.split('\n').find((l) => l.includes('dist/apps/agent/main.js'))!;
@@ -42,12 +51,12 @@ describe('infra/docker', () => {
   });
 
   it('keeps every component\'s snapshots on a volume the image lets its user write', () => {
-    // x-component (every component but the API) and the API mount the one volume there.
+    // x-component (every component but the API), the API and the dispatcher (which lists its volumes) mount the one volume there.
     const mounts = [...compose.matchAll(/^\s+- snapshots:(\S+)$/gm)].map((m) => m[1]);
-    expect(mounts).toEqual(['/var/lib/shoal/snapshots', '/var/lib/shoal/snapshots']);
+    expect(mounts).toEqual(['/var/lib/shoal/snapshots', '/var/lib/shoal/snapshots', '/var/lib/shoal/snapshots']);
     expect(compose).toMatch(/^x-component: &component\n(?: {2}.*\n)* {2}volumes:\n {4}- snapshots:\/var\/lib\/shoal\/snapshots$/m);
     expect(compose).toMatch(/^volumes:\n(?: {2}.*\n)* {2}snapshots:$/m);
-    expect(dockerfile).toMatch(/mkdir -p \/var\/lib\/shoal\/snapshots && chown -R node:node \/var\/lib\/shoal\nUSER node/);
+    expect(dockerfile).toMatch(/mkdir -p \/var\/lib\/shoal\/snapshots \/var\/lib\/shoal\/secrets && chown -R node:node \/var\/lib\/shoal\nUSER node/);
     // and the code keeps them where the volume is: <data dir>/snapshots/<component>
     expect(readFileSync(join(ROOT, 'libs', 'runtime', 'src', 'view-snapshots.ts'), 'utf8')).toContain("join(dataDir, 'snapshots', component)");
   });
