@@ -13,7 +13,7 @@ import type { CheckpointAt } from './audit-checkpointer';
 import { checkpointSignatureHolds } from './audit-keys';
 
 /** Records read at a time. */
-export const PROOF_CHUNK = 5_000;
+const PROOF_CHUNK = 5_000;
 
 /** A point of the chain the auditor holds: the chain hash through an offset. */
 export interface ExpectedPoint {
@@ -45,13 +45,14 @@ export interface ProofEvidence {
   points(wanted: ReadonlySet<number>): Promise<ProofPoints>;
 }
 
-/** Every record from `from` to `records`, a chunk at a time. */
-export const eachRecordOf = async (log: EventLog, records: number, from: number, visit: (record: LogRecord) => void): Promise<void> => {
+/** Every record from `from` to `records`, a chunk at a time; `between` is awaited after each chunk. */
+export const eachRecordOf = async (log: EventLog, records: number, from: number, visit: (record: LogRecord) => void, between?: () => Promise<void>): Promise<void> => {
   for (let position = from; position < records; ) {
     const batch = await log.read(position, { to: records, max: PROOF_CHUNK });
     if (batch.length === 0) break;
     for (const record of batch) visit(record);
     position = batch[batch.length - 1]!.offset + 1;
+    await between?.();
   }
 };
 

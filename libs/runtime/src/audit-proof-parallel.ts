@@ -21,7 +21,7 @@ import type { DigestAt } from '@shoal/domain';
 import type { EventLog, LogRecord } from '@shoal/eventlog';
 import { MAX_CHECKPOINT_RECORDS, checkpointIn } from './audit-checkpointer';
 import type { CheckpointAt } from './audit-checkpointer';
-import { PROOF_CHUNK, chainThrough } from './audit-proof-evidence';
+import { chainThrough, eachRecordOf } from './audit-proof-evidence';
 import type { ExpectedPoint, ProofEvidence, ProofPoint, ProofPoints } from './audit-proof-evidence';
 import { SegmentPool } from './audit-proof-pool';
 import type { SegmentCheck } from './audit-proof-segment';
@@ -69,22 +69,20 @@ export const readInParallel = async (log: EventLog, records: number, options: { 
     };
 
     let waited = 0;
-    for (let position = 0; position < records; ) {
-      const batch = await log.read(position, { to: records, max: PROOF_CHUNK });
-      if (batch.length === 0) break;
-      for (const record of batch) {
-        open.push(record);
-        const checkpoint = checkpointIn(record);
-        if (checkpoint) {
-          found.push(checkpoint);
-          if (checkpoint.data.through < record.offset) cut(checkpoint.data.through, checkpoint.data.chain);
-        }
-        if (record.offset === options.expect?.through) cut(record.offset, options.expect.chain);
-        if (open.length >= LONGEST) cut(record.offset, undefined);
+    const visit = (record: LogRecord): void => {
+      open.push(record);
+      const checkpoint = checkpointIn(record);
+      if (checkpoint) {
+        found.push(checkpoint);
+        if (checkpoint.data.through < record.offset) cut(checkpoint.data.through, checkpoint.data.chain);
       }
-      position = batch[batch.length - 1]!.offset + 1;
+      if (record.offset === options.expect?.through) cut(record.offset, options.expect.chain);
+      if (open.length >= LONGEST) cut(record.offset, undefined);
+    };
+    // The read waits while the workers are AHEAD segments each behind it.
+    await eachRecordOf(log, records, 0, visit, async () => {
       while (pool.pending > AHEAD * pool.size) await cuts[waited++]!.check;
-    }
+    });
     cut(Infinity, undefined, true);
     const checks = await Promise.all(cuts.map((segment) => segment.check));
     return evidenceOf(log, records, found, cuts, checks);
