@@ -2,6 +2,8 @@
  * npm run bench -- <name> [options] [--json] [--write]
  *   scheduler  SwarmKit's BenchmarkScheduler shapes, pure core and through the view; --runs (3), --quick
  *   replay     rebuild views from a log of --records (1,000,000) records; --runs (3)
+ *   verify     the audit proof and `shoal audit verify` on one thread and on --workers (one a core), a log of --records
+ *              (200,000) with a signed checkpoint every --every (5,000); --runs (3), --sources, --no-build
  *   memory     bytes per node and per task in each view at --nodes (5,000), --tasks (100,000); --runs (3)
  *   e2e        separate processes on Kafka: --nodes (5,000) simulated nodes, --services (100) × --replicas (1,000)
  *              created through the API to all RUNNING; --runs (1), --fleets (2), --sources, --no-build
@@ -11,6 +13,7 @@
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';
+import { verifyBench } from './verify.bench';
 import { schedulerBench } from './scheduler.bench';
 import { memoryBench } from './memory.bench';
 import { e2eBench } from './e2e.bench';
@@ -19,6 +22,7 @@ import { heartbeatsBench } from './heartbeats.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
+  verify: verifyBench,
   scheduler: schedulerBench,
   memory: memoryBench,
   e2e: e2eBench,
