@@ -55,6 +55,7 @@ interface ContainerInspect {
   readonly Config?: { readonly Tty?: boolean; readonly Labels?: Record<string, string> };
   readonly State: {
     readonly Status: string;
+    readonly Pid?: number;
     readonly ExitCode?: number;
     readonly Error?: string;
     readonly OOMKilled?: boolean;
@@ -335,7 +336,7 @@ class DockerController implements TaskController {
       }
     }
     if (this.exit) return;
-    await this.executor.vips.taskUp(this.task);
+    await this.executor.vips.taskUp(this.task, state.State.Pid);
     // It ended while its VIPs were being made: they answer it no longer.
     if (this.exit) await this.executor.vips.taskDown(this.task.id);
   }

@@ -2,7 +2,8 @@
  * The docker executor's Shoal networks on a real engine (SHOAL_TEST_ENGINE), on the host
  * the test runs on: an internal network reaches nothing beyond its bridge, an engine
  * network that differs is refused, a service's tasks answer its name on the engine's DNS,
- * and a service's virtual IP answers from its tasks on the node, then goes with them.
+ * and a service's virtual IP answers from its tasks on the node (a task's own too), then
+ * goes with them.
  */
 import { spawnSync } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
@@ -153,5 +154,14 @@ describe('DockerExecutor’s networks on a real engine', () => {
     await two.runner.remove();
     expect(host('iptables-save', ['-t', 'nat'])).not.toContain(nodeChain(docker.nodeId));
     expect(host('ip', ['-o', '-4', 'addr', 'show', 'dev', bridge])).not.toContain(`inet ${vip}/32`);
+  });
+
+  it('a task reaches its own service’s virtual IP when it is the one picked', async () => {
+    const net = shoalNetwork();
+    engineNetworks.push(net.engineName);
+    const vip = net.address(3);
+    // Its VIP answers once it is up: it asks until then (each try at most 2 s, 20 of them).
+    const script = `mkdir -p /www && echo self > /www/index.html && httpd -p 8080 -h /www && for i in $(seq 1 20); do timeout 2 wget -qO- http://${vip}:8080/ && break; sleep 0.2; done`;
+    expect(await completed(probe('solo', script, [net.at(30, 3)]))).toBe('self\n');
   });
 });

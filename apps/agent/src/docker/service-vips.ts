@@ -4,15 +4,17 @@
  * on that network's bridge. The host holds each VIP as an address on the bridge (so that
  * it answers the clients' ARP for it) and the nat table DNATs what comes to it to one of
  * the service's tasks up on the node (vip-rules); both follow the tasks as they come and
- * go, and go with the service's last task on the node.
+ * go, and go with the service's last task on the node. Each task's bridge port is put in
+ * hairpin mode, so that the task reaches its own service's VIP when it is the one picked.
  *
  * The rules are the host's: they are made only when the agent runs on the engine's host,
- * in its network namespace (the bridge is there to be seen), as root with `iptables` and
- * `ip`. Where they cannot be made the VIP answers nothing, and the agent's log says why;
+ * in its network namespace (the bridge is there to be seen), as root with `iptables`, `ip`
+ * and `nsenter`. Where they cannot be made the VIP answers nothing, and the agent's log says why;
  * the task runs all the same (its address and its names answer).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import type { AssignedTask } from '../executor';
 import { engineNetworkName, nodeNetworks } from './container-config';
 import type { EngineClient } from './engine-client';
@@ -51,6 +53,25 @@ const address = async (action: 'add' | 'del', vip: string, bridge: string): Prom
   await run('ip', ['addr', action, `${vip}/32`, 'dev', bridge]);
 };
 
+/**
+ * Hairpin mode on the bridge port of the container (its process `pid`) that holds
+ * `address`: the interface that holds it in the container's network namespace names its
+ * peer's index (`eth0@if171`), and the bridge's port of that index is the container's.
+ */
+const hairpinOn = async (pid: number | undefined, address: string, bridge: string): Promise<void> => {
+  if (!pid) throw new Error('the engine gave no process of the container');
+  const inContainer = (args: readonly string[]): Promise<string> => run('nsenter', [`--net=/proc/${pid}/ns/net`, 'ip', '-o', ...args]);
+  const holder = (await inContainer(['-4', 'addr', 'show'])).split('\n').find((line) => line.includes(` inet ${address}/`))?.split(/\s+/)[1];
+  if (holder === undefined) throw new Error(`no interface of the container holds ${address}`);
+  const peer = /@if(\d+):/.exec(await inContainer(['link', 'show', 'dev', holder]))?.[1];
+  for (const port of await readdir(`/sys/class/net/${bridge}/brif`)) {
+    if ((await readFile(`/sys/class/net/${port}/ifindex`, 'utf8')).trim() !== peer) continue;
+    await writeFile(`/sys/class/net/${port}/brport/hairpin_mode`, '1');
+    return;
+  }
+  throw new Error(`no port of ${bridge} is the peer (index ${peer ?? 'unknown'}) of the container's ${holder}`);
+};
+
 const withoutPrefix = (cidr: string): string => cidr.split('/')[0]!;
 const isIpv4 = (address: string): boolean => !address.includes(':');
 
@@ -77,8 +98,8 @@ export class ServiceVips {
     private readonly say: (line: string) => void,
   ) {}
 
-  /** The task is up: its addresses answer its service's VIPs, once this resolves. Never rejects: what cannot be made is said. */
-  async taskUp(task: AssignedTask): Promise<void> {
+  /** The task is up (its container's process `pid`): its addresses answer its service's VIPs, once this resolves. Never rejects: what cannot be made is said. */
+  async taskUp(task: AssignedTask, pid: number | undefined): Promise<void> {
     const backends: Backend[] = [];
     for (const network of nodeNetworks(task)) {
       if (network.virtualIp === undefined) continue;
@@ -90,10 +111,17 @@ export class ServiceVips {
         continue;
       }
       const bridge = await bridgeInterface(this.engine, engineNetworkName(network)).catch(() => undefined);
-      if (bridge === undefined || !existsSync(`/sys/class/net/${bridge}`)) {
-        this.say(`${about} does not answer on this node: its bridge ${bridge ?? '(unknown)'} is not in the agent's network namespace (the agent is not on the engine's host)`);
+      if (bridge === undefined) {
+        this.say(`${about} does not answer on this node: the engine has no network ${engineNetworkName(network)}`);
         continue;
       }
+      if (!existsSync(`/sys/class/net/${bridge}`)) {
+        this.say(`${about} does not answer on this node: its bridge ${bridge} is not in the agent's network namespace (the agent is not on the engine's host)`);
+        continue;
+      }
+      await hairpinOn(pid, taskAddress, bridge).catch((error: unknown) =>
+        this.say(`task ${task.id} will not reach ${about} itself: its bridge port is not in hairpin mode: ${error instanceof Error ? error.message : String(error)}`),
+      );
       backends.push({ serviceId: task.serviceId, networkId: network.id, bridge, vip, address: taskAddress });
     }
     if (backends.length === 0) return;
@@ -101,9 +129,10 @@ export class ServiceVips {
     await this.sync();
   }
 
-  /** The task is down (its container ended, or is gone): its addresses answer no VIP any longer; a VIP with no task left goes. */
+  /** The task is down (its container ended, or is gone): its addresses answer no VIP any longer, once this resolves; a VIP with no task left goes. */
   async taskDown(taskId: string): Promise<void> {
-    if (!this.up.delete(taskId)) return;
+    // Told twice (its container ended, then it is removed): the second waits for the first's rewrite.
+    if (!this.up.delete(taskId)) return this.syncing;
     await this.sync();
   }
 

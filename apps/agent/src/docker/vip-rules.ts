@@ -8,6 +8,12 @@
  *   SHOAL-VIP-<node>  -d <vip>/32 -i <bridge> -j SHOAL-VIP-<node>-<service on network>
  *   SHOAL-VIP-<node>-<…>  -m statistic --probability 1/n -j DNAT --to-destination <task 1>
  *                         …                              -j DNAT --to-destination <task n>
+ *   POSTROUTING -j SHOAL-VIP-<node>-hairpin                          (first, one per node)
+ *   SHOAL-VIP-<node>-hairpin  -s <task>/32 -d <task>/32 --ctstate DNAT -j MASQUERADE
+ *
+ * The last is for a task that reaches its own service's VIP and is picked: sent back out
+ * the bridge port it came from (service-vips turns hairpin on for it), it comes from the
+ * bridge's gateway, not from its own address (which it would drop, as a martian).
  *
  * Each node has chains of its own, so that agents sharing a host leave each other's be.
  * Pure: the text of `iptables-save -t nat` in, the input of `iptables-restore --noflush`
@@ -38,7 +44,9 @@ export interface NatTable {
   /** The node's chains. */
   readonly chains: ReadonlySet<string>;
   /** PREROUTING jumps to the node's chain. */
-  readonly jumps: boolean;
+  readonly prerouting: boolean;
+  /** POSTROUTING jumps to the node's hairpin chain. */
+  readonly postrouting: boolean;
   /** Each VIP a node's chain matches (any node's), by the node chain that does. */
   readonly matched: readonly (BridgeAddress & { readonly chain: string })[];
 }
@@ -50,6 +58,9 @@ const digest = (text: string, length: number): string => createHash('sha256').up
 
 /** The node's chain, jumped to from PREROUTING: `SHOAL-VIP-<8 hex of the node id>`. */
 export const nodeChain = (nodeId: string): string => `${PREFIX}${digest(nodeId, 8)}`;
+
+/** The node's chain of hairpin masquerades, jumped to from POSTROUTING. */
+export const hairpinChain = (nodeId: string): string => `${nodeChain(nodeId)}-hairpin`;
 
 /** The chain that spreads one service's VIP on one network over its tasks (28 characters, iptables' most). */
 export const serviceChain = (nodeId: string, vip: Pick<LocalVip, 'serviceId' | 'networkId'>): string => `${nodeChain(nodeId)}-${digest(`${vip.serviceId}/${vip.networkId}`, 9)}`;
@@ -63,8 +74,9 @@ const option = (words: readonly string[], name: string): string | undefined => {
 /** What `iptables-save -t nat` says of the node's chains, and of every node's VIPs. */
 export const readNatTable = (save: string, nodeId: string): NatTable => {
   const own = nodeChain(nodeId);
+  const hairpin = hairpinChain(nodeId);
   const chains = new Set<string>();
-  let jumps = false;
+  let [prerouting, postrouting] = [false, false];
   const matched: (BridgeAddress & { chain: string })[] = [];
   for (const line of save.split('\n')) {
     const words = line.trim().split(/\s+/);
@@ -75,12 +87,13 @@ export const readNatTable = (save: string, nodeId: string): NatTable => {
     }
     if (words[0] !== '-A') continue;
     const chain = words[1] ?? '';
-    if (chain === 'PREROUTING' && option(words, '-j') === own) jumps = true;
+    if (chain === 'PREROUTING' && option(words, '-j') === own) prerouting = true;
+    if (chain === 'POSTROUTING' && option(words, '-j') === hairpin) postrouting = true;
     const destination = option(words, '-d');
     const bridge = option(words, '-i');
     if (NODE_CHAIN.test(chain) && destination?.endsWith('/32') && bridge) matched.push({ chain, bridge, vip: destination.slice(0, -'/32'.length) });
   }
-  return { chains, jumps, matched };
+  return { chains, prerouting, postrouting, matched };
 };
 
 /** The DNAT rules of one service chain: task i of n taken with probability 1/(n-i) of what is left, the last always. */
@@ -93,23 +106,32 @@ const spread = (chain: string, backends: readonly string[]): string[] =>
 
 /**
  * The input of `iptables-restore --noflush` that makes the node's chains say `wanted` and
- * nothing else: its chains (re)written, PREROUTING's jump to them added first, chains of
- * VIPs it no longer has deleted; with nothing wanted, every chain of the node and the jump
- * go. Undefined when the table has nothing of the node and nothing is wanted.
+ * nothing else: its chains (re)written, PREROUTING's and POSTROUTING's jumps to them added
+ * first, chains of VIPs it no longer has deleted; with nothing wanted, every chain of the
+ * node and the jumps go. Undefined when the table has nothing of the node and nothing is
+ * wanted.
  */
 export const restoreInput = (nodeId: string, wanted: readonly LocalVip[], table: NatTable): string | undefined => {
-  const own = nodeChain(nodeId);
-  if (wanted.length === 0 && table.chains.size === 0 && !table.jumps) return undefined;
-  const chains = wanted.length === 0 ? [] : [own, ...wanted.map((vip) => serviceChain(nodeId, vip))];
+  const [own, hairpin] = [nodeChain(nodeId), hairpinChain(nodeId)];
+  if (wanted.length === 0 && table.chains.size === 0 && !table.prerouting && !table.postrouting) return undefined;
+  const chains = wanted.length === 0 ? [] : [own, hairpin, ...wanted.map((vip) => serviceChain(nodeId, vip))];
+  // Service chains before the hairpin chain before the node chain, which references them.
   const stale = [...table.chains].filter((chain) => !chains.includes(chain)).sort((a, b) => b.length - a.length);
   const lines = ['*nat', ...[...chains, ...stale].map((chain) => `:${chain} - [0:0]`)];
-  if (wanted.length > 0 && !table.jumps) lines.push(`-I PREROUTING 1 -j ${own}`);
-  if (wanted.length === 0 && table.jumps) lines.push(`-D PREROUTING -j ${own}`);
+  if (wanted.length > 0) {
+    if (!table.prerouting) lines.push(`-I PREROUTING 1 -j ${own}`);
+    if (!table.postrouting) lines.push(`-I POSTROUTING 1 -j ${hairpin}`);
+  } else {
+    if (table.prerouting) lines.push(`-D PREROUTING -j ${own}`);
+    if (table.postrouting) lines.push(`-D POSTROUTING -j ${hairpin}`);
+  }
   for (const vip of wanted) {
     const chain = serviceChain(nodeId, vip);
     lines.push(`-A ${own} -d ${vip.vip}/32 -i ${vip.bridge} -j ${chain}`, ...spread(chain, vip.backends));
   }
-  // A service chain is referenced by the node chain, flushed above: the node chain goes last.
+  for (const backend of new Set(wanted.flatMap((vip) => vip.backends))) {
+    lines.push(`-A ${hairpin} -s ${backend}/32 -d ${backend}/32 -m conntrack --ctstate DNAT -j MASQUERADE`);
+  }
   lines.push(...stale.map((chain) => `-X ${chain}`), 'COMMIT', '');
   return lines.join('\n');
 };
