@@ -69,9 +69,15 @@ describe('the configs of the assignments stream, on the wire', () => {
     const decoded = current.responseDeserialize(
       current.responseSerialize({ type: 'INCREMENTAL', changes: [], configs: [{ action: 'UPDATE', config: { id: 'c1', name: 'bin', data } }, { action: 'REMOVE', config: { id: 'c2' } }] }),
     ) as AssignmentsMessage;
+    // A dispatcher built before secrets sends none: every config reads as not secret.
     expect(decoded.configs).toEqual([
-      { action: 'UPDATE', config: { id: 'c1', name: 'bin', data } },
-      { action: 'REMOVE', config: { id: 'c2', name: '', data: Buffer.alloc(0) } },
+      { action: 'UPDATE', config: { id: 'c1', name: 'bin', data, secret: false } },
+      { action: 'REMOVE', config: { id: 'c2', name: '', data: Buffer.alloc(0), secret: false } },
     ]);
+  });
+
+  it('a secret is marked secret on the wire', () => {
+    const message: AssignmentsMessage = { type: 'INCREMENTAL', changes: [], configs: [{ action: 'UPDATE', config: { id: 'x1', name: 'db-password', data: Buffer.from('hunter2'), secret: true } }] };
+    expect((current.responseDeserialize(current.responseSerialize(message)) as AssignmentsMessage).configs).toEqual(message.configs);
   });
 });
