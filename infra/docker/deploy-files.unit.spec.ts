@@ -34,7 +34,7 @@ describe('infra/docker', () => {
   });
 
   it('gives the API and the dispatcher one cluster key for secrets, on a volume only they mount', () => {
-    const service = (name: string): string => compose.split(/\n(?=  [a-z]+:\n)/).find((part) => part.startsWith(`  ${name}:\n`))!;
+    const service = (name: string): string => compose.split(/\n(?= {2}[a-z]+:\n)/).find((part) => part.startsWith(`  ${name}:\n`))!;
     for (const name of ['api', 'dispatcher']) {
       expect(service(name)).toContain('SHOAL_SECRETS_KEY_FILE: /var/lib/shoal/secrets/secrets.key');
       expect(service(name)).toContain('- secrets-key:/var/lib/shoal/secrets');
