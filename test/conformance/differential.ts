@@ -45,6 +45,13 @@ export class Differential {
     return { engine, shoal };
   }
 
+  /** The same request to each side, each with a body of its own (naming the side's own ids). */
+  async sendEachWith(method: string, path: string, bodies: { readonly engine: unknown; readonly shoal: unknown }): Promise<SideBySide> {
+    const versioned = `/${API_VERSION}${path}`;
+    const [engine, shoal] = await Promise.all([exchange(this.engineSocket, method, versioned, bodies.engine), exchange(this.shoalSocket, method, versioned, bodies.shoal)]);
+    return { engine, shoal };
+  }
+
   /** A request to the engine alone: putting back what a test changed on it, removing what only it made. */
   engineOnly(method: string, path: string, body?: unknown): Promise<Exchange> {
     return exchange(this.engineSocket, method, `/${API_VERSION}${path}`, body);

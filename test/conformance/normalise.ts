@@ -68,6 +68,16 @@ const normaliseAt = (value: unknown, path: string, key: string): unknown => {
 /** An answer with ids, times and versions replaced by placeholders (see the rules above). */
 export const normalise = (value: unknown): unknown => normaliseAt(value, '', '');
 
+const nameOf = (item: unknown): string => (isPlainObject(item) && isPlainObject(item.Spec) && typeof item.Spec.Name === 'string' ? item.Spec.Name : '');
+
+/**
+ * A list's order is each engine's own: SwarmKit lists from the index it reads (by id, and
+ * its ids are its own, or by name for a name filter), Shoal in the order the objects were
+ * created; the docker CLI sorts what it shows. A list of named objects (secrets, configs)
+ * is compared in the order of their `Spec.Name`.
+ */
+export const inNameOrder = (list: unknown): unknown => (Array.isArray(list) ? [...list].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0)) : list);
+
 /**
  * Error messages are compared by shape only ({"message": string}): Docker's wording is Go's
  * (gRPC codes, field paths of its protobufs) and Shoal's names Docker's JSON fields.

@@ -1,5 +1,5 @@
 import { differences } from './differences';
-import { errorShape, normalise } from './normalise';
+import { errorShape, inNameOrder, normalise } from './normalise';
 
 describe('the conformance normaliser', () => {
   it('erases ids, times, versions, join tokens and allocated addresses, and nothing else', () => {
@@ -45,6 +45,13 @@ describe('the conformance normaliser', () => {
     expect(normalise(node)).toEqual(erased);
     expect(normalise([node])).toEqual([erased]);
     expect(normalise({ Spec: { TaskTemplate: { ContainerSpec: { Hostname: 'web' } } } })).toEqual({ Spec: { TaskTemplate: { ContainerSpec: { Hostname: 'web' } } } });
+  });
+
+  it('puts a list of named objects in the order of their names, and leaves anything else as it is', () => {
+    const listed = [{ ID: 'b1', Spec: { Name: 'web' } }, { ID: 'a2', Spec: { Name: 'api' } }, { ID: 'c3', Spec: { Name: 'db' } }];
+    expect(inNameOrder(listed)).toEqual([listed[1], listed[2], listed[0]]);
+    expect(listed.map((item) => item.Spec.Name)).toEqual(['web', 'api', 'db']);
+    expect(inNameOrder({ message: 'x' })).toEqual({ message: 'x' });
   });
 
   it("compares errors by their shape, Docker's {\"message\": string}", () => {

@@ -7,6 +7,7 @@
  */
 import { Differential } from '../conformance/differential';
 import type { SideBySide } from '../conformance/differential';
+import { inNameOrder } from '../conformance/normalise';
 import { conformanceEngine, ensureSwarm, startShoal } from '../conformance/sides';
 import type { ShoalSide } from '../conformance/sides';
 
@@ -75,6 +76,8 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
   let shoal: ShoalSide | undefined;
   let diff: Differential;
   const services: { engine: string; shoal: string }[] = [];
+  /** Secrets made by a test (shoal '' when only the engine made one); removed after the services that may use them. */
+  const secrets: { engine: string; shoal: string }[] = [];
 
   beforeAll(async () => {
     const engine = conformanceEngine();
@@ -86,6 +89,10 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     for (const ids of services) {
       if (ids.shoal) await diff.sendEach('DELETE', { engine: `/services/${ids.engine}`, shoal: `/services/${ids.shoal}` });
       else await diff.engineOnly('DELETE', `/services/${ids.engine}`);
+    }
+    for (const ids of secrets) {
+      await diff.engineOnly('DELETE', `/secrets/${ids.engine}`);
+      if (ids.shoal) await diff.shoalOnly('DELETE', `/secrets/${ids.shoal}`);
     }
     await shoal?.close();
   });
@@ -469,6 +476,244 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
       [`/nodes?${filters({ role: ['bogus'] })}`]: pinned,
       [`/nodes?${filters({ membership: ['bogus'] })}`]: pinned,
       '/tasks?filters=notjson': pinned,
+    });
+  });
+
+  describe('/secrets', () => {
+    const prefix = `sec-${run}`;
+    const key = `conformance.${run}`;
+    const PASSWORD = 'correct horse battery staple';
+    const base64 = (text: string): string => Buffer.from(text).toString('base64');
+    /** An error's words, without the gRPC status Docker passes on ("rpc error: code = X desc = "). */
+    const words = (answer: { readonly body: unknown }): string => (answer.body as { message: string }).message.replace(/^rpc error: code = \w+ desc = /, '');
+    const db = { Name: `${prefix}-db`, Labels: { [key]: 'db', tier: 'data' }, Data: base64(PASSWORD) };
+    const api = { Name: `${prefix}-api`, Labels: { [key]: 'api' }, Data: base64('t0k3n') };
+    const plain = { Name: `${prefix}-plain`, Data: base64('plain') };
+    const made = new Map<string, { engine: string; shoal: string }>();
+    const idsOf = (name: string): { engine: string; shoal: string } => made.get(name)!;
+    const inspect = (name: string): Promise<SideBySide> => diff.sendEach('GET', { engine: `/secrets/${idsOf(name).engine}`, shoal: `/secrets/${idsOf(name).shoal}` });
+    const versions = (answer: SideBySide) => ({
+      engine: (answer.engine.body as { Version: { Index: number } }).Version.Index,
+      shoal: (answer.shoal.body as { Version: { Index: number } }).Version.Index,
+    });
+    const update = (name: string, at: { engine: number; shoal: number }, body: unknown): Promise<SideBySide> =>
+      diff.sendEach('POST', { engine: `/secrets/${idsOf(name).engine}/update?version=${at.engine}`, shoal: `/secrets/${idsOf(name).shoal}/update?version=${at.shoal}` }, body);
+    /** What one side made of a create that should have been refused, removed after the test. */
+    const keepForCleanup = (answer: SideBySide): void => {
+      const kept = { engine: answer.engine.status === 201 ? idOf(answer).engine : '', shoal: answer.shoal.status === 201 ? idOf(answer).shoal : '' };
+      if (kept.engine) secrets.push(kept);
+      else if (kept.shoal) void diff.shoalOnly('DELETE', `/secrets/${kept.shoal}`);
+    };
+
+    it('create answers 201 {"ID": …} on both, for a secret with labels and one without', async () => {
+      for (const spec of [db, api, plain]) {
+        const created = await diff.send('POST', '/secrets/create', spec);
+        expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+        const ids = idOf(created);
+        secrets.push(ids);
+        made.set(spec.Name, ids);
+        expect(Differential.compare(created)).toEqual({ status: [], body: [] });
+        for (const side of [created.engine, created.shoal]) expect(side.body).toEqual({ ID: expect.stringMatching(/^[a-z0-9]{25}$/) });
+      }
+    });
+
+    it('inspect by id, name or id prefix answers the same, never with the data; Labels is {} when there are none', async () => {
+      for (const spec of [db, plain]) {
+        const ids = idsOf(spec.Name);
+        for (const ref of [ids, { engine: spec.Name, shoal: spec.Name }, { engine: ids.engine.slice(0, 8), shoal: ids.shoal.slice(0, 8) }]) {
+          const answer = await diff.sendEach('GET', { engine: `/secrets/${ref.engine}`, shoal: `/secrets/${ref.shoal}` });
+          expect({ ref, ...Differential.compare(answer) }).toEqual({ ref, status: [], body: [] });
+          expect(answer.shoal.status).toBe(200);
+          expect((answer.shoal.body as { Spec: unknown }).Spec).toEqual({ Name: spec.Name, Labels: 'Labels' in spec ? spec.Labels : {} });
+          expect(answer.engine.body).not.toHaveProperty('Spec.Data');
+        }
+      }
+    });
+
+    it('an unknown secret is 404 on both, in the same words, to inspect, update and remove', async () => {
+      const none = `none-${run}`;
+      for (const [method, path] of [['GET', `/secrets/${none}`], ['POST', `/secrets/${none}/update?version=1`], ['DELETE', `/secrets/${none}`]] as const) {
+        const answer = await diff.send(method, path, method === 'POST' ? { Name: none } : undefined);
+        expect({ path, ...Differential.compare(answer) }).toEqual({ path, status: [], body: [] });
+        expect([answer.engine.status, words(answer.shoal)]).toEqual([404, words(answer.engine)]);
+      }
+    });
+
+    it('create refuses a taken name (409), no data, empty data, data of 512000 bytes or more, bad names and a nameless driver (400), in the same shape; 511999 bytes are taken', async () => {
+      const refusals: [string, unknown, number][] = [
+        ['a taken name', { Name: db.Name, Data: base64('x') }, 409],
+        ['no data', { Name: `${prefix}-none` }, 400],
+        ['empty data', { Name: `${prefix}-empty`, Data: '' }, 400],
+        ['512000 bytes', { Name: `${prefix}-big`, Data: Buffer.alloc(512_000, 'a').toString('base64') }, 400],
+        ['no name', { Data: base64('x') }, 400],
+        ['a name starting with -', { Name: '-x', Data: base64('x') }, 400],
+        ['a name with a /', { Name: 'a/b', Data: base64('x') }, 400],
+        ['a name of 65 characters', { Name: 'n'.repeat(65), Data: base64('x') }, 400],
+        ['a driver without a name', { Name: `${prefix}-nameless`, Data: base64('x'), Driver: { Name: '' } }, 400],
+      ];
+      for (const [what, body, status] of refusals) {
+        const answer = await diff.send('POST', '/secrets/create', body);
+        keepForCleanup(answer);
+        expect({ what, ...Differential.compare(answer) }).toEqual({ what, status: [], body: [] });
+        expect({ what, status: answer.shoal.status }).toEqual({ what, status });
+      }
+      // Shoal's words are SwarmKit's, with the field and the reason after them.
+      const taken = await diff.send('POST', '/secrets/create', { Name: db.Name, Data: base64('x') });
+      expect(words(taken.shoal)).toBe(words(taken.engine));
+      const empty = await diff.send('POST', '/secrets/create', { Name: `${prefix}-empty`, Data: '' });
+      expect(words(empty.shoal)).toContain(words(empty.engine));
+
+      const largest = await diff.send('POST', '/secrets/create', { Name: `${prefix}-largest`, Data: Buffer.alloc(511_999, 'a').toString('base64') });
+      keepForCleanup(largest);
+      expect(Differential.compare(largest)).toEqual({ status: [], body: [] });
+      expect(largest.shoal.status).toBe(201);
+    });
+
+    it('list: each filter (id prefix, name prefix, names, label key, label key=value) finds the same secrets on both', async () => {
+      const list = async (filters: { engine: object; shoal: object }): Promise<SideBySide> => {
+        const answer = await diff.sendEach('GET', {
+          engine: `/secrets?filters=${encodeURIComponent(JSON.stringify(filters.engine))}`,
+          shoal: `/secrets?filters=${encodeURIComponent(JSON.stringify(filters.shoal))}`,
+        });
+        return { engine: { ...answer.engine, body: inNameOrder(answer.engine.body) }, shoal: { ...answer.shoal, body: inNameOrder(answer.shoal.body) } };
+      };
+      const same = (filters: object) => ({ engine: filters, shoal: filters });
+      const ids = idsOf(db.Name);
+      const cases: [string, { engine: object; shoal: object }, string[]][] = [
+        ['id prefix', { engine: { id: [ids.engine.slice(0, 10)] }, shoal: { id: [ids.shoal.slice(0, 10)] } }, [db.Name]],
+        ['name prefix', same({ name: [`${prefix}-`] }), [api.Name, db.Name, `${prefix}-largest`, plain.Name]],
+        ['name prefixes', same({ name: [`${prefix}-d`, `${prefix}-p`] }), [db.Name, plain.Name]],
+        ['names', same({ names: [db.Name, api.Name] }), [api.Name, db.Name]],
+        ['names, exact', same({ names: [prefix] }), []],
+        ['label key', same({ label: [key] }), [api.Name, db.Name]],
+        ['label key=value', same({ label: [`${key}=db`] }), [db.Name]],
+        ['label key=value of none', same({ label: [`${key}=web`] }), []],
+        ['name prefix and label', same({ name: [`${prefix}-`], label: ['tier'] }), [db.Name]],
+      ];
+      for (const [what, filters, names] of cases) {
+        const answer = await list(filters);
+        expect({ what, ...Differential.compare(answer) }).toEqual({ what, status: [], body: [] });
+        expect({ what, names: (answer.shoal.body as { Spec: { Name: string } }[]).map((secret) => secret.Spec.Name) }).toEqual({ what, names });
+      }
+      const unknown = await list(same({ bogus: ['x'] }));
+      expect(Differential.compare(unknown)).toEqual({ status: [], body: [] });
+      // Docker's words, "Invalid filter 'bogus'"; Shoal's lists all say them in lower case (filters.ts).
+      expect([unknown.shoal.status, words(unknown.shoal).toLowerCase()]).toEqual([400, words(unknown.engine).toLowerCase()]);
+    });
+
+    it('update: new labels at the current version, then the same Data again (what docker stack deploy sends), answer 200 on both and inspect the same', async () => {
+      const relabelled = { ...db, Labels: { [key]: 'db', rotated: 'no' } };
+      const { Data: _data, ...withoutData } = relabelled;
+      const first = await update(db.Name, versions(await inspect(db.Name)), withoutData);
+      expect(Differential.compare(first)).toEqual({ status: [], body: [] });
+      expect(first.shoal.status).toBe(200);
+      const afterFirst = await inspect(db.Name);
+      expect(Differential.compare(afterFirst)).toEqual({ status: [], body: [] });
+      expect((afterFirst.shoal.body as { Spec: unknown }).Spec).toEqual({ Name: db.Name, Labels: relabelled.Labels });
+
+      const again = await update(db.Name, versions(afterFirst), { ...relabelled, Labels: { [key]: 'db', tier: 'data' } });
+      expect(Differential.compare(again)).toEqual({ status: [], body: [] });
+      expect(again.shoal.status).toBe(200);
+      const afterAgain = await inspect(db.Name);
+      expect(Differential.compare(afterAgain)).toEqual({ status: [], body: [] });
+      expect((afterAgain.shoal.body as { Spec: unknown }).Spec).toEqual({ Name: db.Name, Labels: db.Labels });
+      expect(versions(afterAgain).shoal).toBeGreaterThan(versions(afterFirst).shoal);
+    });
+
+    it('update: a new name or other Data is refused 400 on both ("only updates to Labels are allowed"), and changes nothing', async () => {
+      const before = await inspect(db.Name);
+      for (const body of [{ ...db, Name: `${prefix}-renamed` }, { ...db, Data: base64('another password') }]) {
+        const answer = await update(db.Name, versions(before), body);
+        expect(Differential.compare(answer)).toEqual({ status: [], body: [] });
+        expect(answer.shoal.status).toBe(400);
+        expect(words(answer.shoal)).toContain(words(answer.engine));
+      }
+      const after = await inspect(db.Name);
+      expect(versions(after)).toEqual(versions(before));
+      expect(Differential.compare(after)).toEqual({ status: [], body: [] });
+    });
+
+    it('update at a stale version is refused on both, "update out of sequence" (Docker 500, Shoal 409)', async () => {
+      const current = versions(await inspect(plain.Name));
+      expect(Differential.compare(await update(plain.Name, current, { ...plain, Labels: { stage: 'one' } }))).toEqual({ status: [], body: [] });
+      const stale = await update(plain.Name, current, { ...plain, Labels: { stage: 'two' } });
+      // Docker 20.10 passes SwarmKit's "update out of sequence" on as a 500; Shoal answers 409
+      // (a conflict, which it is), as for a service (docs/docker-compatibility.md).
+      expect(Differential.compare(stale)).toEqual({ status: ['status: engine 500, shoal 409'], body: [] });
+      expect(words(stale.engine)).toBe('update out of sequence');
+      expect(words(stale.shoal)).toMatch(/^update out of sequence/);
+    });
+
+    it('a secret store Driver: Docker 500 (no such plugin), Shoal 400 naming the field; Templating: Docker keeps it, Shoal refuses it 400', async () => {
+      const driver = await diff.send('POST', '/secrets/create', { Name: `${prefix}-driver`, Data: base64('x'), Driver: { Name: 'vault' } });
+      keepForCleanup(driver);
+      // Pinned (docs/docker-compatibility.md, /secrets): Shoal has no secret store plugins; it keeps every secret itself, sealed.
+      expect(Differential.compare(driver)).toEqual({ status: ['status: engine 500, shoal 400'], body: [] });
+      expect(words(driver.engine)).toBe('plugin "vault" not found');
+      expect(words(driver.shoal)).toMatch(/^invalid Driver: /);
+
+      const templated = await diff.send('POST', '/secrets/create', { Name: `${prefix}-tpl`, Data: base64('x'), Templating: { Name: 'golang' } });
+      keepForCleanup(templated);
+      // Pinned: Shoal's executors give a secret to tasks as it is; they expand no template.
+      expect(Differential.compare(templated).status).toEqual(['status: engine 201, shoal 400']);
+      expect(words(templated.shoal)).toMatch(/^invalid Templating: /);
+    });
+
+    it('a service with secret references inspects the same; a secret it uses is not removed (400, the same words); once the service is gone, remove answers 204', async () => {
+      const ids = idsOf(api.Name);
+      const asCli = { File: { Name: 'api-token', UID: '0', GID: '0', Mode: 0o444 }, SecretName: api.Name };
+      const nameOnly = { File: { Name: 'token' }, SecretName: api.Name };
+      const spec = (secretId: string) => ({
+        Name: `secrets-${run}`,
+        TaskTemplate: { ContainerSpec: { Image: IMAGE, Secrets: [{ ...asCli, SecretID: secretId }, { ...nameOnly, SecretID: secretId }] } },
+        Mode: { Replicated: { Replicas: 0 } },
+      });
+      const created = await diff.sendEachWith('POST', '/services/create', { engine: spec(ids.engine), shoal: spec(ids.shoal) });
+      expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+      const service = idOf(created);
+      services.push(service);
+      const inspected = await diff.sendEach('GET', { engine: `/services/${service.engine}`, shoal: `/services/${service.shoal}` });
+      // Pinned (docs/docker-compatibility.md, /secrets): a File target without UID, GID or Mode
+      // is kept as sent by Docker ("", "", 0: its executor then writes a file of mode 0000);
+      // Shoal fills in what the docker CLI sends, "0", "0" and 0444.
+      const at = 'Spec.TaskTemplate.ContainerSpec.Secrets[1].File';
+      expect(Differential.compare(inspected)).toEqual({ status: [], body: [`${at}.GID: engine "", shoal "0"`, `${at}.Mode: engine 0, shoal 292`, `${at}.UID: engine "", shoal "0"`] });
+      type Inspected = { Spec: { TaskTemplate: { ContainerSpec: { Secrets: unknown[] } } } };
+      expect((inspected.shoal.body as Inspected).Spec.TaskTemplate.ContainerSpec.Secrets).toEqual([
+        { ...asCli, SecretID: ids.shoal },
+        { File: { Name: 'token', UID: '0', GID: '0', Mode: 0o444 }, SecretName: api.Name, SecretID: ids.shoal },
+      ]);
+
+      const inUse = await diff.sendEach('DELETE', { engine: `/secrets/${ids.engine}`, shoal: `/secrets/${ids.shoal}` });
+      expect(Differential.compare(inUse)).toEqual({ status: [], body: [] });
+      expect([inUse.shoal.status, words(inUse.shoal)]).toEqual([400, words(inUse.engine)]);
+      expect(words(inUse.shoal)).toBe(`secret '${api.Name}' is in use by the following service: secrets-${run}`);
+      expect(Differential.compare(await inspect(api.Name))).toEqual({ status: [], body: [] });
+
+      expect(Differential.compare(await diff.sendEach('DELETE', { engine: `/services/${service.engine}`, shoal: `/services/${service.shoal}` }))).toEqual({ status: [], body: [] });
+      const removed = await diff.sendEach('DELETE', { engine: `/secrets/${ids.engine}`, shoal: `/secrets/${ids.shoal}` });
+      expect(Differential.compare(removed)).toEqual({ status: [], body: [] });
+      expect([removed.engine.status, removed.shoal.status]).toEqual([204, 204]);
+      const gone = await inspect(api.Name);
+      expect([gone.engine.status, gone.shoal.status]).toEqual([404, 404]);
+    });
+
+    it('a service referencing a secret that does not exist, or by a name that is not its own, or with no id, is refused 400 on both', async () => {
+      const ids = idsOf(plain.Name);
+      const spec = (secret: object) => ({ Name: `nosecret-${run}`, TaskTemplate: { ContainerSpec: { Image: IMAGE, Secrets: [{ File: { Name: 'x', UID: '0', GID: '0', Mode: 0o444 }, ...secret }] } } });
+      const cases: [string, { engine: object; shoal: object }][] = [
+        ['no such secret', { engine: { SecretID: `n0t${run}`, SecretName: `gone-${run}` }, shoal: { SecretID: `n0t${run}`, SecretName: `gone-${run}` } }],
+        ['a name that is not its own', { engine: { SecretID: ids.engine, SecretName: `gone-${run}` }, shoal: { SecretID: ids.shoal, SecretName: `gone-${run}` } }],
+        ['no id', { engine: { SecretName: plain.Name }, shoal: { SecretName: plain.Name } }],
+      ];
+      for (const [what, secret] of cases) {
+        const answer = await diff.sendEachWith('POST', '/services/create', { engine: spec(secret.engine), shoal: spec(secret.shoal) });
+        if (answer.engine.status === 201) services.push({ engine: idOf(answer).engine, shoal: answer.shoal.status === 201 ? idOf(answer).shoal : '' });
+        expect({ what, ...Differential.compare(answer) }).toEqual({ what, status: [], body: [] });
+        expect({ what, status: answer.shoal.status }).toEqual({ what, status: 400 });
+        if (what !== 'no id') expect({ what, words: words(answer.shoal) }).toEqual({ what, words: `secret not found: gone-${run}` });
+        if (what !== 'no id') expect(words(answer.engine)).toBe(`secret not found: gone-${run}`);
+      }
     });
   });
 
