@@ -156,7 +156,7 @@ describe('the API over HTTP', () => {
     it('refuses an unknown filter', async () => {
       expect(await api.request('GET', `/services?filters=${encodeURIComponent('{"colour":{"red":true}}')}`, { socket: true })).toMatchObject({
         status: 400,
-        body: { message: "invalid filter 'colour'" },
+        body: { message: "Invalid filter 'colour'" },
       });
     });
   });

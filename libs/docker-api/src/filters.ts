@@ -1,7 +1,7 @@
 /**
  * Docker's list filters: the `filters` query parameter, JSON, either
  * `{"name":{"web":true}}` (current) or `{"name":["web"]}` (old), and the predicates each
- * list applies. An unknown filter key is Docker's 400 "invalid filter".
+ * list applies. An unknown filter key is Docker's 400 "Invalid filter".
  */
 import { parseTaskState } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
@@ -25,7 +25,7 @@ export const parseFilters = (raw: string | undefined, allowed: readonly string[]
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new FilterError('invalid filters: expected an object of filter names');
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!allowed.includes(key)) throw new FilterError(`invalid filter '${key}'`);
+    if (!allowed.includes(key)) throw new FilterError(`Invalid filter '${key}'`);
     const values = Array.isArray(value)
       ? value.map(String)
       : typeof value === 'object' && value !== null

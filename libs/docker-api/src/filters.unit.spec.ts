@@ -12,7 +12,7 @@ describe("Docker's filters parameter", () => {
   });
 
   it("answers Docker's invalid filter for an unknown key or bad JSON", () => {
-    expect(() => parseFilters('{"colour":{"red":true}}', SERVICE_FILTERS)).toThrow(new FilterError("invalid filter 'colour'"));
+    expect(() => parseFilters('{"colour":{"red":true}}', SERVICE_FILTERS)).toThrow(new FilterError("Invalid filter 'colour'"));
     expect(() => parseFilters('{', SERVICE_FILTERS)).toThrow(FilterError);
     expect(() => parseFilters('{"name":"web"}', SERVICE_FILTERS)).toThrow(/expected a list or a map/);
   });

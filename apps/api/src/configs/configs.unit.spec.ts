@@ -85,7 +85,7 @@ describe("Docker's /configs", () => {
       expect(await list({ label: ['tier=db'] })).toEqual([]);
       expect(await list({ label: { 'com.docker.stack.namespace=demo': true } })).toEqual(['demo_nginx']);
       expect(await list({ name: ['app'], label: ['com.docker.stack.namespace=demo'] })).toEqual([]);
-      expect(await call('GET', `/configs?filters=${encodeURIComponent('{"colour":["red"]}')}`)).toEqual({ status: 400, body: { message: "invalid filter 'colour'" } });
+      expect(await call('GET', `/configs?filters=${encodeURIComponent('{"colour":["red"]}')}`)).toEqual({ status: 400, body: { message: "Invalid filter 'colour'" } });
     });
   });
 

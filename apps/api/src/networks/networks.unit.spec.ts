@@ -84,7 +84,7 @@ describe("Docker's /networks", () => {
     expect(names((await call<DockerNetwork[]>('GET', q({ driver: { bridge: true } }))).body)).toEqual([]);
     expect(names((await call<DockerNetwork[]>('GET', q({ type: { custom: true }, scope: ['swarm'] }))).body)).toEqual(['backend', 'frontend', 'ingress']);
     const bad = await call<{ message: string }>('GET', q({ colour: ['red'] }));
-    expect(bad).toEqual({ status: 400, body: { message: "invalid filter 'colour'" } });
+    expect(bad).toEqual({ status: 400, body: { message: "Invalid filter 'colour'" } });
     expect((await call<{ message: string }>('GET', q({ type: ['weird'] }))).status).toBe(400);
   });
 
