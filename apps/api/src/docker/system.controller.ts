@@ -104,7 +104,8 @@ export class SystemController {
             ControlAvailable: true,
             Error: '',
             RemoteManagers: [{ NodeID: controlPlaneNodeId(cluster.id), Addr: this.config.joinAddr }],
-            Nodes: nodes.length,
+            // The control plane is a node of the list too (/nodes), as a Docker manager is.
+            Nodes: nodes.length + 1,
             Managers: nodes.filter((node) => node.spec.role === 'manager').length + 1,
             Cluster: toDockerClusterInfo(cluster),
           }
