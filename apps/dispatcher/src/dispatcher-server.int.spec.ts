@@ -150,7 +150,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     await scheduler.append([scheduler.propose('TasksAssigned', { tasks: [{ id: 'c1', nodeId, why: 'test' }] })]);
     const added = await assignments.next(1);
     expect(added.changes.map((change) => `${change.action} ${change.assignment.taskId}`)).toEqual(['UPDATE c1']);
-    expect(added.configs).toEqual([{ action: 'UPDATE', config: { id: 'cfg-nginx', name: 'nginx.conf', data } }]);
+    expect(added.configs).toEqual([{ action: 'UPDATE', config: { id: 'cfg-nginx', name: 'nginx.conf', data, secret: false } }]);
 
     // The task ends and the reaper removes it: the node loses the config with it.
     await unary(client, 'updateTaskStatus', { nodeId, sessionId, updates: [statusOf('c1', TaskState.RUNNING), statusOf('c1', TaskState.COMPLETE)] });
