@@ -17,6 +17,8 @@ export interface ClusterSpec {
   readonly nodeDownPeriodMs?: number;
   /** Admission limits that differ from DEFAULT_ADMISSION_LIMITS (Shoal's own: Docker's spec has none). */
   readonly limits?: Partial<AdmissionLimits>;
+  /** Autolock (Docker's EncryptionConfig.AutoLockManagers): present only when on (docs/secrets.md). */
+  readonly encryption?: { readonly autoLockManagers: true };
 }
 
 export const DEFAULT_CLUSTER_SPEC: ClusterSpec = {

@@ -164,6 +164,7 @@ const clusterSpec = object({
   dispatcher: object({ heartbeatPeriodMs: positiveInt }),
   nodeDownPeriodMs: optional(positiveInt),
   limits: optional(object({ maxReplicasPerService: optional(positiveInt), maxTasks: optional(positiveInt), maxServices: optional(positiveInt), maxSpecBytes: optional(positiveInt) })),
+  encryption: optional(object({ autoLockManagers: (v, p) => (v === true ? undefined : `${p}: expected true (autolock off is no encryption field)`) })),
 });
 
 const attachment = object({ network: id, addresses: arrayOf(str) });

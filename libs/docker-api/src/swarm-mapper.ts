@@ -5,12 +5,14 @@ import type { DockerClusterInfo, DockerSwarm, DockerSwarmSpec } from './docker-t
 import { msToNs, nsToMs } from './durations';
 
 /** Raft and CA settings Shoal does not have (its log is Kafka's); shown as SwarmKit's defaults. */
-const FIXED_SPEC: Pick<DockerSwarmSpec, 'Raft' | 'CAConfig' | 'TaskDefaults' | 'EncryptionConfig'> = {
+const FIXED_SPEC: Pick<DockerSwarmSpec, 'Raft' | 'CAConfig' | 'TaskDefaults'> = {
   Raft: { SnapshotInterval: 10_000, KeepOldSnapshots: 0, LogEntriesForSlowFollowers: 500, ElectionTick: 10, HeartbeatTick: 1 },
   CAConfig: { NodeCertExpiry: 90 * 24 * 3600 * 1e9 },
   TaskDefaults: {},
-  EncryptionConfig: { AutoLockManagers: false },
 };
+
+/** Whether the spec has autolock on. */
+export const autoLocked = (spec: ClusterSpec): boolean => spec.encryption?.autoLockManagers === true;
 
 export const toDockerSwarmSpec = (spec: ClusterSpec): DockerSwarmSpec => ({
   Name: spec.name,
@@ -18,6 +20,7 @@ export const toDockerSwarmSpec = (spec: ClusterSpec): DockerSwarmSpec => ({
   Orchestration: { TaskHistoryRetentionLimit: spec.orchestration.taskHistoryRetentionLimit },
   Dispatcher: { HeartbeatPeriod: msToNs(spec.dispatcher.heartbeatPeriodMs) },
   ...FIXED_SPEC,
+  EncryptionConfig: { AutoLockManagers: autoLocked(spec) },
 });
 
 export const toDockerClusterInfo = (cluster: Cluster): DockerClusterInfo => ({
@@ -41,12 +44,11 @@ export const toDockerSwarm = (cluster: Cluster): DockerSwarm => ({
 /**
  * What a SwarmSpec asks of the settings Shoal does not have, which `docker swarm update`
  * would otherwise seem to accept: the CLI sends back the spec it read (FIXED_SPEC), so a
- * value that differs from it is a flag the user gave (--autolock, --cert-expiry,
- * --external-ca, --snapshot-interval, --max-snapshots). Undefined when there is none.
+ * value that differs from it is a flag the user gave (--cert-expiry, --external-ca,
+ * --snapshot-interval, --max-snapshots). Undefined when there is none.
  */
 export const unsupportedSwarmSettings = (spec: DockerSwarmSpec): string | undefined => {
   const asked: string[] = [];
-  if (spec.EncryptionConfig?.AutoLockManagers === true) asked.push('autolock (--autolock)');
   const ca = spec.CAConfig;
   if (ca?.NodeCertExpiry !== undefined && ca.NodeCertExpiry !== FIXED_SPEC.CAConfig?.NodeCertExpiry) asked.push('certificate expiry (--cert-expiry)');
   if ((ca?.ExternalCAs?.length ?? 0) > 0) asked.push('external CAs (--external-ca)');
@@ -60,16 +62,18 @@ export const unsupportedSwarmSettings = (spec: DockerSwarmSpec): string | undefi
 
 /**
  * A SwarmSpec from `docker swarm update` applied to the current spec: what Docker sends
- * and Shoal has (name, labels, task history limit, heartbeat period) replaces it; the
- * rest (node-down period) is kept.
+ * and Shoal has (name, labels, task history limit, heartbeat period, autolock) replaces
+ * it; the rest (node-down period, admission limits) is kept.
  */
 export const fromDockerSwarmSpec = (spec: DockerSwarmSpec, current: ClusterSpec): ClusterSpec => {
   const limit = spec.Orchestration?.TaskHistoryRetentionLimit;
   const heartbeat = spec.Dispatcher?.HeartbeatPeriod;
   const labels = spec.Labels ?? current.labels ?? {};
-  const { labels: _previous, ...rest } = current;
+  const autolock = spec.EncryptionConfig?.AutoLockManagers ?? autoLocked(current);
+  const { labels: _previous, encryption: _encryption, ...rest } = current;
   return {
     ...rest,
+    ...(autolock ? { encryption: { autoLockManagers: true } } : {}),
     name: spec.Name || current.name,
     ...(Object.keys(labels).length > 0 ? { labels: { ...labels } } : {}),
     orchestration: { taskHistoryRetentionLimit: limit ?? current.orchestration.taskHistoryRetentionLimit },

@@ -30,11 +30,19 @@ describe("Docker's Swarm object", () => {
     expect(spec).toEqual({ ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 }, dispatcher: { heartbeatPeriodMs: 10_000 } });
   });
 
+  it('takes autolock on and off, and keeps it when an update leaves it out; the spec holds it only when on', () => {
+    const on = fromDockerSwarmSpec({ EncryptionConfig: { AutoLockManagers: true } }, DEFAULT_CLUSTER_SPEC);
+    expect(on).toEqual({ ...DEFAULT_CLUSTER_SPEC, encryption: { autoLockManagers: true } });
+    expect(toDockerSwarm({ ...cluster, spec: on }).Spec.EncryptionConfig).toEqual({ AutoLockManagers: true });
+    expect(fromDockerSwarmSpec({ Orchestration: { TaskHistoryRetentionLimit: 3 } }, on).encryption).toEqual({ autoLockManagers: true });
+    expect(fromDockerSwarmSpec({ EncryptionConfig: { AutoLockManagers: false } }, on)).not.toHaveProperty('encryption');
+  });
+
   it('names the settings Shoal does not have when an update asks for them, and none for what the CLI sends back unchanged', () => {
     const inspected = toDockerSwarm(cluster).Spec;
     expect(unsupportedSwarmSettings(inspected)).toBeUndefined();
     expect(unsupportedSwarmSettings({ ...inspected, Orchestration: { TaskHistoryRetentionLimit: 2 } })).toBeUndefined();
-    expect(unsupportedSwarmSettings({ ...inspected, EncryptionConfig: { AutoLockManagers: true } })).toMatch(/^not supported by Shoal: autolock \(--autolock\)/);
+    expect(unsupportedSwarmSettings({ ...inspected, EncryptionConfig: { AutoLockManagers: true } })).toBeUndefined();
     const asked = unsupportedSwarmSettings({
       ...inspected,
       CAConfig: { NodeCertExpiry: 24 * 3600 * 1e9, ExternalCAs: [{ Protocol: 'cfssl', URL: 'https://ca' }] },

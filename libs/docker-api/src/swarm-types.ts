@@ -42,6 +42,9 @@ export const SWARM_INIT: GoType = struct('swarm.InitRequest', {
   SubnetSize: int('uint32'),
 });
 
+/** `POST /swarm/unlock`'s body. */
+export const SWARM_UNLOCK: GoType = struct('swarm.UnlockRequest', { UnlockKey: str() });
+
 export const NODE_SPEC: GoType = struct('swarm.NodeSpec', {
   Name: str(),
   Labels: labels,
