@@ -4,43 +4,71 @@
  * unset, it is `<SHOAL_DATA_DIR>/secrets.key`, made by the first process that needs it
  * (processes that share the data directory, as the all-in-one's, share it). Every API and
  * dispatcher of a cluster must have the same key: deploy one file to each of them.
+ *
+ * With autolock on, the file holds the key locked: `locked:` and the key sealed under the
+ * unlock key (unlock-key.ts), so that a stolen disk or backup gives no secret away.
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { KEY_BYTES } from './secret-box';
+
+/** What the file holds: the key, or the key locked under an unlock key. */
+export type ClusterKeyFile = { readonly key: Buffer } | { readonly locked: Buffer };
+
+const LOCKED = 'locked:';
 
 export const clusterKeyPath = (env: NodeJS.ProcessEnv): string =>
   env.SHOAL_SECRETS_KEY_FILE?.trim() || join(env.SHOAL_DATA_DIR?.trim() || '.shoal', 'secrets.key');
 
-const decodeKey = (text: string, path: string): Buffer => {
-  const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== KEY_BYTES || key.toString('base64') !== text.trim()) {
+const decodeKeyFile = (text: string, path: string): ClusterKeyFile => {
+  const trimmed = text.trim();
+  if (trimmed.startsWith(LOCKED)) return { locked: Buffer.from(trimmed.slice(LOCKED.length), 'base64') };
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== KEY_BYTES || key.toString('base64') !== trimmed) {
     throw new Error(`${path} does not hold a cluster key (${KEY_BYTES} bytes in base64): make one with \`openssl rand -base64 ${KEY_BYTES}\``);
   }
-  return key;
+  return { key };
 };
 
-/** The key in `path`; made there when `create` and there is none. */
-export const loadClusterKey = async (path: string, create: boolean): Promise<Buffer> => {
+const encodeKeyFile = (file: ClusterKeyFile): string => ('key' in file ? `${file.key.toString('base64')}\n` : `${LOCKED}${file.locked.toString('base64')}\n`);
+
+const aside = (path: string): string => `${path}.${process.pid}-${randomBytes(4).toString('hex')}.new`;
+
+/** The file's content; made there (a new key) when `create` and there is none. */
+export const readClusterKeyFile = async (path: string, create: boolean): Promise<ClusterKeyFile> => {
   const read = (): Promise<string | undefined> =>
     readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
       throw error;
     });
   const existing = await read();
-  if (existing !== undefined) return decodeKey(existing, path);
+  if (existing !== undefined) return decodeKeyFile(existing, path);
   if (!create) throw new Error(`there is no cluster key at ${path}: set SHOAL_SECRETS_KEY_FILE to the file every API and dispatcher shares`);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   // Written aside, then linked into place: a reader never sees half a key, and of two processes making one, the first wins.
-  const aside = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.new`;
-  await writeFile(aside, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600 });
+  const made = aside(path);
+  await writeFile(made, encodeKeyFile({ key: randomBytes(KEY_BYTES) }), { mode: 0o600 });
   try {
-    await link(aside, path);
+    await link(made, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   } finally {
-    await unlink(aside);
+    await unlink(made);
   }
-  return decodeKey((await read()) ?? '', path);
+  return decodeKeyFile((await read()) ?? '', path);
+};
+
+/** The key in `path`, which must not be locked; made there when `create` and there is none. */
+export const loadClusterKey = async (path: string, create: boolean): Promise<Buffer> => {
+  const file = await readClusterKeyFile(path, create);
+  if (!('key' in file)) throw new Error(`the cluster key in ${path} is locked (autolock): unlock it first`);
+  return file.key;
+};
+
+/** Replaces the file's content at once (written aside, renamed over it). */
+export const writeClusterKeyFile = async (path: string, file: ClusterKeyFile): Promise<void> => {
+  const made = aside(path);
+  await writeFile(made, encodeKeyFile(file), { mode: 0o600 });
+  await rename(made, path);
 };

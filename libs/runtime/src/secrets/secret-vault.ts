@@ -20,6 +20,9 @@ export const ORPHAN_KEY_AGE_MS = 10 * 60_000;
 /** The store's entry that tells whether a process holds the cluster's key: a random key wrapped by it, put by the first process. */
 export const KEY_CHECK_ID = 'cluster-key-check';
 
+/** The store's entry that keeps autolock's unlock key, wrapped by the cluster key (cluster-keyring.ts). */
+export const UNLOCK_KEY_ID = 'unlock-key';
+
 export class SecretVault {
   constructor(
     private readonly clusterKey: Buffer,
@@ -82,16 +85,13 @@ export class SecretVault {
   async sweep(onTheLog: (id: string) => boolean, now = Date.now(), minAgeMs = ORPHAN_KEY_AGE_MS): Promise<string[]> {
     const destroyed: string[] = [];
     for (const [id, key] of await this.store.list()) {
-      if (id === KEY_CHECK_ID || onTheLog(id) || now - key.at < minAgeMs) continue;
+      if (id === KEY_CHECK_ID || id === UNLOCK_KEY_ID || onTheLog(id) || now - key.at < minAgeMs) continue;
       await this.store.destroy(id);
       destroyed.push(id);
     }
     return destroyed;
   }
 
-  close(): Promise<void> {
-    return this.store.close();
-  }
 
   private openWith(id: string, sealed: string, wrapped: Buffer): Buffer {
     const dataKey = unwrapDataKey(this.clusterKey, wrapped, id);

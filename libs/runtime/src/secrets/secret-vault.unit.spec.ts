@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { FileDataKeys } from '@shoal/eventlog';
 import { EmbeddedEventLog } from '@shoal/eventlog';
 import { loadClusterKey } from './cluster-key';
-import { openSecretVault } from './open-secret-vault';
+import { ClusterKeyring } from './cluster-keyring';
 import { newDataKey, openSecretData, sealSecretData, unwrapDataKey, wrapDataKey } from './secret-box';
 import { SecretKeyMissingError, SecretVault } from './secret-vault';
 
@@ -88,15 +88,22 @@ describe('the cluster key', () => {
 
   it("refuses to open a vault whose key is not the one the store's keys are under", async () => {
     const log = await EmbeddedEventLog.open({ dir: join(dir, 'log'), sync: false });
+    const opened = async (env: NodeJS.ProcessEnv): Promise<void> => {
+      const keyring = await ClusterKeyring.open(log, dir, env);
+      try {
+        await keyring.vault();
+      } finally {
+        await keyring.close();
+      }
+    };
     try {
-      const first = await openSecretVault(log, dir, {});
-      await first.close();
+      await opened({});
       const other = join(dir, 'other.key');
       writeFileSync(other, `${newDataKey().toString('base64')}\n`);
-      await expect(openSecretVault(log, dir, { SHOAL_SECRETS_KEY_FILE: other })).rejects.toThrow(
+      await expect(opened({ SHOAL_SECRETS_KEY_FILE: other })).rejects.toThrow(
         `the cluster key in ${other} is not the one this cluster's secrets are kept under (files in ${join(dir, 'secret-keys')}): give every API and dispatcher the same key file (SHOAL_SECRETS_KEY_FILE)`,
       );
-      await (await openSecretVault(log, dir, {})).close();
+      await opened({});
     } finally {
       await log.close();
     }

@@ -1,0 +1,130 @@
+/**
+ * A process's hold on the cluster key, and the vault it opens once the key is there.
+ * Without autolock the key is read from its file and the keyring is open from the start.
+ * With autolock the file holds the key locked, and so is the keyring, until it is given the
+ * unlock key: the API by `docker swarm unlock`, a dispatcher by SHOAL_UNLOCK_KEY_FILE at
+ * its start (or, in the all-in-one, by the API's unlock, the two sharing one keyring).
+ * While locked, no secret is sealed or opened, and the API serves nothing of the swarm.
+ *
+ * The unlock key itself is kept in the data-key store, wrapped by the cluster key (as
+ * SwarmKit keeps it in its raft store): any unlocked process can show it
+ * (`docker swarm unlock-key`), and none that is locked can.
+ */
+import type { EventLog } from '@shoal/eventlog';
+import { openDataKeyStore } from '@shoal/eventlog';
+import type { DataKeyStore } from '@shoal/eventlog';
+import { clusterKeyPath, readClusterKeyFile, writeClusterKeyFile } from './cluster-key';
+import { unwrapDataKey, wrapDataKey } from './secret-box';
+import { formatUnlockKey, InvalidUnlockKeyError, lockClusterKey, newUnlockKey, parseUnlockKey, unlockClusterKey } from './unlock-key';
+import { SecretVault, UNLOCK_KEY_ID } from './secret-vault';
+
+/** Docker's words for a manager that is locked. */
+export const SWARM_LOCKED_MESSAGE = 'Swarm is encrypted and needs to be unlocked before it can be used. Please use "docker swarm unlock" to unlock it.';
+
+export class SwarmLockedError extends Error {
+  constructor() {
+    super(SWARM_LOCKED_MESSAGE);
+  }
+}
+
+/** `docker swarm unlock` on a keyring that is not locked (Docker: "swarm is not locked"). */
+export class NotLockedError extends Error {
+  constructor() {
+    super('swarm is not locked');
+  }
+}
+
+export { InvalidUnlockKeyError };
+
+export class ClusterKeyring {
+  private key: Buffer | undefined;
+  private locked: Buffer | undefined;
+  private store: Promise<DataKeyStore> | undefined;
+  private opened: Promise<SecretVault> | undefined;
+
+  private constructor(
+    readonly path: string,
+    private readonly log: EventLog,
+    private readonly dataDir: string,
+  ) {}
+
+  /** Reads (or makes) the key file; locked if it holds the key locked. */
+  static async open(log: EventLog, dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ClusterKeyring> {
+    const keyring = new ClusterKeyring(clusterKeyPath({ ...env, SHOAL_DATA_DIR: dataDir }), log, dataDir);
+    const file = await readClusterKeyFile(keyring.path, true);
+    if ('key' in file) keyring.key = file.key;
+    else keyring.locked = file.locked;
+    return keyring;
+  }
+
+  get isLocked(): boolean {
+    return this.key === undefined;
+  }
+
+  /** Gives the keyring its unlock key: NotLockedError, or InvalidUnlockKeyError with Docker's words. */
+  async unlock(text: string): Promise<void> {
+    if (!this.locked || this.key) throw new NotLockedError();
+    this.key = unlockClusterKey(parseUnlockKey(text), this.locked);
+  }
+
+  /** The vault, opened once (the store, and the check that this is the cluster's key); SwarmLockedError while locked. */
+  vault(): Promise<SecretVault> {
+    const key = this.key;
+    if (!key) return Promise.reject(new SwarmLockedError());
+    this.opened ??= (async () => {
+      const vault = new SecretVault(key, await this.dataKeys());
+      await vault.checkClusterKey(this.path);
+      return vault;
+    })().catch((error: unknown) => {
+      this.opened = undefined;
+      throw error;
+    });
+    return this.opened;
+  }
+
+  /**
+   * Autolock on: a new unlock key locks the key file, and is kept (wrapped) in the store.
+   * Off: the file holds the key again, and the store forgets the unlock key. Both need the
+   * keyring unlocked; the unlock key, formatted, or '' when off.
+   */
+  async setAutolock(on: boolean): Promise<string> {
+    const key = this.key;
+    if (!key) throw new SwarmLockedError();
+    const store = await this.dataKeys();
+    if (!on) {
+      await writeClusterKeyFile(this.path, { key });
+      this.locked = undefined;
+      await store.destroy(UNLOCK_KEY_ID);
+      return '';
+    }
+    const unlockKey = newUnlockKey();
+    const locked = lockClusterKey(unlockKey, key);
+    await store.put(UNLOCK_KEY_ID, wrapDataKey(key, unlockKey, UNLOCK_KEY_ID));
+    await writeClusterKeyFile(this.path, { locked });
+    this.locked = locked;
+    return formatUnlockKey(unlockKey);
+  }
+
+  /** The unlock key, formatted; '' when autolock is off. SwarmLockedError while locked. */
+  async unlockKey(): Promise<string> {
+    const key = this.key;
+    if (!key) throw new SwarmLockedError();
+    const stored = await (await this.dataKeys()).get(UNLOCK_KEY_ID);
+    return stored ? formatUnlockKey(unwrapDataKey(key, stored.wrapped, UNLOCK_KEY_ID)) : '';
+  }
+
+  async close(): Promise<void> {
+    const store = this.store;
+    this.store = undefined;
+    this.opened = undefined;
+    if (store) await (await store.catch(() => undefined))?.close();
+  }
+
+  private dataKeys(): Promise<DataKeyStore> {
+    this.store ??= openDataKeyStore(this.log, this.dataDir).catch((error: unknown) => {
+      this.store = undefined;
+      throw error;
+    });
+    return this.store;
+  }
+}
