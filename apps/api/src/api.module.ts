@@ -8,8 +8,9 @@ import type { DynamicModule } from '@nestjs/common';
 import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { ProcessMetrics } from '@shoal/runtime';
+import type { ClusterKeyring } from '@shoal/runtime';
 import type { ApiConfig } from './api.config';
-import { API_METRICS } from './api.tokens';
+import { API_KEYRING, API_METRICS } from './api.tokens';
 import { ApiCoreModule } from './api-core.module';
 import { DockerModule } from './docker/docker.module';
 import { AuditModule } from './audit/audit.module';
@@ -26,6 +27,16 @@ export interface ApiModuleOptions {
   readonly log?: EventLog;
   /** The metrics of the process hosting the API, shared with the parts beside it; else the API's own. */
   readonly metrics?: ProcessMetrics;
+  /** The cluster keyring of the process hosting the API, shared with its dispatcher; else the API's own. */
+  readonly keyring?: ClusterKeyring;
+}
+
+/** Provides the keyring of the process hosting the API. */
+@Module({})
+class HostKeyringModule {
+  static of(keyring: ClusterKeyring): DynamicModule {
+    return { module: HostKeyringModule, global: true, providers: [{ provide: API_KEYRING, useValue: keyring }], exports: [API_KEYRING] };
+  }
 }
 
 /** Provides the metrics of the process hosting the API. */
@@ -56,6 +67,7 @@ export class ApiModule {
         ApiCoreModule.forRoot(options.config),
         // Made before the view, which reports to it from its first record.
         ProcessMetricsModule.of(options.metrics ?? new ProcessMetrics()),
+        ...(options.keyring ? [HostKeyringModule.of(options.keyring)] : []),
       ],
     };
   }

@@ -15,3 +15,6 @@ export const API_CONFIG = Symbol('API_CONFIG');
 
 /** Optional: the ProcessMetrics of the process hosting the API, shared with the parts beside it (the all-in-one); else the API makes its own. */
 export const API_METRICS = Symbol('API_METRICS');
+
+/** Optional: the ClusterKeyring of the process hosting the API, shared with its dispatcher (the all-in-one); else the API opens its own. */
+export const API_KEYRING = Symbol('API_KEYRING');

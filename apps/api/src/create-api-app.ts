@@ -10,7 +10,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventLog } from '@shoal/eventlog';
-import type { ProcessMetrics } from '@shoal/runtime';
+import type { ClusterKeyring, ProcessMetrics } from '@shoal/runtime';
 import { ApiModule } from './api.module';
 import { apiConfig } from './api.config';
 import type { ApiConfig } from './api.config';
@@ -35,6 +35,8 @@ export interface CreateApiAppOptions {
   readonly joinAddr?: string;
   /** The metrics of the process hosting the API, shared with the parts beside it (the all-in-one); else the API's own. */
   readonly metrics?: ProcessMetrics;
+  /** The cluster keyring of the process hosting the API, shared with its dispatcher (the all-in-one); else the API's own. */
+  readonly keyring?: ClusterKeyring;
 }
 
 export const openApiDocument = (app: INestApplication): OpenAPIObject =>
@@ -65,6 +67,7 @@ export const createApiApp = async (options: CreateApiAppOptions): Promise<INestA
     options.log,
     options.metrics,
     options.listen,
+    options.keyring,
   );
 
 /** The same, from a config; without a log, the log comes from the environment (KAFKA_BROKERS or embedded). */
@@ -73,11 +76,12 @@ export const buildApiApp = async (
   log?: EventLog,
   metrics?: ProcessMetrics,
   listen: ApiListenSettings = { host: DEFAULT_API_HOST },
+  keyring?: ClusterKeyring,
 ): Promise<INestApplication> => {
   const { registry } = loadTokens(config.dataDir);
   // Read before the log is opened: a missing certificate fails the start at once.
   const tls = listen.tls ? httpsOptions(listen.tls) : undefined;
-  const app = await NestFactory.create(ApiModule.forRoot({ config, ...(log ? { log } : {}), ...(metrics ? { metrics } : {}) }), {
+  const app = await NestFactory.create(ApiModule.forRoot({ config, ...(log ? { log } : {}), ...(metrics ? { metrics } : {}), ...(keyring ? { keyring } : {}) }), {
     ...(tls ? { httpsOptions: tls } : {}),
     bodyParser: false,
     forceCloseConnections: true,

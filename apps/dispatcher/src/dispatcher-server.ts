@@ -39,7 +39,11 @@ export interface DispatcherServerOptions {
   readonly logNodeTimeoutMs?: number;
   /** The process's metrics, where the dispatcher registers its own and reports its runner's; default its own. */
   readonly metrics?: ProcessMetrics;
-  /** Opens the vault that opens secrets for the nodes (opened as the dispatcher starts); without it, no secret is sent. */
+  /**
+   * The vault that opens secrets for the nodes (opened as the dispatcher starts, again as
+   * a secret is to be sent while it is not: a locked keyring until it is unlocked), owned
+   * by whoever made it; without it, no secret is sent.
+   */
   readonly secrets?: () => Promise<SecretVault>;
 }
 
@@ -201,7 +205,6 @@ export class DispatcherServer {
 
   async stop(): Promise<void> {
     await this.vaultOpening;
-    await this.vault?.close().catch(() => undefined);
     this.vault = undefined;
     const server = this.server;
     this.server = undefined;

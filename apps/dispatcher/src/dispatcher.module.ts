@@ -2,14 +2,21 @@ import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { openSecretVault } from '@shoal/runtime';
+import type { ClusterKeyring } from '@shoal/runtime';
 import { dispatcherOptionsFromEnv } from './dispatcher.config';
 import { DISPATCHER_SERVER, DispatcherHealthController } from './dispatcher-health.controller';
+import { dispatcherKeyring } from './dispatcher-keyring';
 import { DispatcherServer } from './dispatcher-server';
+
+/** The dispatcher process's cluster keyring (dispatcher-keyring.ts). */
+const DISPATCHER_KEYRING = Symbol('DISPATCHER_KEYRING');
 
 @Injectable()
 class DispatcherLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(@Inject(DISPATCHER_SERVER) private readonly server: DispatcherServer) {}
+  constructor(
+    @Inject(DISPATCHER_SERVER) private readonly server: DispatcherServer,
+    @Inject(DISPATCHER_KEYRING) private readonly keyring: ClusterKeyring,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const { port } = await this.server.start();
@@ -19,6 +26,7 @@ class DispatcherLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.server.stop();
+    await this.keyring.close();
   }
 }
 
@@ -28,12 +36,16 @@ class DispatcherLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
   controllers: [DispatcherHealthController],
   providers: [
     {
-      provide: DISPATCHER_SERVER,
+      provide: DISPATCHER_KEYRING,
       inject: [EVENT_LOG],
-      useFactory: (log: EventLog) => {
+      useFactory: (log: EventLog) => dispatcherKeyring(log, process.env.SHOAL_DATA_DIR?.trim() || '.shoal', process.env, (line) => new Logger('dispatcher').log(line)),
+    },
+    {
+      provide: DISPATCHER_SERVER,
+      inject: [EVENT_LOG, DISPATCHER_KEYRING],
+      useFactory: (log: EventLog, keyring: ClusterKeyring) => {
         const logger = new Logger('dispatcher');
-        const dataDir = process.env.SHOAL_DATA_DIR?.trim() || '.shoal';
-        return new DispatcherServer(log, { ...dispatcherOptionsFromEnv(process.env), log: (line) => logger.log(line), secrets: () => openSecretVault(log, dataDir) });
+        return new DispatcherServer(log, { ...dispatcherOptionsFromEnv(process.env), log: (line) => logger.log(line), secrets: () => keyring.vault() });
       },
     },
     DispatcherLifecycle,

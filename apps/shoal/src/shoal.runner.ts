@@ -13,7 +13,8 @@ import type { BeforeApplicationShutdown, INestApplication } from '@nestjs/common
 import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL } from '@shoal/contracts';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { ComponentRunner, EventWriter, LiveView, ProcessMetrics, SnapshotSaver, checkpointSettingsFromEnv, checkpointerFor, controlPlaneCores, makeInstanceId, newJoinTokens, openSecretVault, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
+import { ComponentRunner, EventWriter, LiveView, ProcessMetrics, SnapshotSaver, checkpointSettingsFromEnv, checkpointerFor, controlPlaneCores, makeInstanceId, newJoinTokens, snapshotFor, viewSnapshotsIn } from '@shoal/runtime';
+import { ClusterKeyring } from '@shoal/runtime';
 import type { AuditCheckpointer } from '@shoal/runtime';
 import type { ViewSnapshots } from '@shoal/runtime';
 import { createApiApp } from '../../api/src/create-api-app';
@@ -39,6 +40,8 @@ export class ShoalRunner implements BeforeApplicationShutdown {
   private components: ComponentRunner[] = [];
   private checkpointer?: AuditCheckpointer;
   private dispatcher?: DispatcherServer;
+  /** The API's and the dispatcher's one cluster keyring: `docker swarm unlock` unlocks both. */
+  private keyring?: ClusterKeyring;
   private api?: INestApplication;
   private fleet?: SimulatedFleet;
   private dockerNode?: DockerNode;
@@ -68,6 +71,8 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     const cluster = view.state.cluster!.id;
     await this.startComponents(cluster);
 
+    const keyring = await ClusterKeyring.open(this.log, this.config.dataDir);
+    this.keyring = keyring;
     const dispatcherSnapshots = this.snapshotsOf('dispatcher');
     this.dispatcher = new DispatcherServer(this.log, {
       port: dispatcherPortToUse,
@@ -75,7 +80,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       ...(dispatcherSnapshots ? { snapshots: dispatcherSnapshots } : {}),
       log: (line) => this.logger.debug(`dispatcher: ${line}`),
       metrics: this.metrics,
-      secrets: () => openSecretVault(this.log, this.config.dataDir),
+      secrets: () => keyring.vault(),
     });
     const { port: dispatcherPort } = await this.dispatcher.start();
     await this.dispatcher.runner?.untilActive();
@@ -87,6 +92,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       cluster,
       joinAddr: `127.0.0.1:${dispatcherPort}`,
       metrics: this.metrics,
+      keyring,
       ...(this.config.apiListen ? { listen: this.config.apiListen } : {}),
     });
     const apiPort = (this.api.getHttpServer().address() as { port: number }).port;
@@ -186,6 +192,8 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     this.api = undefined;
     await this.dispatcher?.stop();
     this.dispatcher = undefined;
+    await this.keyring?.close();
+    this.keyring = undefined;
     await this.checkpointer?.stop();
     this.checkpointer = undefined;
     for (const runner of this.components.splice(0)) await runner.stop();

@@ -1,4 +1,7 @@
-/** Docker's /swarm: inspect, init (the cluster object, once) and update (spec, join tokens). */
+/**
+ * Docker's /swarm: inspect, init (the cluster object, once), update (spec, join tokens,
+ * autolock and its unlock key), and unlock (a restarted API whose cluster key is locked).
+ */
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
@@ -9,7 +12,9 @@ import { newJoinTokens, joinToken } from '@shoal/runtime';
 import { badRequest } from '../audit/docker-validation';
 import { Intents } from '../intents/intents';
 import { controlPlaneNodeId } from './control-plane-node';
-import { fromDockerSwarmSpec, goDecodeAs, openApiSchema, queryFlag, queryVersion, SWARM_INIT, SWARM_SPEC, toDockerSwarm, unsupportedSwarmSettings } from '@shoal/docker-api';
+import { autoLocked, fromDockerSwarmSpec, goDecodeAs, openApiSchema, queryFlag, queryVersion, SWARM_INIT, SWARM_SPEC, SWARM_UNLOCK, toDockerSwarm, unsupportedSwarmSettings } from '@shoal/docker-api';
+import { ApiSecretVault } from '../secrets/api-secret-vault';
+import { InvalidUnlockKeyError, NotLockedError } from '@shoal/runtime';
 import type { DockerSwarm, DockerSwarmSpec } from '@shoal/docker-api';
 
 const ALREADY_A_SWARM = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
@@ -19,7 +24,10 @@ const sameSpec = (a: unknown, b: unknown): boolean => canonicalJson(a) === canon
 @ApiTags('docker: swarm')
 @Controller('swarm')
 export class SwarmController {
-  constructor(@Inject(Intents) private readonly intents: Intents) {}
+  constructor(
+    @Inject(Intents) private readonly intents: Intents,
+    @Inject(ApiSecretVault) private readonly secrets: ApiSecretVault,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'The swarm: its spec and join tokens' })
@@ -34,18 +42,36 @@ export class SwarmController {
   @ApiBody({ schema: openApiSchema(SWARM_INIT) })
   async init(@Body() body: unknown): Promise<string> {
     if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
-    const request = goDecodeAs<{ Spec?: DockerSwarmSpec }>(SWARM_INIT, body ?? null);
-    const spec = fromDockerSwarmSpec(request.Spec ?? {}, DEFAULT_CLUSTER_SPEC);
+    const request = goDecodeAs<{ Spec?: DockerSwarmSpec; AutoLockManagers?: boolean }>(SWARM_INIT, body ?? null);
+    const given = request.Spec ?? {};
+    // `docker swarm init --autolock` sets the request's flag, not the spec's.
+    const spec = fromDockerSwarmSpec(request.AutoLockManagers ? { ...given, EncryptionConfig: { AutoLockManagers: true } } : given, DEFAULT_CLUSTER_SPEC);
     const cluster = this.intents.clusterId;
+    if (autoLocked(spec)) await this.secrets.keyring.setAutolock(true);
     await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster), logLevel: LOG_LEVEL });
     return JSON.stringify(controlPlaneNodeId(cluster));
   }
 
   @Get('unlockkey')
-  @ApiOperation({ summary: 'The unlock key: Shoal has none (its state is the log, not encrypted raft files)' })
-  unlockKey(): { UnlockKey: string } {
+  @ApiOperation({ summary: "Autolock's unlock key ('' when autolock is off)" })
+  async unlockKey(): Promise<{ UnlockKey: string }> {
     this.intents.cluster();
-    return { UnlockKey: '' };
+    return { UnlockKey: await this.secrets.keyring.unlockKey() };
+  }
+
+  @Post('unlock')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Unlock an API whose cluster key is locked (autolock), with the unlock key', description: '409 when it is not locked; 400 for a key that is not the one.' })
+  @ApiBody({ schema: openApiSchema(SWARM_UNLOCK) })
+  async unlock(@Body() body: unknown): Promise<void> {
+    const { UnlockKey } = goDecodeAs<{ UnlockKey?: string }>(SWARM_UNLOCK, body ?? null);
+    try {
+      await this.secrets.keyring.unlock(UnlockKey ?? '');
+    } catch (error) {
+      if (error instanceof NotLockedError) throw new HttpException(error.message, 409);
+      if (error instanceof InvalidUnlockKeyError) throw badRequest(error.message);
+      throw error;
+    }
   }
 
   @Post('leave')
@@ -62,11 +88,13 @@ export class SwarmController {
   @ApiQuery({ name: 'version', required: true })
   @ApiQuery({ name: 'rotateWorkerToken', required: false })
   @ApiQuery({ name: 'rotateManagerToken', required: false })
+  @ApiQuery({ name: 'rotateManagerUnlockKey', required: false })
   async update(
     @Body() body: unknown,
     @Query('version') rawVersion?: string,
     @Query('rotateWorkerToken') rotateWorker?: string,
     @Query('rotateManagerToken') rotateManager?: string,
+    @Query('rotateManagerUnlockKey') rotateUnlockKey?: string,
   ): Promise<void> {
     const cluster = this.intents.cluster();
     const version = queryVersion(rawVersion);
@@ -80,9 +108,20 @@ export class SwarmController {
     if (!sameSpec(spec, cluster.spec)) events.push(this.intents.propose('ClusterSpecUpdated', { spec }, expect, correlation));
     const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id) } : {}) };
     if (Object.keys(rotate).length > 0) events.push(this.intents.propose('JoinTokensRotated', rotate, events.length === 0 ? expect : undefined, correlation));
-    if (events.length === 0 && version !== cluster.version) {
-      throw new HttpException(`update out of sequence: cluster is at version ${cluster.version}, not ${version}`, 409);
+    const outOfSequence = (): HttpException => new HttpException(`update out of sequence: cluster is at version ${cluster.version}, not ${version}`, 409);
+    if (events.length === 0 && version !== cluster.version) throw outOfSequence();
+    // Autolock turned on or off, or its key rotated: the key file changes first (refused before anything changes when the version is stale).
+    const locking = autoLocked(spec) !== autoLocked(cluster.spec) || (autoLocked(spec) && queryFlag(rotateUnlockKey));
+    if (locking) {
+      if (version !== cluster.version) throw outOfSequence();
+      await this.secrets.keyring.setAutolock(autoLocked(spec));
     }
-    await this.intents.submitAll(events);
+    try {
+      await this.intents.submitAll(events);
+    } catch (error) {
+      // The log kept the spec as it was: so does the key file (a fresh unlock key if it was locked).
+      if (locking && autoLocked(spec) !== autoLocked(cluster.spec)) await this.secrets.keyring.setAutolock(autoLocked(cluster.spec)).catch(() => undefined);
+      throw error;
+    }
   }
 }

@@ -9,6 +9,7 @@ import type { ApiConfig } from '../api.config';
 import { API_VERSION, MIN_API_VERSION } from '../http/api-version';
 import { controlPlaneNodeId } from './control-plane-node';
 import { toDockerClusterInfo } from '@shoal/docker-api';
+import { ApiSecretVault } from '../secrets/api-secret-vault';
 
 export const SHOAL_VERSION = '0.1.0';
 
@@ -18,6 +19,7 @@ export class SystemController {
   constructor(
     @Inject(API_VIEW) private readonly view: LiveView,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
+    @Inject(ApiSecretVault) private readonly secrets: ApiSecretVault,
   ) {}
 
   @Get('_ping')
@@ -96,7 +98,10 @@ export class SystemController {
       RegistryConfig: { IndexConfigs: {}, InsecureRegistryCIDRs: [], Mirrors: [] },
       SecurityOptions: [],
       Warnings: [],
-      Swarm: cluster
+      Swarm: this.secrets.isLocked
+        ? // Docker's locked manager: what `docker swarm unlock` checks for.
+          { NodeID: '', NodeAddr: '', LocalNodeState: 'locked', ControlAvailable: false, Error: '', RemoteManagers: null }
+        : cluster
         ? {
             NodeID: controlPlaneNodeId(cluster.id),
             NodeAddr: this.config.joinAddr.split(':')[0],
@@ -119,6 +124,6 @@ export class SystemController {
     res.setHeader('Docker-Experimental', 'false');
     res.setHeader('Cache-Control', 'no-cache, no-store, must-revalidate');
     res.setHeader('Pragma', 'no-cache');
-    res.setHeader('Swarm', this.view.state.cluster ? 'active/manager' : 'inactive');
+    res.setHeader('Swarm', this.secrets.isLocked ? 'locked' : this.view.state.cluster ? 'active/manager' : 'inactive');
   }
 }
