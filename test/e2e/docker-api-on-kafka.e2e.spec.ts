@@ -2,9 +2,10 @@
  * `shoal run api` as its own process on the real broker, driven by the real docker CLI in
  * another: `docker swarm init` creates the cluster on an empty log, services are created,
  * scaled and removed over the socket and over TCP with the admin token, and a restarted
- * API replays the log to the same answers.
+ * API replays the log to the same answers. With autolock on, a restarted API is locked
+ * until `docker swarm unlock`, and keeps its secrets' data keys on the broker.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dockerCli } from '../../libs/testing/src/processes/docker-cli';
 import type { DockerCliResult } from '../../libs/testing/src/processes/docker-cli';
@@ -23,8 +24,8 @@ describe('shoal run api on Kafka, driven by the docker CLI', () => {
     port = Number(listening);
   };
 
-  const docker = (args: readonly string[], token?: string): Promise<DockerCliResult> =>
-    dockerCli(dataDir, args, { timeoutMs: 30_000, ...(token ? { tcp: { port, token } } : {}) });
+  const docker = (args: readonly string[], token?: string, input?: string): Promise<DockerCliResult> =>
+    dockerCli(dataDir, args, { timeoutMs: 30_000, ...(token ? { tcp: { port, token } } : {}), ...(input !== undefined ? { input } : {}) });
 
   beforeAll(() => {
     deployment = ShoalProcesses.onKafka('api-e2e', { SHOAL_API_PORT: '0' });
@@ -57,5 +58,32 @@ describe('shoal run api on Kafka, driven by the docker CLI', () => {
     expect((await docker(['service', 'inspect', '--format', '{{.Version.Index}}', 'web'])).stdout).toBe('2\n');
     expect((await docker(['service', 'rm', 'web', 'db'])).stdout).toBe('web\ndb\n');
     expect((await docker(['service', 'ls', '-q'])).stdout).toBe('');
+  });
+
+  it('docker swarm update --autolock: a restarted API serves nothing until docker swarm unlock with the key, and its secrets stay', async () => {
+    const secretFile = join(dataDir, 'pw.txt');
+    writeFileSync(secretFile, 'hunter2\n');
+    expect((await docker(['secret', 'create', 'pw', secretFile])).code).toBe(0);
+    const locked = await docker(['swarm', 'update', '--autolock=true']);
+    expect(locked.stdout).toMatch(/Swarm updated\.\nTo unlock a swarm manager after it restarts, run the `docker swarm unlock`\ncommand and provide the following key:\n\n {4}SWMKEY-1-/);
+    const key = (await docker(['swarm', 'unlock-key', '-q'])).stdout.trim();
+    expect(key).toMatch(/^SWMKEY-1-[A-Za-z0-9+/]{43}$/);
+
+    expect(await api!.stop()).toBe(0);
+    await startApi();
+    const refused = await docker(['node', 'ls']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('Swarm is encrypted and needs to be unlocked before it can be used. Please use "docker swarm unlock" to unlock it.');
+    const wrong = await docker(['swarm', 'unlock'], undefined, `SWMKEY-1-${Buffer.alloc(32, 3).toString('base64').replace(/=+$/, '')}\n`);
+    expect(wrong.stderr).toMatch(/swarm could not be unlocked: invalid key provided/);
+    const unlocked = await docker(['swarm', 'unlock'], undefined, `${key}\n`);
+    expect(unlocked.code).toBe(0);
+    expect((await docker(['secret', 'ls', '--format', '{{.Name}}'])).stdout).toBe('pw\n');
+    expect((await docker(['swarm', 'unlock-key', '-q'])).stdout.trim()).toBe(key);
+    // Removed: its data key goes from the broker's store, and a new secret is sealed under the unlocked key.
+    expect((await docker(['secret', 'rm', 'pw'])).stdout).toBe('pw\n');
+    expect((await docker(['secret', 'create', 'pw2', secretFile])).code).toBe(0);
+    expect((await docker(['swarm', 'update', '--autolock=false'])).code).toBe(0);
+    expect((await docker(['swarm', 'unlock-key'])).stderr).toMatch(/no unlock key is set/);
   });
 });

@@ -21,11 +21,13 @@ export interface DockerCliOptions {
   readonly tcp?: { readonly port: number; readonly token: string };
   /** How long the command may run (default one minute). */
   readonly timeoutMs?: number;
+  /** What the command reads on its standard input (`docker swarm unlock` reads the key there when it is no terminal). */
+  readonly input?: string;
 }
 
 /** Runs `docker <args>`; resolves with its exit code and output, whatever the code. */
 export const dockerCli = (home: string, args: readonly string[], options: DockerCliOptions = {}): Promise<DockerCliResult> => {
-  const { socket = join(home, 'shoal.sock'), tcp, timeoutMs = 60_000 } = options;
+  const { socket = join(home, 'shoal.sock'), tcp, timeoutMs = 60_000, input } = options;
   const config = join(home, tcp ? `docker-config-${tcp.token.slice(0, 8)}` : 'docker-config');
   mkdirSync(config, { recursive: true });
   writeFileSync(join(config, 'config.json'), JSON.stringify(tcp ? { HttpHeaders: { Authorization: `Bearer ${tcp.token}` } } : {}));
@@ -37,9 +39,10 @@ export const dockerCli = (home: string, args: readonly string[], options: Docker
     DOCKER_CLI_HINTS: 'false',
   };
   return new Promise((resolve) => {
-    execFile('docker', [...args], { env, timeout: timeoutMs }, (error, stdout, stderr) =>
+    const child = execFile('docker', [...args], { env, timeout: timeoutMs }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
+    if (input !== undefined) child.stdin?.end(input);
   });
 };
 
