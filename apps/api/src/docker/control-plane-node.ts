@@ -35,6 +35,12 @@ export const controlPlaneNode = (cluster: Cluster, joinAddr: string, engineVersi
   updatedAt: cluster.updatedAt,
 });
 
+/** The swarm's nodes: the control plane's first, then those registered on the log, by id. */
+export const swarmNodes = (cluster: Cluster, registered: ReadonlyMap<string, Node>, joinAddr: string, engineVersion: string): Map<string, Node> => {
+  const controlPlane = controlPlaneNode(cluster, joinAddr, engineVersion);
+  return new Map([[controlPlane.id, controlPlane], ...registered]);
+};
+
 /** The control plane's Docker node leads the swarm, reachable at the join address. */
 export const asLeader = (node: DockerNode, joinAddr: string): DockerNode => ({
   ...node,

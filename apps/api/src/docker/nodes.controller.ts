@@ -9,7 +9,7 @@ import { API_CONFIG } from '../api.tokens';
 import type { ApiConfig } from '../api.config';
 import { Intents } from '../intents/intents';
 import type { Cluster, Node } from '@shoal/domain';
-import { asLeader, controlPlaneNode, controlPlaneNodeId, controlPlaneRemovalRefusal, controlPlaneUpdateRefusal } from './control-plane-node';
+import { asLeader, controlPlaneNodeId, swarmNodes, controlPlaneRemovalRefusal, controlPlaneUpdateRefusal } from './control-plane-node';
 import { checkNodeFilters, fromDockerNodeSpec, goDecodeAs, NODE_FILTERS, NODE_SPEC, nodeMatches, openApiSchema, parseFilters, queryFlag, queryVersion, toDockerNode } from '@shoal/docker-api';
 import type { DockerNode, DockerNodeSpec } from '@shoal/docker-api';
 import { findNode } from './lookup';
@@ -70,8 +70,7 @@ export class NodesController {
 
   /** The control plane's node, then the registered ones, by id. */
   private swarmNodes(cluster: Cluster): Map<string, Node> {
-    const controlPlane = controlPlaneNode(cluster, this.config.joinAddr, SHOAL_VERSION);
-    return new Map([[controlPlane.id, controlPlane], ...this.intents.state.nodes]);
+    return swarmNodes(cluster, this.intents.state.nodes, this.config.joinAddr, SHOAL_VERSION);
   }
 
   /** A node by id, hostname or id prefix, as Docker finds one, among all the swarm's nodes. */

@@ -114,4 +114,11 @@ describe("Docker's /nodes", () => {
       }
     });
   });
+
+  it('lists the tasks of the control plane as of any node (docker node ps self): none; an unknown node is 404', async () => {
+    const tasksOn = (node: string) => api.request('GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ node: [node] }))}`, { socket: true });
+    expect(await tasksOn(leader)).toMatchObject({ status: 200, body: [] });
+    expect(await tasksOn('shoal-manager')).toMatchObject({ status: 200, body: [] });
+    expect(await tasksOn('nowhere')).toMatchObject({ status: 404, body: { message: 'node nowhere not found' } });
+  });
 });
