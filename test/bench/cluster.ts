@@ -139,7 +139,8 @@ export class BenchCluster {
     const deadline = Date.now() + this.timeout * 4;
     let last = -1;
     for (;;) {
-      const { body } = await dockerApi<{ Status: { State: string } }[]>(this.socket, 'GET', '/nodes');
+      // The agents' nodes: /nodes lists the control plane (a manager) too.
+      const { body } = await dockerApi<{ Status: { State: string } }[]>(this.socket, 'GET', `/nodes?filters=${encodeURIComponent('{"role":["worker"]}')}`);
       const ready = body.filter((n) => n.Status.State === 'ready').length;
       if (ready !== last) say(`${ready} / ${this.options.nodes} nodes ready`);
       last = ready;
