@@ -37,20 +37,33 @@ export const fileTargetOf = (file: DockerFileTarget | null | undefined, field: s
 /** Docker's file target, as Shoal's. */
 export const toDockerFileTarget = (file: ConfigFileTarget): DockerFileTarget => ({ Name: file.name, UID: file.uid, GID: file.gid, Mode: file.mode });
 
-/** Docker's references as Shoal's; undefined when there are none. */
-export const fromDockerConfigReferences = (refs: readonly DockerConfigReference[] | null | undefined): ConfigReference[] | undefined => {
+/**
+ * Docker's references of one kind (configs or secrets) as Shoal's, each read by `read`;
+ * undefined when there are none. Two at one target are refused in SwarmKit's words.
+ */
+export const fromDockerFileReferences = <D, R extends { readonly file: ConfigFileTarget }>(
+  refs: readonly D[] | null | undefined,
+  kind: 'config' | 'secret',
+  field: string,
+  read: (ref: D, field: string) => R,
+  nameOf: (ref: R) => string,
+): R[] | undefined => {
   if (!refs || refs.length === 0) return undefined;
   const targets = new Map<string, string>();
   return refs.map((ref, index) => {
-    const config = fromDockerConfigReference(ref, `${FIELD}[${index}]`);
-    const taken = targets.get(config.file.name);
+    const reference = read(ref, `${field}[${index}]`);
+    const taken = targets.get(reference.file.name);
     if (taken !== undefined) {
-      throw new SpecError(`${FIELD}[${index}].File.Name`, `config references '${taken}' and '${config.configName}' have a conflicting target: '${config.file.name}'`);
+      throw new SpecError(`${field}[${index}].File.Name`, `${kind} references '${taken}' and '${nameOf(reference)}' have a conflicting target: '${reference.file.name}'`);
     }
-    targets.set(config.file.name, config.configName);
-    return config;
+    targets.set(reference.file.name, nameOf(reference));
+    return reference;
   });
 };
+
+/** Docker's config references as Shoal's; undefined when there are none. */
+export const fromDockerConfigReferences = (refs: readonly DockerConfigReference[] | null | undefined): ConfigReference[] | undefined =>
+  fromDockerFileReferences(refs, 'config', FIELD, fromDockerConfigReference, (ref) => ref.configName);
 
 export const toDockerConfigReferences = (refs: readonly ConfigReference[]): DockerConfigReference[] =>
   refs.map((ref) => ({

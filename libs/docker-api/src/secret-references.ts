@@ -5,7 +5,7 @@
  * /run/secrets), no two secrets at one target.
  */
 import type { SecretReference } from '@shoal/contracts';
-import { fileTargetOf, toDockerFileTarget } from './config-references';
+import { fileTargetOf, fromDockerFileReferences, toDockerFileTarget } from './config-references';
 import type { DockerSecretReference } from './docker-types';
 import { SpecError } from './spec-error';
 
@@ -19,20 +19,9 @@ const fromDockerSecretReference = (ref: DockerSecretReference, field: string): S
   return { secretId, secretName, file: fileTargetOf(ref.File, field) };
 };
 
-/** Docker's references as Shoal's; undefined when there are none. */
-export const fromDockerSecretReferences = (refs: readonly DockerSecretReference[] | null | undefined): SecretReference[] | undefined => {
-  if (!refs || refs.length === 0) return undefined;
-  const targets = new Map<string, string>();
-  return refs.map((ref, index) => {
-    const secret = fromDockerSecretReference(ref, `${FIELD}[${index}]`);
-    const taken = targets.get(secret.file.name);
-    if (taken !== undefined) {
-      throw new SpecError(`${FIELD}[${index}].File.Name`, `secret references '${taken}' and '${secret.secretName}' have a conflicting target: '${secret.file.name}'`);
-    }
-    targets.set(secret.file.name, secret.secretName);
-    return secret;
-  });
-};
+/** Docker's secret references as Shoal's; undefined when there are none. */
+export const fromDockerSecretReferences = (refs: readonly DockerSecretReference[] | null | undefined): SecretReference[] | undefined =>
+  fromDockerFileReferences(refs, 'secret', FIELD, fromDockerSecretReference, (ref) => ref.secretName);
 
 export const toDockerSecretReferences = (refs: readonly SecretReference[]): DockerSecretReference[] =>
   refs.map((ref) => ({ File: toDockerFileTarget(ref.file), SecretID: ref.secretId, SecretName: ref.secretName }));

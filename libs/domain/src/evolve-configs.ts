@@ -1,6 +1,7 @@
 /** Configs: created by the user, relabelled, removed once no service uses them (as SwarmKit). */
 import type { EventOf } from '@shoal/contracts';
 import { admitConfigSpec } from './admission/config-admission';
+import { inUseReason, servicesUsing } from './in-use';
 import type { ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
@@ -29,14 +30,8 @@ export const evolveConfigs = (state: ClusterState, event: ConfigEvent): Verdict 
     case 'ConfigRemoved': {
       const config = state.configs.get(event.data.id);
       if (!config) return rejected(event.type, 'not-found', `config ${event.data.id} not found`);
-      const users: string[] = [];
-      for (const service of state.services.values()) {
-        if (service.spec.task.container.configs?.some((ref) => ref.configId === config.id)) users.push(service.spec.name);
-      }
-      if (users.length > 0) {
-        const which = users.length === 1 ? 'service' : 'services';
-        return rejected(event.type, 'in-use', `config '${config.spec.name}' is in use by the following ${which}: ${users.join(', ')}`);
-      }
+      const users = servicesUsing(state, (spec) => spec.task.container.configs?.some((ref) => ref.configId === config.id) ?? false);
+      if (users.length > 0) return rejected(event.type, 'in-use', inUseReason('config', config.spec.name, users));
       state.configs.delete(config.id);
       return applied(event.type);
     }

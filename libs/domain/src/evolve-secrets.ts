@@ -5,20 +5,12 @@
  */
 import type { EventOf } from '@shoal/contracts';
 import { admitSecretSpec } from './admission/secret-admission';
+import { inUseReason, servicesUsing } from './in-use';
 import type { ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
 
 type SecretEvent = EventOf<'SecretCreated' | 'SecretUpdated' | 'SecretRemoved'>;
-
-/** The services whose spec uses the secret `id`, by name. */
-export const servicesUsingSecret = (state: ClusterState, id: string): string[] => {
-  const users: string[] = [];
-  for (const service of state.services.values()) {
-    if (service.spec.task.container.secrets?.some((ref) => ref.secretId === id)) users.push(service.spec.name);
-  }
-  return users;
-};
 
 export const evolveSecrets = (state: ClusterState, event: SecretEvent): Verdict => {
   switch (event.type) {
@@ -42,11 +34,8 @@ export const evolveSecrets = (state: ClusterState, event: SecretEvent): Verdict 
     case 'SecretRemoved': {
       const secret = state.secrets.get(event.data.id);
       if (!secret) return rejected(event.type, 'not-found', `secret ${event.data.id} not found`);
-      const users = servicesUsingSecret(state, secret.id);
-      if (users.length > 0) {
-        const which = users.length === 1 ? 'service' : 'services';
-        return rejected(event.type, 'in-use', `secret '${secret.spec.name}' is in use by the following ${which}: ${users.join(', ')}`);
-      }
+      const users = servicesUsing(state, (spec) => spec.task.container.secrets?.some((ref) => ref.secretId === secret.id) ?? false);
+      if (users.length > 0) return rejected(event.type, 'in-use', inUseReason('secret', secret.spec.name, users));
       state.secrets.delete(secret.id);
       return applied(event.type);
     }

@@ -1,7 +1,6 @@
 export * from './state';
 export * from './verdict';
 export * from './evolve';
-export { servicesUsingSecret } from './evolve-secrets';
 export * from './reservations';
 export * from './state-hash';
 export * from './snapshot';
