@@ -5,7 +5,7 @@
  * (ApiSecretVault), and its data key is destroyed once its removal is applied.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { Body, Controller, Delete, Get, HttpCode, Inject, Logger, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Logger, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { admitSecretSpec } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
@@ -53,8 +53,10 @@ export class SecretsController {
     try {
       await this.intents.submit('SecretCreated', { id, spec, data: { sealed } });
     } catch (error) {
-      // Not on the log (refused, or its outcome unknown: the sweep takes the key if it never lands).
-      if (!this.intents.state.secrets.has(id)) await vault.destroy(id).catch(() => undefined);
+      // Refused: it will never be on the log, and neither need its key. An outcome unknown (5xx)
+      // may still land: its key stays, and the sweep takes it if the secret never shows.
+      const refused = error instanceof HttpException && error.getStatus() < 500;
+      if (refused && !this.intents.state.secrets.has(id)) await vault.destroy(id).catch(() => undefined);
       throw error;
     }
     return { ID: id };
