@@ -35,14 +35,19 @@ export const simulatedBehaviour = (env: Readonly<Record<string, string>>): Simul
   };
 };
 
-/** What a simulated task's log says: what would have run, with the configs the node was sent for it, and that nothing did. */
+/** What a simulated task's log says: what would have run, with the configs and secrets the node was sent for it (never a secret's bytes), and that nothing did. */
 export const simulatedLine = (task: AssignedTask): string => {
   const { image, command = [], args = [] } = task.spec.container;
   const argv = [...command, ...args];
-  const configs = task.configs.map(({ reference, data }) => `${reference.configName} at ${reference.file.name} (${data.length} ${data.length === 1 ? 'byte' : 'bytes'})`);
+  const files = (secret: boolean): string[] =>
+    task.configs
+      .filter((config) => (config.secret ?? false) === secret)
+      .map(({ reference, data }) => `${reference.configName} at ${reference.file.name} (${data.length} ${data.length === 1 ? 'byte' : 'bytes'})`);
+  const configs = files(false);
+  const secrets = files(true);
   return (
     `simulated task: image ${image}${argv.length > 0 ? `, command ${argv.join(' ')}` : ''}` +
-    `${configs.length > 0 ? `; config ${configs.join(', ')}` : ''}; nothing runs on this simulated node`
+    `${configs.length > 0 ? `; config ${configs.join(', ')}` : ''}${secrets.length > 0 ? `; secret ${secrets.join(', ')}` : ''}; nothing runs on this simulated node`
   );
 };
 

@@ -1,6 +1,6 @@
 import { TaskState } from '@shoal/contracts';
 import { nodeDescription } from './node-description';
-import { SimulatedExecutor, simulatedBehaviour } from './simulated-executor';
+import { SimulatedExecutor, simulatedBehaviour, simulatedLine } from './simulated-executor';
 import { TaskLog } from './task-log';
 import { TaskRunner } from './task-runner';
 import { configReference } from './testing/assignments';
@@ -45,6 +45,9 @@ describe('the simulated executor', () => {
     expect(configured.read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 }).map((entry) => entry.data.toString())).toEqual([
       'simulated task: image busybox; config app-name at /etc/app.conf (8 bytes), tls-name at /run/tls.pem (1 byte); nothing runs on this simulated node\n',
     ]);
+    // A secret is named as one, with its size, never its bytes.
+    const secretive = { ...assignedTask({}, 'secretive-1'), configs: [{ reference: configReference('pw', '/run/secrets/pw'), data: Buffer.from('hunter2'), secret: true as const }] };
+    expect(simulatedLine(secretive)).toBe('simulated task: image busybox; secret pw-name at /run/secrets/pw (7 bytes); nothing runs on this simulated node');
     // One that never starts says nothing.
     const rejected = new TaskLog();
     const refused = assignedTask({ env: ['SIM_START_ERROR=no'] });
