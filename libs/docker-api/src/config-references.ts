@@ -1,7 +1,7 @@
 /**
  * The configs a service's containers are given: Docker's ConfigReference
- * (`TaskTemplate.ContainerSpec.Configs`) ↔ Shoal's, with Docker's defaults (uid and gid
- * "0", mode 0444) and its rules (an id and a name, a file target, no two configs at one
+ * (`TaskTemplate.ContainerSpec.Configs`) ↔ Shoal's, with the docker CLI's defaults (uid and gid
+ * "0", mode 0444) and Docker's rules (an id and a name, a file target, no two configs at one
  * target). Runtime targets (credential specs) are refused: Shoal gives configs as files.
  */
 import { DEFAULT_CONFIG_MODE, MAX_FILE_MODE } from '@shoal/contracts';
@@ -22,7 +22,11 @@ const fromDockerConfigReference = (ref: DockerConfigReference, field: string): C
   return { configId, configName, file: fileTargetOf(ref.File, field) };
 };
 
-/** A reference's file target with Docker's defaults (uid and gid "0", mode 0444), or a 400 naming the field. */
+/**
+ * A reference's file target, with the defaults the docker CLI sends (uid and gid "0", mode
+ * 0444; the engine itself stores "", "" and 0 for a target sent without them, a pinned
+ * difference: the executors need an owner and a mode), or a 400 naming the field.
+ */
 export const fileTargetOf = (file: DockerFileTarget | null | undefined, field: string): ConfigFileTarget => {
   if (!file) throw new SpecError(`${field}.File`, 'a file target is required');
   const name = file.Name?.trim();

@@ -1,6 +1,6 @@
 /**
  * The secrets a service's containers are given: Docker's SecretReference
- * (`TaskTemplate.ContainerSpec.Secrets`) ↔ Shoal's, with Docker's defaults and rules as for
+ * (`TaskTemplate.ContainerSpec.Secrets`) ↔ Shoal's, with the docker CLI's defaults and Docker's rules as for
  * configs (config-references.ts): an id and a name, a file target (relative: under
  * /run/secrets), no two secrets at one target.
  */

@@ -116,7 +116,7 @@ describe("Docker's /secrets", () => {
   describe('services that use secrets', () => {
     const service = (name: string, secrets: unknown) => ({ Name: name, TaskTemplate: { ContainerSpec: { Image: 'busybox', Secrets: secrets } } });
 
-    it("creates a service with a secret as a file (Docker's defaults filled in) and shows it in inspect", async () => {
+    it("creates a service with a secret as a file (the docker CLI's defaults filled in) and shows it in inspect", async () => {
       const id = idOf('db-password');
       const created = await call<{ ID: string }>('POST', '/services/create', service('db', [{ File: { Name: 'db-password' }, SecretID: id, SecretName: 'db-password' }]));
       expect(created.status).toBe(201);
