@@ -1,7 +1,7 @@
 /**
  * shoal — the command line.
  *   shoal run <component>                        one component as its own process
- *   shoal audit replay [--to OFFSET] [--json]   the state and its hash at an offset
+ *   shoal audit replay [--to OFFSET | --at TIME] [--snapshots DIR] [--from-scratch] [--json]   the state and its hash at a point
  *   shoal audit verify [--key PEM] [--expect P] [--workers N] [--json]  the signed checkpoints hold; replays agree?
  *   shoal audit report [--from T1] [--to T2] [--format json|html]  who changed what, refusals, nodes, failures, proof
  *   shoal audit keygen <file>                    a new Ed25519 key for the audit checkpoints
@@ -12,6 +12,7 @@
  */
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import { auditReplay } from './audit-replay';
+import type { AuditReplayOptions } from './audit-replay';
 import { auditVerify } from './audit-verify';
 import { parseWorkers } from './audit-proof-options';
 import { auditReportCommand } from './audit-report';
@@ -50,10 +51,13 @@ export const cli = (): Command => {
   const audit = program.command('audit').description('rebuild and verify state from the log');
   audit
     .command('replay')
-    .description('replay the log and print the state and its hash at an offset')
+    .description('print the state and its hash at a point of the log: from the newest snapshot at or before it, then the records after it')
     .option('--to <offset>', 'replay records before this offset (default: the whole log)', offset)
+    .option('--at <time>', 'replay the records written at or before this time (ISO date or Unix seconds)')
+    .option('--snapshots <dir>', 'where the components keep their snapshots (default: $SHOAL_DATA_DIR/snapshots)')
+    .option('--from-scratch', 'replay from the first record, whatever snapshots there are')
     .option('--json', 'print the state as JSON')
-    .action(async (options: { to?: number; json?: boolean }) => {
+    .action(async (options: AuditReplayOptions) => {
       process.exitCode = await auditReplay(options);
     });
   audit

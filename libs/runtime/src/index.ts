@@ -5,6 +5,7 @@ export * from './event-writer';
 export * from './live-view';
 export * from './ownership';
 export * from './audit';
+export * from './offset-at-time';
 export * from './join-tokens';
 export * from './object-id';
 export * from './component-cores';

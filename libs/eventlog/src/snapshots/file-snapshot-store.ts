@@ -114,3 +114,23 @@ export const latestSnapshots = async (dir: string): Promise<{ name: string; snap
   }
   return found;
 };
+
+/**
+ * The newest snapshot at or before `offset` among every component's under `<dir>/<component>/`
+ * (each is the whole cluster's state at its offset), with the component's name; undefined
+ * when there is none. A replay to `offset` starts from it and reads only the tail.
+ */
+export const snapshotAtOrBefore = async (dir: string, offset: number): Promise<{ name: string; snapshot: Snapshot } | undefined> => {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return undefined;
+  }
+  let best: { name: string; snapshot: Snapshot } | undefined;
+  for (const name of names.sort()) {
+    const snapshot = await new FileSnapshotStore(join(dir, name)).latest({ atOrBefore: offset });
+    if (snapshot && (!best || snapshot.offset > best.snapshot.offset)) best = { name, snapshot };
+  }
+  return best;
+};
