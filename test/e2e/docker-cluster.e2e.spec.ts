@@ -69,7 +69,7 @@ describe('the docker CLI against Shoal as separate processes on Kafka', () => {
     });
     expect(ready).toEqual(NODES.map((name) => `${name} Ready Active`));
     const info = JSON.parse(await ok('info', '--format', '{{json .Swarm}}')) as { LocalNodeState: string; ControlAvailable: boolean; Nodes: number };
-    expect(info).toMatchObject({ LocalNodeState: 'active', ControlAvailable: true, Nodes: 4 });
+    expect(info).toMatchObject({ LocalNodeState: 'active', ControlAvailable: true, Nodes: 5 }); // the four agents' nodes and the control plane, as node ls lists them
     expect(await ok('info')).toMatch(/Swarm: active[\s\S]*Is Manager: true/);
     expect(await ok('node', 'inspect', '--format', '{{.Description.Resources.MemoryBytes}} {{.Description.Resources.NanoCPUs}} {{index .Description.Engine.Labels "zone"}}', 'node-1', 'node-2')).toBe(
       `${2 ** 30} 2000000000 a\n${2 ** 30} 2000000000 b\n`,
