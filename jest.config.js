@@ -18,7 +18,7 @@ const swc = [
 ];
 
 const moduleNameMapper = {
-  '^@shoal/(contracts|docker-api|domain|eventlog|protocol|runtime|testing)$': '<rootDir>/libs/$1/src',
+  '^@shoal/(config|contracts|docker-api|domain|eventlog|protocol|runtime|testing)$': '<rootDir>/libs/$1/src',
 };
 
 const common = {
