@@ -26,6 +26,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { shoalSettings } from '@shoal/config';
 import { isDispatcherAddress } from '@shoal/protocol';
 import { installProcessLogger, shoalLogger } from '@shoal/runtime';
 import { AgentMetrics, agentMetricsAddress } from './agent-metrics';
@@ -138,6 +139,15 @@ const required = (value: string | undefined, flag: string, variable: string): st
   return value.trim();
 };
 
+/** SHOAL_DISPATCHER's dispatchers, a bad one refused naming the variable. */
+const dispatchersFromEnv = (value: string): string[] => {
+  try {
+    return hostPorts(value);
+  } catch (error) {
+    throw new Error(`SHOAL_DISPATCHER: ${(error as Error).message}`);
+  }
+};
+
 /** A line of the agent's, through the process's logger (installed when the command runs). */
 const say = (line: string): void => shoalLogger().info(line);
 
@@ -195,7 +205,7 @@ const execExecutor = async (options: AgentCommandOptions, timers: TimerWheel, la
  * engine keeps each task's output (no log files of the agent's own).
  */
 const dockerExecutor = async (options: AgentCommandOptions, nodeId: () => string | undefined, labels: Record<string, string>): Promise<HostExecutor> => {
-  const engine = new EngineClient(options.engine ?? process.env.SHOAL_ENGINE ?? DEFAULT_ENGINE);
+  const engine = new EngineClient(options.engine ?? shoalSettings().SHOAL_ENGINE);
   const executor = await DockerExecutor.connect({ engine, nodeId, hostname: options.hostname, labels, publishAddress: options.publishAddress, log: say });
   return { executor, close: async () => executor.close() };
 };
@@ -314,8 +324,9 @@ export const agentCommand = (name = 'agent'): Command =>
     .showHelpAfterError()
     .action(async (options: AgentCommandOptions) => {
       installProcessLogger('agent');
-      const joinToken = required(options.joinToken ?? process.env.SHOAL_JOIN_TOKEN, '--join-token', 'SHOAL_JOIN_TOKEN');
-      const dispatchers = options.dispatcher ?? hostPorts(required(process.env.SHOAL_DISPATCHER, '--dispatcher', 'SHOAL_DISPATCHER'));
+      const settings = shoalSettings();
+      const joinToken = required(options.joinToken ?? settings.SHOAL_JOIN_TOKEN, '--join-token', 'SHOAL_JOIN_TOKEN');
+      const dispatchers = options.dispatcher ?? dispatchersFromEnv(required(settings.SHOAL_DISPATCHER, '--dispatcher', 'SHOAL_DISPATCHER'));
       if (options.simulate === undefined) {
         for (const [flag, value] of [['--cpus', options.cpus], ['--memory', options.memory], ['--hostname-prefix', options.hostnamePrefix]] as const)
           if (value !== undefined) throw new Error(`${flag} is for simulated nodes: add --simulate N`);

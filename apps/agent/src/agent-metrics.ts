@@ -9,7 +9,8 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
-import { PROMETHEUS_CONTENT_TYPE, newMetricsRegistry, portFromEnv } from '@shoal/runtime';
+import { shoalSettings } from '@shoal/config';
+import { PROMETHEUS_CONTENT_TYPE, newMetricsRegistry } from '@shoal/runtime';
 
 /** How many sessions the agent runs, and how many are up. */
 export interface AgentSessions {
@@ -82,6 +83,6 @@ export class AgentMetrics {
 
 /** Where the agent serves its metrics, from the environment: undefined (none) unless SHOAL_HEALTH_PORT is set. */
 export const agentMetricsAddress = (env: NodeJS.ProcessEnv): { host: string; port: number } | undefined => {
-  if (env.SHOAL_HEALTH_PORT === undefined || env.SHOAL_HEALTH_PORT.trim() === '') return undefined;
-  return { host: env.SHOAL_BIND_HOST?.trim() || '127.0.0.1', port: portFromEnv(env, 'SHOAL_HEALTH_PORT', 0) };
+  const settings = shoalSettings(env);
+  return settings.given.has('SHOAL_HEALTH_PORT') ? { host: settings.SHOAL_BIND_HOST, port: settings.SHOAL_HEALTH_PORT } : undefined;
 };

@@ -1,6 +1,6 @@
 /** The API's settings: where its socket and tokens live, its TCP port, the cluster it serves. */
 import { join } from 'node:path';
-import { portFromEnv } from '@shoal/runtime';
+import { defaultSettings, shoalSettings } from '@shoal/config';
 
 export interface ApiConfig {
   /** $SHOAL_DATA_DIR: the socket, admin.token and tokens.json live here. */
@@ -15,8 +15,8 @@ export interface ApiConfig {
   readonly joinAddr: string;
 }
 
-export const DEFAULT_API_PORT = 8080;
-export const DEFAULT_JOIN_ADDR = '127.0.0.1:2377';
+export const DEFAULT_API_PORT = defaultSettings().SHOAL_API_PORT;
+export const DEFAULT_JOIN_ADDR = defaultSettings().SHOAL_JOIN_ADDR;
 
 export const apiConfig = (options: {
   readonly dataDir: string;
@@ -33,11 +33,11 @@ export const apiConfig = (options: {
 
 /** SHOAL_DATA_DIR (.shoal), SHOAL_API_PORT (8080), SHOAL_CLUSTER_ID, SHOAL_JOIN_ADDR (127.0.0.1:2377). */
 export const apiConfigFromEnv = (env: NodeJS.ProcessEnv): ApiConfig => {
-  const port = portFromEnv(env, 'SHOAL_API_PORT', DEFAULT_API_PORT);
+  const settings = shoalSettings(env);
   return apiConfig({
-    dataDir: env.SHOAL_DATA_DIR?.trim() || '.shoal',
-    port,
-    ...(env.SHOAL_CLUSTER_ID?.trim() ? { cluster: env.SHOAL_CLUSTER_ID.trim() } : {}),
-    ...(env.SHOAL_JOIN_ADDR?.trim() ? { joinAddr: env.SHOAL_JOIN_ADDR.trim() } : {}),
+    dataDir: settings.SHOAL_DATA_DIR,
+    port: settings.SHOAL_API_PORT,
+    ...(settings.SHOAL_CLUSTER_ID ? { cluster: settings.SHOAL_CLUSTER_ID } : {}),
+    joinAddr: settings.SHOAL_JOIN_ADDR,
   });
 };

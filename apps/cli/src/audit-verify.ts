@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { shoalSettings } from '@shoal/config';
 import { latestSnapshots } from '@shoal/eventlog';
 import { haltMessage, proveLog, verifyLog } from '@shoal/runtime';
 import type { ProofReport, VerifyReport } from '@shoal/runtime';
@@ -27,7 +28,7 @@ export const auditVerify = (options: { snapshots?: string; json?: boolean } & Pr
   withLog(async (log) => {
     // Every core checks the log's segments unless told otherwise; the replays below stay on this one.
     const prove = proveOptions({ ...options, workers: options.workers ?? availableParallelism() });
-    const dir = options.snapshots ?? join(process.env.SHOAL_DATA_DIR ?? '.shoal', 'snapshots');
+    const dir = options.snapshots ?? join(shoalSettings().SHOAL_DATA_DIR, 'snapshots');
     // On a terminal, each pass over the log as it goes (stderr only: stdout stays the result).
     const progress = progressReporter(process.stderr);
     let phase = 'proof';

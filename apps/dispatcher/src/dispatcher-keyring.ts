@@ -6,13 +6,14 @@
  * Without it, a locked dispatcher sends no secret and says so.
  */
 import { readFile } from 'node:fs/promises';
+import { shoalSettings } from '@shoal/config';
 import type { EventLog } from '@shoal/eventlog';
 import { ClusterKeyring } from '@shoal/runtime';
 
 export const dispatcherKeyring = async (log: EventLog, dataDir: string, env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<ClusterKeyring> => {
   const keyring = await ClusterKeyring.open(log, dataDir, env);
   if (!keyring.isLocked) return keyring;
-  const file = env.SHOAL_UNLOCK_KEY_FILE?.trim();
+  const file = shoalSettings(env).SHOAL_UNLOCK_KEY_FILE;
   if (!file) {
     say(`the cluster key in ${keyring.path} is locked (autolock): this dispatcher sends no secret to nodes until it starts with SHOAL_UNLOCK_KEY_FILE`);
     return keyring;

@@ -6,20 +6,19 @@
  *   SHOAL_DISPATCHER_ADVERTISE the host:port agents are sent to when this instance is active
  *                              (default host:port as bound)
  */
-import { componentSettingsFromEnv, portFromEnv } from '@shoal/runtime';
+import { defaultSettings, shoalSettings } from '@shoal/config';
+import { componentSettingsFromEnv } from '@shoal/runtime';
 import type { DispatcherServerOptions } from './dispatcher-server';
 
-export const DEFAULT_DISPATCHER_PORT = 2377;
+export const DEFAULT_DISPATCHER_PORT = defaultSettings().SHOAL_DISPATCHER_PORT;
 
 export const dispatcherOptionsFromEnv = (env: NodeJS.ProcessEnv): DispatcherServerOptions => {
-  const advertise = env.SHOAL_DISPATCHER_ADVERTISE?.trim();
-  if (advertise !== undefined && advertise !== '' && !/^(\[[^\]]+\]|[^:\s]+):\d+$/.test(advertise)) {
-    throw new Error(`SHOAL_DISPATCHER_ADVERTISE must be host:port, not "${advertise}"`);
-  }
+  const settings = shoalSettings(env);
+  const advertise = settings.SHOAL_DISPATCHER_ADVERTISE;
   const { host, cluster, snapshots } = componentSettingsFromEnv(env, 'dispatcher');
   return {
     host,
-    port: portFromEnv(env, 'SHOAL_DISPATCHER_PORT', DEFAULT_DISPATCHER_PORT),
+    port: settings.SHOAL_DISPATCHER_PORT,
     ...(advertise ? { advertise } : {}),
     ...(cluster ? { cluster } : {}),
     ...(snapshots ? { snapshots } : {}),

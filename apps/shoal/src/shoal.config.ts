@@ -1,6 +1,5 @@
-/** The all-in-one process's settings, from the environment. */
-import { portFromEnv } from '@shoal/runtime';
-import { DEFAULT_ENGINE } from '../../agent/src/docker/engine-client';
+/** The all-in-one process's settings, from the environment (declared in @shoal/config). */
+import { shoalSettings } from '@shoal/config';
 import { apiListenSettings } from '../../api/src/tls/api-listen-settings';
 import type { ApiListenSettings } from '../../api/src/tls/api-listen-settings';
 
@@ -31,31 +30,19 @@ export interface ShoalConfig {
   readonly apiListen?: ApiListenSettings;
 }
 
-const count = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
-  const raw = env[name]?.trim() || String(fallback);
-  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, not "${env[name]}"`);
-  return Number(raw);
+export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => {
+  const settings = shoalSettings(env);
+  return {
+    dataDir: settings.SHOAL_DATA_DIR,
+    apiPort: settings.SHOAL_API_PORT,
+    dispatcherPort: settings.SHOAL_DISPATCHER_PORT,
+    chosenPorts: { api: settings.given.has('SHOAL_API_PORT'), dispatcher: settings.given.has('SHOAL_DISPATCHER_PORT') },
+    simNodes: settings.SHOAL_SIM_NODES,
+    executor: settings.SHOAL_EXECUTOR,
+    engine: settings.SHOAL_ENGINE,
+    snapshotEveryMs: settings.SHOAL_SNAPSHOT_EVERY_MS,
+    brokers: settings.KAFKA_BROKERS,
+    ...(settings.SHOAL_CLUSTER_ID ? { clusterId: settings.SHOAL_CLUSTER_ID } : {}),
+    apiListen: apiListenSettings(env),
+  };
 };
-
-/** SHOAL_EXECUTOR: sim (the default) or docker. */
-const executorFromEnv = (env: NodeJS.ProcessEnv): 'sim' | 'docker' => {
-  const value = env.SHOAL_EXECUTOR?.trim() || 'sim';
-  if (value !== 'sim' && value !== 'docker') throw new Error(`SHOAL_EXECUTOR must be sim or docker, not "${env.SHOAL_EXECUTOR}"`);
-  return value;
-};
-
-const given = (env: NodeJS.ProcessEnv, name: string): boolean => (env[name]?.trim() ?? '') !== '';
-
-export const configFromEnv = (env: NodeJS.ProcessEnv): ShoalConfig => ({
-  dataDir: env.SHOAL_DATA_DIR ?? '.shoal',
-  apiPort: portFromEnv(env, 'SHOAL_API_PORT', 8080),
-  dispatcherPort: portFromEnv(env, 'SHOAL_DISPATCHER_PORT', 2377),
-  chosenPorts: { api: given(env, 'SHOAL_API_PORT'), dispatcher: given(env, 'SHOAL_DISPATCHER_PORT') },
-  simNodes: count(env, 'SHOAL_SIM_NODES', 3),
-  executor: executorFromEnv(env),
-  engine: env.SHOAL_ENGINE?.trim() || DEFAULT_ENGINE,
-  snapshotEveryMs: count(env, 'SHOAL_SNAPSHOT_EVERY_MS', 30_000),
-  brokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),
-  ...(env.SHOAL_CLUSTER_ID ? { clusterId: env.SHOAL_CLUSTER_ID } : {}),
-  apiListen: apiListenSettings(env),
-});

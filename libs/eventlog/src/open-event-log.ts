@@ -1,9 +1,9 @@
 /** Picks the log from the environment: Kafka when KAFKA_BROKERS is set, else the embedded log. */
 import { join } from 'node:path';
+import { shoalSettings } from '@shoal/config';
 import type { EventLog } from './port';
 import { EmbeddedEventLog } from './embedded/embedded-event-log';
 import { KafkaEventLog } from './kafka/kafka-event-log';
-import { countSetting } from './kafka/topic-durability';
 import { kafkaConnectionFromEnv } from './kafka/connection-settings';
 import type { KafkaConnectionSettings } from './kafka/connection-settings';
 import type { DurabilitySettings } from './kafka/topic-durability';
@@ -25,8 +25,7 @@ export interface LogSettings {
 }
 
 const durabilityFromEnv = (env: NodeJS.ProcessEnv): DurabilitySettings => {
-  const replicationFactor = countSetting(env, 'SHOAL_KAFKA_REPLICATION_FACTOR');
-  const minInsync = countSetting(env, 'SHOAL_KAFKA_MIN_INSYNC');
+  const { SHOAL_KAFKA_REPLICATION_FACTOR: replicationFactor, SHOAL_KAFKA_MIN_INSYNC: minInsync } = shoalSettings(env);
   return { ...(replicationFactor === undefined ? {} : { replicationFactor }), ...(minInsync === undefined ? {} : { minInsync }) };
 };
 
@@ -35,16 +34,16 @@ const connectionFromEnv = (env: NodeJS.ProcessEnv): { connection?: KafkaConnecti
   return connection.ssl || connection.sasl ? { connection } : {};
 };
 
-export const logSettingsFromEnv = (env: NodeJS.ProcessEnv): LogSettings => ({
-  brokers: (env.KAFKA_BROKERS ?? '')
-    .split(',')
-    .map((broker) => broker.trim())
-    .filter(Boolean),
-  topic: `${env.SHOAL_TOPIC_PREFIX?.trim() || 'shoal'}.events`,
-  dataDir: env.SHOAL_DATA_DIR?.trim() || '.shoal',
-  durability: durabilityFromEnv(env),
-  ...connectionFromEnv(env),
-});
+export const logSettingsFromEnv = (env: NodeJS.ProcessEnv): LogSettings => {
+  const settings = shoalSettings(env);
+  return {
+    brokers: settings.KAFKA_BROKERS,
+    topic: `${settings.SHOAL_TOPIC_PREFIX}.events`,
+    dataDir: settings.SHOAL_DATA_DIR,
+    durability: durabilityFromEnv(env),
+    ...connectionFromEnv(env),
+  };
+};
 
 export const openEventLog = async (env: NodeJS.ProcessEnv = process.env, clientId = 'shoal'): Promise<EventLog> => {
   const settings = logSettingsFromEnv(env);

@@ -9,34 +9,28 @@
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { shoalSettings } from '@shoal/config';
 import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { AuditCheckpointer, DEFAULT_CHECKPOINT_MS, DEFAULT_CHECKPOINT_RECORDS, MAX_CHECKPOINT_RECORDS } from './audit-checkpointer';
+import { AuditCheckpointer } from './audit-checkpointer';
 import type { CheckpointerOptions } from './audit-checkpointer';
 import { readSigningKey } from './audit-keys';
 import { COMPONENT_RUNNER } from './component-tokens';
 import type { ComponentRunner } from './component-runner';
 import { makeInstanceId } from './instance';
 
-const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) throw new Error(`${name}=${raw}: expected a whole number from 1 to ${max}`);
-  return value;
-};
-
 /** The checkpoint writer's settings from the environment; undefined when no signing key is set. */
 export const checkpointSettingsFromEnv = (env: NodeJS.ProcessEnv): Omit<CheckpointerOptions, 'term' | 'instance'> | undefined => {
-  const keyPath = env.SHOAL_AUDIT_SIGNING_KEY?.trim();
+  const settings = shoalSettings(env);
+  const keyPath = settings.SHOAL_AUDIT_SIGNING_KEY;
   if (!keyPath) return undefined;
-  const previous = env.SHOAL_AUDIT_PREVIOUS_KEY?.trim();
-  const cluster = env.SHOAL_CLUSTER_ID?.trim();
+  const previous = settings.SHOAL_AUDIT_PREVIOUS_KEY;
+  const cluster = settings.SHOAL_CLUSTER_ID;
   return {
     key: readSigningKey(keyPath),
     ...(previous ? { previousKey: readSigningKey(previous) } : {}),
-    everyRecords: positive(env, 'SHOAL_AUDIT_CHECKPOINT_RECORDS', DEFAULT_CHECKPOINT_RECORDS, MAX_CHECKPOINT_RECORDS),
-    everyMs: positive(env, 'SHOAL_AUDIT_CHECKPOINT_SECONDS', DEFAULT_CHECKPOINT_MS / 1000) * 1000,
+    everyRecords: settings.SHOAL_AUDIT_CHECKPOINT_RECORDS,
+    everyMs: settings.SHOAL_AUDIT_CHECKPOINT_SECONDS * 1000,
     ...(cluster ? { cluster } : {}),
   };
 };

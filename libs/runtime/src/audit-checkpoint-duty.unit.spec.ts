@@ -25,7 +25,7 @@ describe('the checkpoint duty', () => {
     const notPem = join(dir, 'not.pem');
     writeFileSync(notPem, 'hello');
     expect(() => checkpointSettingsFromEnv({ SHOAL_AUDIT_SIGNING_KEY: notPem })).toThrow(/not a PEM private key.*openssl genpkey -algorithm ed25519/);
-    expect(() => checkpointSettingsFromEnv({ SHOAL_AUDIT_SIGNING_KEY: keyFile, SHOAL_AUDIT_CHECKPOINT_RECORDS: '20001' })).toThrow('SHOAL_AUDIT_CHECKPOINT_RECORDS=20001: expected a whole number from 1 to 20000');
+    expect(() => checkpointSettingsFromEnv({ SHOAL_AUDIT_SIGNING_KEY: keyFile, SHOAL_AUDIT_CHECKPOINT_RECORDS: '20001' })).toThrow('SHOAL_AUDIT_CHECKPOINT_RECORDS must be a whole number from 1 to 20000, not "20001"');
   });
 
   it('writes nothing while this process does not own the reaper, then signs what it sealed once it does', async () => {

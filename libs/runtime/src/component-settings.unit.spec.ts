@@ -1,4 +1,4 @@
-import { componentSettingsFromEnv, portFromEnv } from './component-settings';
+import { componentSettingsFromEnv } from './component-settings';
 
 describe('a component process\'s settings from the environment', () => {
   it('listens on 127.0.0.1, any free port, writes for the log\'s cluster and snapshots every 30 s unless told otherwise', () => {
@@ -13,7 +13,6 @@ describe('a component process\'s settings from the environment', () => {
 
   it('refuses a port that is not one, in the name of the setting', () => {
     expect(() => componentSettingsFromEnv({ SHOAL_HEALTH_PORT: 'http' }, 'reaper')).toThrow('SHOAL_HEALTH_PORT must be a port number (0–65535), not "http"');
-    expect(() => portFromEnv({ SHOAL_DISPATCHER_PORT: '70000' }, 'SHOAL_DISPATCHER_PORT', 2377)).toThrow(/SHOAL_DISPATCHER_PORT must be a port number/);
-    expect(portFromEnv({}, 'SHOAL_DISPATCHER_PORT', 2377)).toBe(2377);
+    expect(() => componentSettingsFromEnv({ SHOAL_HEALTH_PORT: '70000' }, 'reaper')).toThrow('SHOAL_HEALTH_PORT must be a port number (0–65535), not "70000"');
   });
 });

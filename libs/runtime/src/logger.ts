@@ -10,6 +10,8 @@
  * libraries' own lines (the eventlog's sink).
  */
 import { Logger as NestLogger } from '@nestjs/common';
+import { shoalSettings } from '@shoal/config';
+import type { ShoalLogLevel } from '@shoal/config';
 import type { LogLevel as NestLogLevel, LoggerService } from '@nestjs/common';
 import { setEventLogSink } from '@shoal/eventlog';
 import pino from 'pino';
@@ -17,15 +19,11 @@ import type { DestinationStream, Level, Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-export type ShoalLogLevel = (typeof LOG_LEVELS)[number];
-
-/** SHOAL_LOG_LEVEL, checked: a value that is not a level stops the start with what to set. */
-export const logLevelFromEnv = (env: NodeJS.ProcessEnv = process.env): ShoalLogLevel => {
-  const raw = env.SHOAL_LOG_LEVEL?.trim().toLowerCase() || 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new Error(`SHOAL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${env.SHOAL_LOG_LEVEL}"`);
-  return raw as ShoalLogLevel;
-};
+/**
+ * SHOAL_LOG_LEVEL, with the rest of the environment checked: a bad value stops the start
+ * with what to set (the logger is a process's first reader of its settings).
+ */
+export const logLevelFromEnv = (env: NodeJS.ProcessEnv = process.env): ShoalLogLevel => shoalSettings(env).SHOAL_LOG_LEVEL;
 
 // CSI and OSC sequences, and the lone escapes and C1 controls around them.
 // eslint-disable-next-line no-control-regex
@@ -145,7 +143,7 @@ let processLogger: Logger | undefined;
  */
 export const shoalLogger = (): Logger => {
   if (!processLogger) {
-    // A bad SHOAL_LOG_LEVEL stops a process at its start (installProcessLogger); a library's line is not the place.
+    // A bad setting stops a process at its start (installProcessLogger); a library's line is not the place.
     let level: ShoalLogLevel = 'info';
     try {
       level = logLevelFromEnv();

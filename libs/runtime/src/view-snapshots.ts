@@ -11,6 +11,7 @@
  */
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { shoalSettings } from '@shoal/config';
 import { decode } from '@shoal/contracts';
 import { FileSnapshotStore } from '@shoal/eventlog';
 import type { EventLog, SnapshotStore } from '@shoal/eventlog';
@@ -31,9 +32,8 @@ export interface ViewSnapshots {
  * offsets, each file written whole and renamed into place.
  */
 export const viewSnapshotsFromEnv = (env: NodeJS.ProcessEnv, component: string): ViewSnapshots | undefined => {
-  const raw = env.SHOAL_SNAPSHOT_EVERY_MS?.trim() || '30000';
-  if (!/^\d+$/.test(raw)) throw new Error(`SHOAL_SNAPSHOT_EVERY_MS must be a whole number of milliseconds (0: no snapshots), not "${raw}"`);
-  return viewSnapshotsIn(env.SHOAL_DATA_DIR?.trim() || '.shoal', component, Number(raw));
+  const settings = shoalSettings(env);
+  return viewSnapshotsIn(settings.SHOAL_DATA_DIR, component, settings.SHOAL_SNAPSHOT_EVERY_MS);
 };
 
 /** A component's snapshots under `<dataDir>/snapshots/<component>`, every `everyMs` (0: none). */

@@ -6,6 +6,7 @@
  */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
+import { shoalSettings } from '@shoal/config';
 import { keyFingerprint, readPublicKey } from '@shoal/runtime';
 import type { ExpectedPoint, Problem, ProblemKind, ProofReport, SigningKeyUse } from '@shoal/runtime';
 
@@ -26,7 +27,7 @@ export const expectedPoint = (value: string | undefined): ExpectedPoint | undefi
 
 /** The key published to this API, read once: its public half, or undefined. */
 export const publishedKey = (env: NodeJS.ProcessEnv = process.env): string | undefined => {
-  const path = env.SHOAL_AUDIT_PUBLIC_KEY?.trim();
+  const path = shoalSettings(env).SHOAL_AUDIT_PUBLIC_KEY;
   return path ? readPublicKey(path) : undefined;
 };
 

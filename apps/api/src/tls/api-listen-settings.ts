@@ -14,6 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { defaultSettings, isBindAddress, shoalSettings } from '@shoal/config';
 
 export interface ApiTlsSettings {
   readonly cert: string;
@@ -29,19 +30,7 @@ export interface ApiListenSettings {
   readonly tls?: ApiTlsSettings;
 }
 
-export const DEFAULT_API_HOST = '127.0.0.1';
-
-const TRUE = new Set(['1', 'true', 'yes', 'on']);
-const FALSE = new Set(['', '0', 'false', 'no', 'off']);
-
-const envFlag = (env: NodeJS.ProcessEnv, name: string): boolean => {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (TRUE.has(raw)) return true;
-  if (FALSE.has(raw)) return false;
-  throw new Error(`${name} must be 1 or 0 (true or false), not "${env[name]}"`);
-};
-
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+export const DEFAULT_API_HOST = defaultSettings().SHOAL_API_HOST;
 
 /** The flags this reads; anything else on the command line is refused (`shoal run api` and its component name are positionals). */
 const OPTIONS = {
@@ -61,13 +50,14 @@ export const apiListenSettings = (env: NodeJS.ProcessEnv, argv: readonly string[
   } catch (error) {
     throw new Error(`${(error as Error).message} (the API takes --host, --tls, --tlsverify, --tlscacert, --tlscert, --tlskey)`);
   }
-  const host = (flags.host ?? env.SHOAL_API_HOST ?? '').trim() || DEFAULT_API_HOST;
-  if (isIP(host) === 0 && !HOSTNAME.test(host)) throw new Error(`--host (SHOAL_API_HOST) must be an IP address or a host name to bind, not "${host}"`);
-  const verify = flags.tlsverify ?? envFlag(env, 'SHOAL_API_TLSVERIFY');
-  const tls = verify || (flags.tls ?? envFlag(env, 'SHOAL_API_TLS'));
-  const cert = (flags.tlscert ?? env.SHOAL_API_TLSCERT ?? '').trim();
-  const key = (flags.tlskey ?? env.SHOAL_API_TLSKEY ?? '').trim();
-  const ca = (flags.tlscacert ?? env.SHOAL_API_TLSCACERT ?? '').trim();
+  const settings = shoalSettings(env);
+  const host = (flags.host ?? settings.SHOAL_API_HOST).trim() || DEFAULT_API_HOST;
+  if (!isBindAddress(host)) throw new Error(`--host (SHOAL_API_HOST) must be an IP address or a host name to bind, not "${host}"`);
+  const verify = flags.tlsverify ?? settings.SHOAL_API_TLSVERIFY;
+  const tls = verify || (flags.tls ?? settings.SHOAL_API_TLS);
+  const cert = (flags.tlscert ?? settings.SHOAL_API_TLSCERT ?? '').trim();
+  const key = (flags.tlskey ?? settings.SHOAL_API_TLSKEY ?? '').trim();
+  const ca = (flags.tlscacert ?? settings.SHOAL_API_TLSCACERT ?? '').trim();
   if (!tls) {
     if (cert || key || ca) throw new Error('--tlscert, --tlskey and --tlscacert take effect with --tls or --tlsverify (SHOAL_API_TLS=1, SHOAL_API_TLSVERIFY=1): add one');
     return { host };

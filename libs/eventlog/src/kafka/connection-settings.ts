@@ -12,14 +12,15 @@
  *   SHOAL_KAFKA_SASL_PASSWORD       its password, or
  *   SHOAL_KAFKA_SASL_PASSWORD_FILE  a file holding it (trailing newline dropped): keeps it out of the environment
  *
- * Files are read when the log opens. No value read here is ever written to a log line:
- * `describeKafkaConnection` names only the mechanism, the user and the file paths.
+ * Each is declared, with the rules between them (a certificate needs its key, a mechanism
+ * its user and exactly one password), in @shoal/config. Files are read when the log opens.
+ * No value read here is ever written to a log line: `describeKafkaConnection` names only
+ * the mechanism, the user and the file paths.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { shoalSettings } from '@shoal/config';
+import type { SaslMechanism } from '@shoal/config';
 import type { KafkaConfig, SASLOptions } from 'kafkajs';
-
-export type SaslMechanism = 'scram-sha-512' | 'scram-sha-256' | 'plain';
-export const SASL_MECHANISMS: readonly SaslMechanism[] = ['scram-sha-512', 'scram-sha-256', 'plain'];
 
 export interface KafkaSslSettings {
   readonly ca?: string;
@@ -40,36 +41,15 @@ export interface KafkaConnectionSettings {
   readonly sasl?: KafkaSaslSettings;
 }
 
-const TRUE = new Set(['1', 'true', 'yes', 'on']);
-const FALSE = new Set(['', '0', 'false', 'no', 'off']);
-const value = (env: NodeJS.ProcessEnv, name: string): string => env[name]?.trim() ?? '';
-
 /** The settings from the environment; a clear error names the variable to fix. */
 export const kafkaConnectionFromEnv = (env: NodeJS.ProcessEnv): KafkaConnectionSettings => {
-  const sslFlag = value(env, 'SHOAL_KAFKA_SSL').toLowerCase();
-  if (!TRUE.has(sslFlag) && !FALSE.has(sslFlag)) throw new Error(`SHOAL_KAFKA_SSL must be 1 or 0, not "${env.SHOAL_KAFKA_SSL}"`);
-  const ca = value(env, 'SHOAL_KAFKA_SSL_CA');
-  const cert = value(env, 'SHOAL_KAFKA_SSL_CERT');
-  const key = value(env, 'SHOAL_KAFKA_SSL_KEY');
-  if (Boolean(cert) !== Boolean(key)) throw new Error('SHOAL_KAFKA_SSL_CERT and SHOAL_KAFKA_SSL_KEY go together: a client certificate needs its key (or set neither)');
-  const ssl = TRUE.has(sslFlag) || ca || cert ? { ...(ca ? { ca } : {}), ...(cert ? { cert, key } : {}) } : undefined;
-
-  const mechanism = value(env, 'SHOAL_KAFKA_SASL_MECHANISM').toLowerCase();
-  const username = value(env, 'SHOAL_KAFKA_SASL_USERNAME');
+  const settings = shoalSettings(env);
+  const { SHOAL_KAFKA_SSL_CA: ca, SHOAL_KAFKA_SSL_CERT: cert, SHOAL_KAFKA_SSL_KEY: key } = settings;
+  const ssl = settings.SHOAL_KAFKA_SSL || ca || cert ? { ...(ca ? { ca } : {}), ...(cert ? { cert, key } : {}) } : undefined;
+  const { SHOAL_KAFKA_SASL_MECHANISM: mechanism, SHOAL_KAFKA_SASL_USERNAME: username, SHOAL_KAFKA_SASL_PASSWORD: password, SHOAL_KAFKA_SASL_PASSWORD_FILE: passwordFile } = settings;
+  if (!mechanism || !username) return ssl ? { ssl } : {};
   // A password is taken as it is (spaces included); only the file's trailing newline goes.
-  const password = env.SHOAL_KAFKA_SASL_PASSWORD ?? '';
-  const passwordFile = value(env, 'SHOAL_KAFKA_SASL_PASSWORD_FILE');
-  if (!mechanism) {
-    if (username || password || passwordFile) throw new Error(`SHOAL_KAFKA_SASL_MECHANISM must be set (${SASL_MECHANISMS.join(', ')}) for SHOAL_KAFKA_SASL_USERNAME and its password to be used`);
-    return ssl ? { ssl } : {};
-  }
-  if (!(SASL_MECHANISMS as readonly string[]).includes(mechanism)) {
-    throw new Error(`SHOAL_KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')}, not "${env.SHOAL_KAFKA_SASL_MECHANISM}"`);
-  }
-  if (!username) throw new Error(`SHOAL_KAFKA_SASL_MECHANISM=${mechanism} needs SHOAL_KAFKA_SASL_USERNAME`);
-  if (password && passwordFile) throw new Error('set SHOAL_KAFKA_SASL_PASSWORD or SHOAL_KAFKA_SASL_PASSWORD_FILE, not both');
-  if (!password && !passwordFile) throw new Error(`SHOAL_KAFKA_SASL_MECHANISM=${mechanism} needs a password: SHOAL_KAFKA_SASL_PASSWORD_FILE (or SHOAL_KAFKA_SASL_PASSWORD)`);
-  const sasl: KafkaSaslSettings = { mechanism: mechanism as SaslMechanism, username, password: passwordFile ? { file: passwordFile } : { value: password } };
+  const sasl: KafkaSaslSettings = { mechanism, username, password: passwordFile ? { file: passwordFile } : { value: password ?? '' } };
   return { ...(ssl ? { ssl } : {}), sasl };
 };
 

@@ -42,7 +42,7 @@ describe('Kafka connection settings', () => {
   });
 
   it('says which variable to fix', () => {
-    expect(() => kafkaConnectionFromEnv({ SHOAL_KAFKA_SSL: 'maybe' })).toThrow('SHOAL_KAFKA_SSL must be 1 or 0, not "maybe"');
+    expect(() => kafkaConnectionFromEnv({ SHOAL_KAFKA_SSL: 'maybe' })).toThrow('SHOAL_KAFKA_SSL must be 1 or 0 (true or false), not "maybe"');
     expect(() => kafkaConnectionFromEnv({ SHOAL_KAFKA_SSL_CERT: 'c' })).toThrow(/SHOAL_KAFKA_SSL_CERT and SHOAL_KAFKA_SSL_KEY go together/);
     expect(() => kafkaConnectionFromEnv({ SHOAL_KAFKA_SASL_USERNAME: 'u' })).toThrow(/SHOAL_KAFKA_SASL_MECHANISM must be set/);
     expect(() => kafkaConnectionFromEnv({ SHOAL_KAFKA_SASL_MECHANISM: 'gssapi', SHOAL_KAFKA_SASL_USERNAME: 'u' })).toThrow(/must be one of scram-sha-512, scram-sha-256, plain, not "gssapi"/);

@@ -71,14 +71,6 @@ export const requiredDurability = (brokers: number, settings: DurabilitySettings
   return required;
 };
 
-/** A count from the environment: a whole number ≥ 1, or unset; anything else is refused with the name. */
-export const countSetting = (env: NodeJS.ProcessEnv, name: string): number | undefined => {
-  const raw = env[name]?.trim();
-  if (!raw) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a whole number of at least 1, not "${raw}"`);
-  return Number(raw);
-};
-
 /** The topic configuration Shoal creates the events topic with. */
 export const logTopicConfig = (required: Durability): Record<string, string> => ({
   'retention.ms': '-1',

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { shoalSettings } from '@shoal/config';
 import { KEY_BYTES } from './secret-box';
 
 /** What the file holds: the key, or the key locked under an unlock key. */
@@ -18,8 +19,10 @@ export type ClusterKeyFile = { readonly key: Buffer } | { readonly locked: Buffe
 
 const LOCKED = 'locked:';
 
-export const clusterKeyPath = (env: NodeJS.ProcessEnv): string =>
-  env.SHOAL_SECRETS_KEY_FILE?.trim() || join(env.SHOAL_DATA_DIR?.trim() || '.shoal', 'secrets.key');
+export const clusterKeyPath = (env: NodeJS.ProcessEnv): string => {
+  const settings = shoalSettings(env);
+  return settings.SHOAL_SECRETS_KEY_FILE ?? join(settings.SHOAL_DATA_DIR, 'secrets.key');
+};
 
 const decodeKeyFile = (text: string, path: string): ClusterKeyFile => {
   const trimmed = text.trim();
