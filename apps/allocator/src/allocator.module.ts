@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { ShoalConfigModule } from '@shoal/config';
 import { EventLogModule } from '@shoal/eventlog';
 import { ComponentModule } from '@shoal/runtime';
 
 /** The allocator as its own process: the log from the environment, the allocator's core as every deployment makes it (componentCore), its runner. */
 @Module({
-  imports: [EventLogModule.forRoot(process.env, 'shoal-allocator'), ComponentModule.forComponent('allocator')],
+  imports: [ShoalConfigModule.forRoot(), EventLogModule.forRoot(process.env, 'shoal-allocator'), ComponentModule.forComponent('allocator')],
 })
 export class AllocatorModule {}

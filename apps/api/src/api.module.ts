@@ -5,6 +5,7 @@
  */
 import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
+import { ShoalConfigModule } from '@shoal/config';
 import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { ProcessMetrics } from '@shoal/runtime';
@@ -63,6 +64,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [
+        ShoalConfigModule.forRoot(),
         options.log ? BorrowedLogModule.of(options.log) : EventLogModule.forRoot(process.env, 'shoal-api'),
         ApiCoreModule.forRoot(options.config),
         // Made before the view, which reports to it from its first record.

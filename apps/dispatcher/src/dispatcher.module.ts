@@ -1,5 +1,8 @@
 import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { SHOAL_SETTINGS, ShoalConfigModule } from '@shoal/config';
+import type { ShoalConfiguration } from '@shoal/config';
 import { EVENT_LOG, EventLogModule } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import type { ClusterKeyring } from '@shoal/runtime';
@@ -32,13 +35,14 @@ class DispatcherLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
 
 /** The dispatcher as its own process: the log from the environment, the agents' gRPC server, its runner. */
 @Module({
-  imports: [EventLogModule.forRoot(process.env, 'shoal-dispatcher')],
+  imports: [ShoalConfigModule.forRoot(), EventLogModule.forRoot(process.env, 'shoal-dispatcher')],
   controllers: [DispatcherHealthController],
   providers: [
     {
       provide: DISPATCHER_KEYRING,
-      inject: [EVENT_LOG],
-      useFactory: (log: EventLog) => dispatcherKeyring(log, process.env.SHOAL_DATA_DIR?.trim() || '.shoal', process.env, (line) => new Logger('dispatcher').log(line)),
+      inject: [EVENT_LOG, ConfigService],
+      useFactory: (log: EventLog, config: ConfigService<ShoalConfiguration, true>) =>
+        dispatcherKeyring(log, config.get(SHOAL_SETTINGS, { infer: true }).SHOAL_DATA_DIR, process.env, (line) => new Logger('dispatcher').log(line)),
     },
     {
       provide: DISPATCHER_SERVER,

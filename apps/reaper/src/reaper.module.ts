@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ShoalConfigModule } from '@shoal/config';
 import { EventLogModule } from '@shoal/eventlog';
 import { AuditCheckpointDuty, ComponentModule } from '@shoal/runtime';
 
@@ -8,7 +9,7 @@ import { AuditCheckpointDuty, ComponentModule } from '@shoal/runtime';
  * the audit checkpoints its owner signs (docs/audit.md).
  */
 @Module({
-  imports: [EventLogModule.forRoot(process.env, 'shoal-reaper'), ComponentModule.forComponent('reaper')],
+  imports: [ShoalConfigModule.forRoot(), EventLogModule.forRoot(process.env, 'shoal-reaper'), ComponentModule.forComponent('reaper')],
   providers: [AuditCheckpointDuty],
 })
 export class ReaperModule {}
