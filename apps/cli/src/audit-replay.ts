@@ -2,6 +2,7 @@ import { TaskState, taskStateName } from '@shoal/contracts';
 import type { TaskStateName } from '@shoal/contracts';
 import { toStateData } from '@shoal/domain';
 import { join } from 'node:path';
+import { shoalSettings } from '@shoal/config';
 import { snapshotAtOrBefore } from '@shoal/eventlog';
 import { haltMessage, offsetAtTime, replayLog } from '@shoal/runtime';
 import { withLog } from './log-source';
@@ -50,7 +51,7 @@ export const auditReplay = (options: AuditReplayOptions): Promise<number> =>
       return 2;
     }
     const to = time !== undefined ? await offsetAtTime(log, time) : (options.to ?? end);
-    const dir = options.snapshots ?? join(process.env.SHOAL_DATA_DIR ?? '.shoal', 'snapshots');
+    const dir = options.snapshots ?? join(shoalSettings().SHOAL_DATA_DIR, 'snapshots');
     const start = options.fromScratch ? undefined : await snapshotAtOrBefore(dir, to);
     // On a terminal, how far the replay has got (stderr only: stdout stays the result).
     const progress = progressReporter(process.stderr);
