@@ -220,6 +220,16 @@ describe('Docker Engine API 1.41, Shoal beside a real engine in swarm mode', () 
     expect(Differential.compare(removed)).toEqual({ status: [], body: [] });
   });
 
+  it('swarm leave without force, and swarm join of a node already in a swarm: the same refusal on both', async () => {
+    // Never with force: the engine would leave its swarm.
+    const leave = await diff.send('POST', '/swarm/leave');
+    expect(Differential.compare(leave)).toEqual({ status: [], body: [] });
+    expect(leave.shoal.status).toBe(503);
+    const join = await diff.send('POST', '/swarm/join', { RemoteAddrs: ['127.0.0.1:2377'], JoinToken: `SWMTKN-1-${'a'.repeat(50)}-${'b'.repeat(25)}` });
+    expect(Differential.compare(join)).toEqual({ status: [], body: [] });
+    expect(join.shoal.status).toBe(503);
+  });
+
   it('swarm update: a SwarmSpec with null fields is accepted, and what is set is what inspect returns', async () => {
     const before = await diff.send('GET', '/swarm');
     type Swarm = { Version: { Index: number }; Spec: Record<string, unknown> };

@@ -252,6 +252,10 @@ describe('swarm init', () => {
   it('before init, is not a swarm manager', async () => {
     expect(await api.request('GET', '/swarm', { socket: true })).toMatchObject({ status: 503, body: { message: expect.stringMatching(/not a swarm manager/) } });
     expect((await api.request('GET', '/_ping', { socket: true })).headers.swarm).toBe('inactive');
+    expect(await api.request('POST', '/swarm/join', { socket: true, body: { RemoteAddrs: ['10.0.0.1:2377'], JoinToken: 'SWMTKN-1-x' } })).toMatchObject({
+      status: 503,
+      body: { message: expect.stringMatching(/^Shoal's control plane manages a swarm of its own and joins none: use docker swarm init/) },
+    });
   });
 
   it('creates the cluster once; a second init gets Docker\'s 503', async () => {
@@ -263,5 +267,11 @@ describe('swarm init', () => {
       status: 503,
       body: { message: expect.stringMatching(/^This node is already part of a swarm/) },
     });
+  });
+
+  it("refuses to leave: Docker's words to a last manager, and no erasing the log even with force", async () => {
+    expect(await api.request('POST', '/swarm/leave', { socket: true })).toMatchObject({ status: 503, body: { message: expect.stringMatching(/^You are attempting to leave the swarm on a node that is participating as a manager/) } });
+    expect(await api.request('POST', '/swarm/leave?force=1', { socket: true })).toMatchObject({ status: 503, body: { message: expect.stringMatching(/its state is the log, kept for the audit: leaving cannot erase it/) } });
+    expect((await api.request('GET', '/swarm', { socket: true })).status).toBe(200);
   });
 });

@@ -18,6 +18,9 @@ import { InvalidUnlockKeyError, NotLockedError } from '@shoal/runtime';
 import type { DockerSwarm, DockerSwarmSpec } from '@shoal/docker-api';
 
 const ALREADY_A_SWARM = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
+/** Docker's words to its last manager asked to leave (the trailing space is the engine's). */
+const LAST_MANAGER =
+  'You are attempting to leave the swarm on a node that is participating as a manager. Removing the last manager erases all current state of the swarm. Use `--force` to ignore this message. ';
 
 const sameSpec = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
@@ -75,10 +78,22 @@ export class SwarmController {
   }
 
   @Post('leave')
-  @ApiOperation({ summary: 'Not possible: the control plane is the swarm (answers 503)' })
-  leave(): never {
+  @ApiOperation({
+    summary: "Refused (503): the control plane is the swarm's last manager",
+    description: "Without force, Docker's own refusal to the last manager. With force, Docker would erase the swarm's state; Shoal's is the log, kept for the audit, so it refuses that too.",
+  })
+  @ApiQuery({ name: 'force', required: false })
+  leave(@Query('force') force?: string): never {
     this.intents.cluster();
-    throw new HttpException("Shoal's control plane is the swarm's manager and cannot leave it; stop Shoal instead", 503);
+    if (!queryFlag(force)) throw new HttpException(LAST_MANAGER, 503);
+    throw new HttpException("Shoal's control plane is the swarm's manager, and its state is the log, kept for the audit: leaving cannot erase it; stop Shoal instead", 503);
+  }
+
+  @Post('join')
+  @ApiOperation({ summary: "Refused (503): the control plane is its own swarm's manager; nodes join with `shoal agent --join-token`" })
+  join(): never {
+    if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
+    throw new HttpException("Shoal's control plane manages a swarm of its own and joins none: use docker swarm init, and join nodes to it with shoal agent --join-token", 503);
   }
 
   @Post('update')
