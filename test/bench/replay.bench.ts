@@ -29,12 +29,12 @@ import { CORE_COMPONENTS, LiveView, componentCore, replayLog, snapshotFor } from
 import { Projection, takeSnapshot } from '@shoal/domain';
 import type { ComponentCore, Snapshot } from '@shoal/domain';
 import { benchHistory } from './history';
+import { appendRecords } from './append-records';
 import { benchBroker } from './broker';
 import { intOption } from './args';
 import { publish, result } from './report';
 import type { Measure } from './report';
 
-const APPEND_CHUNK = 2_000;
 /** Records decoded, then applied, at a time in the split: few, so that they die young as in a replay (10,000 at a time measured ~30% slower). */
 const SPLIT_CHUNK = 100;
 
@@ -90,20 +90,7 @@ const snapshotBefore = async (log: KafkaEventLog, end: number, tail: number, sto
   return { bytes: (await stat(join(store.dir, file!))).size, tasks: projection.state.tasks.size };
 };
 
-const fill = async (log: KafkaEventLog, records: number): Promise<number> => {
-  let bytes = 0;
-  let chunk: { key: string; value: string }[] = [];
-  for (const value of benchHistory({ records })) {
-    bytes += value.length;
-    chunk.push({ key: 'bench', value });
-    if (chunk.length === APPEND_CHUNK) {
-      await log.append(chunk);
-      chunk = [];
-    }
-  }
-  if (chunk.length > 0) await log.append(chunk);
-  return bytes;
-};
+const fill = (log: KafkaEventLog, records: number): Promise<number> => appendRecords(log, benchHistory({ records }));
 
 const bareConsumer = async (brokers: string[], topic: string, records: number): Promise<number> => {
   const kafka = new Kafka({ clientId: 'bench-ceiling', brokers, logLevel: logLevel.NOTHING });

@@ -30,8 +30,8 @@ import { shoalEntry } from './compiled';
 import { publish, result } from './report';
 import type { Measure } from './report';
 import { signedHistory } from './signed-history';
+import { appendRecords } from './append-records';
 
-const APPEND_CHUNK = 2_000;
 const READ_CHUNK = 5_000;
 const run = promisify(execFile);
 
@@ -78,17 +78,7 @@ export const verifyBench = async (argv: readonly string[]): Promise<void> => {
   const log = await KafkaEventLog.open({ brokers: broker.brokers, topic: `${prefix}.events`, clientId: 'bench' });
   try {
     process.stderr.write(`writing ${records.toLocaleString('en-US')} records and their checkpoints to ${prefix}.events…\n`);
-    let chunk: { key: string; value: string }[] = [];
-    let bytes = 0;
-    for (const value of signedHistory({ records, every, key })) {
-      bytes += value.length;
-      chunk.push({ key: 'bench', value });
-      if (chunk.length === APPEND_CHUNK) {
-        await log.append(chunk);
-        chunk = [];
-      }
-    }
-    if (chunk.length > 0) await log.append(chunk);
+    const bytes = await appendRecords(log, signedHistory({ records, every, key }));
     const written = await log.highWaterMark();
     const throughs = new Set<number>();
     await eachRecord(log, written, (offset, value) => {
