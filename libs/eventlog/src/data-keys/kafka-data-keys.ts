@@ -14,6 +14,7 @@ import { Kafka, Partitioners } from 'kafkajs';
 import type { Admin, Producer } from 'kafkajs';
 import { kafkajsConnection } from '../kafka/connection-settings';
 import type { KafkaConnectionSettings } from '../kafka/connection-settings';
+import { ensureTopic } from '../kafka/ensure-topic';
 import { requiredDurability } from '../kafka/topic-durability';
 import type { DurabilitySettings } from '../kafka/topic-durability';
 import { DEFAULT_KAFKA_LOG_LEVEL, quietLogCreator } from '../kafka/kafka-logger';
@@ -89,17 +90,7 @@ export class KafkaDataKeys implements DataKeyStore {
     try {
       await admin.connect();
       const required = requiredDurability((await admin.describeCluster()).brokers.length, options.durability);
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          {
-            topic: options.topic,
-            numPartitions: 1,
-            replicationFactor: required.replicationFactor,
-            configEntries: Object.entries(dataKeyTopicConfig(required.minInsync, segmentMs)).map(([name, value]) => ({ name, value })),
-          },
-        ],
-      });
+      await ensureTopic(admin, { topic: options.topic, partitions: 1, partition: 0, maxMessageBytes: 1024 * 1024, required, config: dataKeyTopicConfig(required.minInsync, segmentMs) });
       await producer.connect();
     } catch (error) {
       await producer.disconnect().catch(() => undefined);

@@ -2,7 +2,8 @@
  * The log's topic: created on first use as topic-durability.ts requires it (infinite
  * retention, no compaction, the required replicas and min.insync.replicas, no unclean
  * leader election: the log is the store), then waited on until the partition we use has a
- * leader. An existing topic is left as it is: topic-check.ts judges it.
+ * leader. An existing topic is left as it is: topic-check.ts judges it. A topic beside the
+ * log (the secrets' data keys) is made the same way, with a configuration of its own.
  */
 import type { Admin } from 'kafkajs';
 import { logTopicConfig } from './topic-durability';
@@ -18,6 +19,8 @@ export interface TopicSpec {
   readonly maxMessageBytes: number;
   /** The replicas and min.insync.replicas to create it with. */
   readonly required: Durability;
+  /** Its configuration; default the log's (logTopicConfig). */
+  readonly config?: Readonly<Record<string, string>>;
 }
 
 const LEADER_WAIT_MS = 30_000;
@@ -42,7 +45,7 @@ export const ensureTopic = async (admin: Admin, spec: TopicSpec): Promise<void> 
         numPartitions: spec.partitions,
         replicationFactor: spec.required.replicationFactor,
         configEntries: [
-          ...Object.entries(logTopicConfig(spec.required)).map(([name, value]) => ({ name, value })),
+          ...Object.entries(spec.config ?? logTopicConfig(spec.required)).map(([name, value]) => ({ name, value })),
           { name: 'max.message.bytes', value: String(spec.maxMessageBytes) },
         ],
       },
