@@ -98,13 +98,13 @@ export class LocalKafkaCluster {
     await this.node(id).shutdown();
   }
 
-  /** A kafkajs client on the nodes that answer. */
-  private client(): Kafka {
-    return new Kafka({ clientId: 'shoal-cluster-probe', brokers: this.brokers, logLevel: logLevel.NOTHING, connectionTimeout: 2_000, requestTimeout: 5_000, retry: { retries: 2 } });
+  /** A kafkajs client on the nodes that answer (or on `brokers` alone). */
+  private client(brokers: readonly string[] = this.brokers): Kafka {
+    return new Kafka({ clientId: 'shoal-cluster-probe', brokers: [...brokers], logLevel: logLevel.NOTHING, connectionTimeout: 2_000, requestTimeout: 5_000, retry: { retries: 2 } });
   }
 
-  private async withAdmin<T>(use: (admin: ReturnType<Kafka['admin']>) => Promise<T>): Promise<T> {
-    const admin = this.client().admin();
+  private async withAdmin<T>(use: (admin: ReturnType<Kafka['admin']>) => Promise<T>, brokers?: readonly string[]): Promise<T> {
+    const admin = this.client(brokers).admin();
     await admin.connect();
     try {
       return await use(admin);
@@ -113,12 +113,17 @@ export class LocalKafkaCluster {
     }
   }
 
-  /** Until `count` brokers are registered (describeCluster). */
+  /**
+   * Until `count` brokers are registered as every node sees it (describeCluster asked of each
+   * node alone): each keeps its own copy of the cluster's metadata, and a client that asks
+   * one that has not caught up would find fewer brokers than there are.
+   */
   async untilBrokers(count: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let seen = -1;
     for (;;) {
-      seen = await this.withAdmin(async (admin) => (await admin.describeCluster()).brokers.length).catch(() => -1);
+      const views = await Promise.all(this.nodes.map((node) => this.withAdmin(async (admin) => (await admin.describeCluster()).brokers.length, node.brokers).catch(() => -1)));
+      seen = Math.min(...views);
       if (seen >= count) return;
       if (Date.now() > deadline) throw new Error(`${seen} of ${count} Kafka nodes registered after ${timeoutMs / 1000} s`);
       await sleep(500);
