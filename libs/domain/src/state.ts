@@ -145,13 +145,3 @@ export const networkOf = (state: ClusterState, target: string): Network | undefi
 export const missingNetwork = (state: ClusterState, spec: ServiceSpec): string | undefined =>
   spec.task.networks?.find(({ target }) => networkOf(state, target) === undefined)?.target;
 
-/**
- * A config the spec uses that is not there (its id). The API checks its view with it first,
- * as Docker does; evolve checks again where it cannot race a ConfigRemoved.
- */
-export const missingConfig = (state: ClusterState, spec: ServiceSpec): string | undefined =>
-  spec.task.container.configs?.find(({ configId }) => !state.configs.has(configId))?.configId;
-
-/** A secret the spec uses that is not there (its id), as missingConfig. */
-export const missingSecret = (state: ClusterState, spec: ServiceSpec): string | undefined =>
-  spec.task.container.secrets?.find(({ secretId }) => !state.secrets.has(secretId))?.secretId;

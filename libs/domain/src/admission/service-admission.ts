@@ -11,7 +11,7 @@
 import { RULE_LEVELS } from '@shoal/contracts';
 import type { Component, Expectations, ServiceSpec } from '@shoal/contracts';
 import { canonicalJson } from '../hash/canonical';
-import { missingConfig, missingNetwork, missingSecret } from '../state';
+import { missingNetwork } from '../state';
 import { ruleApplies } from '../rule-levels';
 import type { ClusterState, Service } from '../state';
 import { refuse } from '../verdict';
@@ -97,29 +97,34 @@ const networkRefusal = (state: ClusterState, spec: ServiceSpec): Refused | undef
 };
 
 /**
- * Every config a spec uses must exist. An intent's must also have the name it gives them,
- * and is refused as swarmkit's InvalidArgument, naming them all ("config not found: NAME");
- * a record is refused for the first id that is not there.
+ * Every config (or secret) a spec uses must exist. An intent's must also have the name it
+ * gives them, and is refused as swarmkit's InvalidArgument, naming them all ("config not
+ * found: NAME"); a record is refused for the first id that is not there.
  */
-const configRefusal = (state: ClusterState, spec: ServiceSpec, stage: AdmissionStage): Refused | undefined => {
+const referenceRefusal = (
+  kind: 'config' | 'secret',
+  refs: readonly { readonly id: string; readonly name: string }[],
+  stored: ReadonlyMap<string, { readonly spec: { readonly name: string } }>,
+  stage: AdmissionStage,
+): Refused | undefined => {
   if (stage === 'record') {
-    const id = missingConfig(state, spec);
-    return id === undefined ? undefined : refuse('not-found', `config ${id} not found`);
+    const id = refs.find((ref) => !stored.has(ref.id))?.id;
+    return id === undefined ? undefined : refuse('not-found', `${kind} ${id} not found`);
   }
-  const missing = (spec.task.container.configs ?? []).filter((ref) => state.configs.get(ref.configId)?.spec.name !== ref.configName);
+  const missing = refs.filter((ref) => stored.get(ref.id)?.spec.name !== ref.name);
   if (missing.length === 0) return undefined;
-  return refuse('invalid', `${missing.length === 1 ? 'config' : 'configs'} not found: ${missing.map((ref) => ref.configName).join(', ')}`);
+  return refuse('invalid', `${kind}${missing.length === 1 ? '' : 's'} not found: ${missing.map((ref) => ref.name).join(', ')}`);
 };
 
-/** Every secret a spec uses must exist, as configRefusal (swarmkit: "secret not found: NAME"). */
+// Only a spec that names configs (or secrets) pays for the look: evolve asks on every service record.
+const configRefusal = (state: ClusterState, spec: ServiceSpec, stage: AdmissionStage): Refused | undefined => {
+  const refs = spec.task.container.configs;
+  return refs?.length ? referenceRefusal('config', refs.map((ref) => ({ id: ref.configId, name: ref.configName })), state.configs, stage) : undefined;
+};
+
 const secretRefusal = (state: ClusterState, spec: ServiceSpec, stage: AdmissionStage): Refused | undefined => {
-  if (stage === 'record') {
-    const id = missingSecret(state, spec);
-    return id === undefined ? undefined : refuse('not-found', `secret ${id} not found`);
-  }
-  const missing = (spec.task.container.secrets ?? []).filter((ref) => state.secrets.get(ref.secretId)?.spec.name !== ref.secretName);
-  if (missing.length === 0) return undefined;
-  return refuse('invalid', `${missing.length === 1 ? 'secret' : 'secrets'} not found: ${missing.map((ref) => ref.secretName).join(', ')}`);
+  const refs = spec.task.container.secrets;
+  return refs?.length ? referenceRefusal('secret', refs.map((ref) => ({ id: ref.secretId, name: ref.secretName })), state.secrets, stage) : undefined;
 };
 
 const portRefusal = (state: ClusterState, spec: ServiceSpec, current: Service | undefined): Refused | undefined => {
