@@ -35,11 +35,11 @@ export interface DockerConfigBody {
 
 const ONLY_LABELS = 'only updates to labels are allowed';
 
-/** Docker's reason for a name it refuses, or undefined for a good one. */
-export const configNameProblem = (value: string | undefined): string | undefined => {
-  if (value === undefined || value === '') return 'a config name is required';
+/** Docker's reason for a config's (or a secret's: the same rule) name it refuses, or undefined for a good one. */
+export const nameProblem = (kind: 'config' | 'secret', value: string | undefined): string | undefined => {
+  if (value === undefined || value === '') return `a ${kind} name is required`;
   if (value.length > MAX_CONFIG_NAME_LENGTH || !CONFIG_NAME_PATTERN.test(value)) {
-    return `"${value}" is not a valid config name: only ${MAX_CONFIG_NAME_LENGTH} [a-zA-Z0-9-_.] characters allowed, and the start and end character must be [a-zA-Z0-9]`;
+    return `"${value}" is not a valid ${kind} name: only ${MAX_CONFIG_NAME_LENGTH} [a-zA-Z0-9-_.] characters allowed, and the start and end character must be [a-zA-Z0-9]`;
   }
   return undefined;
 };
@@ -50,13 +50,14 @@ const refuseTemplating = (body: DockerConfigBody): void => {
   }
 };
 
-const labelsOf = (labels: Readonly<Record<string, string>> | undefined): { labels?: Record<string, string> } =>
+/** The labels a spec keeps: none when there are none (a config's or a secret's). */
+export const labelsOf = (labels: Readonly<Record<string, string>> | undefined): { labels?: Record<string, string> } =>
   labels && Object.keys(labels).length > 0 ? { labels: { ...labels } } : {};
 
 /** `docker config create`: a name, the data (1 byte to MAX_CONFIG_BYTES, as swarmkit), labels. */
 export const fromDockerConfigCreate = (body: DockerConfigBody): ConfigSpec => {
-  const nameProblem = configNameProblem(body.Name);
-  if (nameProblem) throw new SpecError('Name', nameProblem);
+  const problem = nameProblem('config', body.Name);
+  if (problem) throw new SpecError('Name', problem);
   refuseTemplating(body);
   const data = body.Data ?? '';
   const size = base64DecodedLength(data);

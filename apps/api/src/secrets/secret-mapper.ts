@@ -10,7 +10,7 @@ import type { SecretSpec } from '@shoal/contracts';
 import type { Secret } from '@shoal/domain';
 import { SpecError } from '@shoal/docker-api';
 import type { DockerMeta } from '@shoal/docker-api';
-import { configNameProblem } from '../configs/config-mapper';
+import { labelsOf, nameProblem } from '../configs/config-mapper';
 
 export interface DockerSecret extends DockerMeta {
   readonly ID: string;
@@ -34,13 +34,10 @@ const refuseDrivers = (body: DockerSecretBody): void => {
   if (body.Templating) throw new SpecError('Templating', 'templated secrets are not supported by Shoal: a secret is given to tasks as it is');
 };
 
-const labelsOf = (labels: Readonly<Record<string, string>> | undefined): { labels?: Record<string, string> } =>
-  labels && Object.keys(labels).length > 0 ? { labels: { ...labels } } : {};
-
 /** `docker secret create`: a name, the data (1 byte to MAX_SECRET_BYTES, as swarmkit), labels. */
 export const fromDockerSecretCreate = (body: DockerSecretBody): { spec: SecretSpec; data: Buffer } => {
-  const nameProblem = configNameProblem(body.Name);
-  if (nameProblem) throw new SpecError('Name', nameProblem.replace('config name', 'secret name'));
+  const problem = nameProblem('secret', body.Name);
+  if (problem) throw new SpecError('Name', problem);
   refuseDrivers(body);
   const data = Buffer.from(body.Data ?? '', 'base64');
   // swarmkit's words.
