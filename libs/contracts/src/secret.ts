@@ -30,9 +30,6 @@ export interface SecretReference {
 /** SwarmKit's MaxSecretSize: a secret's data is at least one byte and less than this. */
 export const MAX_SECRET_BYTES = 500 * 1024;
 
-/** Docker's default file mode for a secret: read-only for all (0444), as for configs. */
-export const DEFAULT_SECRET_MODE = 0o444;
-
 /** Where a relative secret target is put in the container. */
 export const SECRETS_DIR = '/run/secrets';
 

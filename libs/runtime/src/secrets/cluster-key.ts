@@ -62,13 +62,6 @@ export const readClusterKeyFile = async (path: string, create: boolean): Promise
   return decodeKeyFile((await read()) ?? '', path);
 };
 
-/** The key in `path`, which must not be locked; made there when `create` and there is none. */
-export const loadClusterKey = async (path: string, create: boolean): Promise<Buffer> => {
-  const file = await readClusterKeyFile(path, create);
-  if (!('key' in file)) throw new Error(`the cluster key in ${path} is locked (autolock): unlock it first`);
-  return file.key;
-};
-
 /** Replaces the file's content at once (written aside, renamed over it). */
 export const writeClusterKeyFile = async (path: string, file: ClusterKeyFile): Promise<void> => {
   const made = aside(path);

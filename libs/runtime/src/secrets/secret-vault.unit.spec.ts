@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileDataKeys } from '@shoal/eventlog';
 import { EmbeddedEventLog } from '@shoal/eventlog';
-import { loadClusterKey } from './cluster-key';
+import { readClusterKeyFile } from './cluster-key';
+
+/** The key a plain (unlocked) file holds. */
+const keyIn = async (path: string, create: boolean): Promise<Buffer> => {
+  const file = await readClusterKeyFile(path, create);
+  if (!('key' in file)) throw new Error(`${path} is locked`);
+  return file.key;
+};
 import { ClusterKeyring } from './cluster-keyring';
 import { newDataKey, openSecretData, sealSecretData, unwrapDataKey, wrapDataKey } from './secret-box';
 import { SecretKeyMissingError, SecretVault } from './secret-vault';
@@ -72,18 +79,18 @@ describe('the cluster key', () => {
 
   it('is made once, mode 0600; processes that race to make it get the same one', async () => {
     const path = join(dir, 'secrets.key');
-    const keys = await Promise.all([loadClusterKey(path, true), loadClusterKey(path, true), loadClusterKey(path, true)]);
+    const keys = await Promise.all([keyIn(path, true), keyIn(path, true), keyIn(path, true)]);
     expect(keys[0]!.length).toBe(32);
     expect(keys.every((key) => key.equals(keys[0]!))).toBe(true);
     expect((statSync(path).mode & 0o777).toString(8)).toBe('600');
-    expect((await loadClusterKey(path, false)).equals(keys[0]!)).toBe(true);
+    expect((await keyIn(path, false)).equals(keys[0]!)).toBe(true);
   });
 
   it('refuses a file that is not a key, and a missing one it may not make, saying what to do', async () => {
     const path = join(dir, 'bad.key');
     writeFileSync(path, 'short');
-    await expect(loadClusterKey(path, true)).rejects.toThrow(`${path} does not hold a cluster key (32 bytes in base64): make one with \`openssl rand -base64 32\``);
-    await expect(loadClusterKey(join(dir, 'none.key'), false)).rejects.toThrow(/set SHOAL_SECRETS_KEY_FILE/);
+    await expect(keyIn(path, true)).rejects.toThrow(`${path} does not hold a cluster key (32 bytes in base64): make one with \`openssl rand -base64 32\``);
+    await expect(keyIn(join(dir, 'none.key'), false)).rejects.toThrow(/set SHOAL_SECRETS_KEY_FILE/);
   });
 
   it("refuses to open a vault whose key is not the one the store's keys are under", async () => {
