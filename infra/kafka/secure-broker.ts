@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildCertificate, newKeyPair, privateKeyPem } from '../../apps/cli/src/certs/x509-builder';
+import { buildCertificate, newKeyPair, privateKeyPem } from '../../libs/runtime/src/pki/x509-builder';
 import { freePorts, kafkaLib, LocalKafkaBroker } from './broker';
 
 export interface KafkaUser {

@@ -14,8 +14,8 @@ import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes
 import { runShoalCli } from '../../libs/testing/src/processes/spawn-shoal';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
-import { initCa, issueClient, loadCa } from '../../apps/cli/src/certs/cluster-ca';
-import { buildCertificate, newKeyPair, privateKeyPem } from '../../apps/cli/src/certs/x509-builder';
+import { initCa, issueClient, loadCa } from '../../libs/runtime/src/pki/cluster-ca';
+import { buildCertificate, newKeyPair, privateKeyPem } from '../../libs/runtime/src/pki/x509-builder';
 
 interface Client {
   readonly ca?: Buffer;

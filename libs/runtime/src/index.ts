@@ -26,3 +26,4 @@ export * from './audit-proof';
 export * from './audit-checkpoint-duty';
 export * from './audit-report';
 export * from './secrets';
+export * from './pki';

@@ -6,8 +6,8 @@
  * Keys are written 0600 and never printed.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { CLIENT_ROLES, initCa, issueClient, issueServer } from './cluster-ca';
-import type { Issued } from './cluster-ca';
+import { CLIENT_ROLES, initCa, issueClient, issueServer } from '@shoal/runtime';
+import type { Issued } from '@shoal/runtime';
 
 const days = (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of days, at least 1, e.g. --days 90');

@@ -52,7 +52,8 @@ export interface DistinguishedName {
   readonly organizationalUnit?: string;
 }
 
-export type CertificateKind = 'ca' | 'server' | 'client';
+/** A node's certificate ('node') serves and dials: a manager's dispatcher answers with it, an agent calls with it. */
+export type CertificateKind = 'ca' | 'server' | 'client' | 'node';
 
 export interface CertificateOptions {
   readonly kind: CertificateKind;
@@ -118,6 +119,9 @@ const ipBytes = (address: string): Buffer => {
 const subjectAltNames = (hosts: readonly string[]): Buffer =>
   sequence(...hosts.map((host) => (isIP(host) ? implicitPrimitive(7, ipBytes(host)) : implicitPrimitive(2, Buffer.from(host, 'ascii')))));
 
+const extendedUsages = (kind: Exclude<CertificateKind, 'ca'>): readonly string[] =>
+  kind === 'server' ? [OID.serverAuth] : kind === 'client' ? [OID.clientAuth] : [OID.serverAuth, OID.clientAuth];
+
 /** Builds and signs a certificate; returns it parsed (its PEM is `.toString()`). */
 export const buildCertificate = (options: CertificateOptions): X509Certificate => {
   if (!(options.notAfter > options.notBefore)) throw new Error('certificate: notAfter must be after notBefore');
@@ -137,7 +141,7 @@ export const buildCertificate = (options: CertificateOptions): X509Certificate =
       : [
           extension(OID.basicConstraints, true, sequence()),
           extension(OID.keyUsage, true, namedBits([DIGITAL_SIGNATURE])),
-          extension(OID.extKeyUsage, false, sequence(oid(options.kind === 'server' ? OID.serverAuth : OID.clientAuth))),
+          extension(OID.extKeyUsage, false, sequence(...extendedUsages(options.kind).map(oid))),
           ...(options.hosts && options.hosts.length > 0 ? [extension(OID.subjectAltName, false, subjectAltNames(options.hosts))] : []),
         ];
   const tbs = sequence(

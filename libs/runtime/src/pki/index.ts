@@ -1,0 +1,3 @@
+export * from './x509-builder';
+export * from './cluster-ca';
+export * from './node-certificates';
