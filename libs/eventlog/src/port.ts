@@ -12,13 +12,24 @@ export interface AppendRecord {
   readonly key: string;
   /** The serialized envelope. */
   readonly value: string;
+  /**
+   * Kafka record headers (the embedded log keeps them too): only the W3C trace context
+   * (`traceparent`, `tracestate`) of a record with a traced cause. Never part of the
+   * event: evolve and the state hash see the value alone. Absent on most records.
+   */
+  readonly headers?: RecordHeaders;
 }
+
+/** A record's headers, by name; a record written without any has none (not an empty object). */
+export type RecordHeaders = Readonly<Record<string, string>>;
 
 export interface LogRecord {
   /** Position in the partition; starts at 0, consecutive in the embedded log, increasing in Kafka. */
   readonly offset: number;
   readonly key: string;
   readonly value: string;
+  /** The headers it was appended with, if any (see AppendRecord.headers). */
+  readonly headers?: RecordHeaders;
 }
 
 export interface AppendResult {

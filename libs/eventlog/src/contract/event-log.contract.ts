@@ -328,6 +328,31 @@ export const describeEventLogContract = (name: string, makeLog: MakeLog): void =
       await follower.stop();
     });
 
+    it('carries a record\'s headers to reads, followers and a reopened log, and gives a record written without any none', async () => {
+      const made = await fresh();
+      const traced = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'shoal=1' };
+      await made.log.append([record('plain-0'), { ...record('traced-1'), headers: traced }, record('plain-2')]);
+      await made.log.append([{ ...record('traced-3', 'c2'), headers: { traceparent: traced.traceparent } }]);
+      const expected = [
+        { offset: 0, key: 'c1', value: 'plain-0' },
+        { offset: 1, key: 'c1', value: 'traced-1', headers: traced },
+        { offset: 2, key: 'c1', value: 'plain-2' },
+        { offset: 3, key: 'c2', value: 'traced-3', headers: { traceparent: traced.traceparent } },
+      ];
+      const read = await made.log.read(0);
+      expect(read).toEqual(expected);
+      // No empty object on a record without headers: the common case costs nothing.
+      expect(read.filter((r) => 'headers' in r).map((r) => r.offset)).toEqual([1, 3]);
+      const follower = collect(made.log, 0);
+      await follower.received(4);
+      expect(follower.seen).toEqual(expected);
+      await follower.stop();
+      if (!made.reopen) return;
+      await made.log.close();
+      const again = track(await made.reopen());
+      expect(await again.read(0)).toEqual(expected);
+    });
+
     it('keeps its records when opened again', async () => {
       const made = await fresh();
       await made.log.append([record('kept-0'), record('kept-1')]);

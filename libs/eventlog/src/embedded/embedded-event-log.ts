@@ -80,7 +80,7 @@ export class EmbeddedEventLog implements EventLog {
   /** Writes the batch's frames in one append and flushes them; only then do readers see it. */
   append(records: readonly AppendRecord[]): Promise<AppendResult> {
     if (this.closing) return Promise.reject(this.closedError());
-    const batch = records.map((record) => ({ key: record.key, value: record.value }));
+    const batch: StoredRecord[] = records.map((record) => (record.headers ? { key: record.key, value: record.value, headers: record.headers } : { key: record.key, value: record.value }));
     const frames = encodeBatch(batch);
     const written = this.writing.then(async () => {
       if (batch.length > 0) await this.file.append(frames);
@@ -177,7 +177,7 @@ export class EmbeddedEventLog implements EventLog {
     const out: LogRecord[] = [];
     for (let offset = from; offset < to; offset++) {
       const record = this.records[offset]!;
-      out.push({ offset, key: record.key, value: record.value });
+      out.push(record.headers ? { offset, key: record.key, value: record.value, headers: record.headers } : { offset, key: record.key, value: record.value });
     }
     return out;
   }

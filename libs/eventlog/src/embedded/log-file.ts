@@ -1,6 +1,6 @@
 /**
  * The embedded log's file: newline-delimited JSON frames `{"k":key,"v":value}`, one per
- * record. The first frame of a batch of more than one record also says how many records
+ * record (`"h":{…}` too when the record has headers: its trace context). The first frame of a batch of more than one record also says how many records
  * the batch has (`"n":3`), so a batch cut short by a crash is cut off whole on load, as
  * Kafka would never have shown part of one either.
  *
@@ -10,17 +10,28 @@
  */
 import { open, readFile, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import type { RecordHeaders } from '../port';
 
 export interface StoredRecord {
   readonly key: string;
   readonly value: string;
+  readonly headers?: RecordHeaders;
 }
 
 interface Frame {
   readonly k: string;
   readonly v: string;
   readonly n?: number;
+  readonly h?: RecordHeaders;
 }
+
+/** A frame's headers when they are a flat object of strings; anything else is dropped, the record kept (headers are never the event). */
+const headersOfFrame = (h: unknown): RecordHeaders | undefined => {
+  if (typeof h !== 'object' || h === null || Array.isArray(h)) return undefined;
+  let headers: Record<string, string> | undefined;
+  for (const [name, value] of Object.entries(h)) if (typeof value === 'string') (headers ??= {})[name] = value;
+  return headers;
+};
 
 const NEWLINE = 0x0a;
 
@@ -39,7 +50,12 @@ const parseFrame = (line: string): Frame | undefined => {
 export const encodeBatch = (records: readonly StoredRecord[]): string => {
   let out = '';
   records.forEach((record, index) => {
-    const frame: Frame = index === 0 && records.length > 1 ? { k: record.key, v: record.value, n: records.length } : { k: record.key, v: record.value };
+    const frame: Frame = {
+      k: record.key,
+      v: record.value,
+      ...(index === 0 && records.length > 1 ? { n: records.length } : {}),
+      ...(record.headers ? { h: record.headers } : {}),
+    };
     out += `${JSON.stringify(frame)}\n`;
   });
   return out;
@@ -80,7 +96,8 @@ export const decodeLog = (buffer: Buffer, name = 'the log'): Loaded => {
       batchRecords = records.length;
       owed = frame.n ?? 1;
     }
-    records.push({ key: frame.k, value: frame.v });
+    const headers = frame.h === undefined ? undefined : headersOfFrame(frame.h);
+    records.push(headers ? { key: frame.k, value: frame.v, headers } : { key: frame.k, value: frame.v });
     owed--;
     start = end + 1;
   }

@@ -45,6 +45,11 @@ export interface KafkaEventLogOptions {
   readonly partitions?: number;
   /** Lease groups are `<groupPrefix>.<component>`. Default: the topic without `.events` (`shoal`). */
   readonly groupPrefix?: string;
+  /**
+   * How long a lease's holder may go unheard before a standby is given the partition: the
+   * lease group's session timeout (group-timing.ts). Default SHOAL_LEASE_TIMEOUT_MS's, 2 s.
+   */
+  readonly leaseTimeoutMs?: number;
   /** Default `shoal`. */
   readonly clientId?: string;
   /** kafkajs's log level. Default ERROR. */
@@ -226,6 +231,7 @@ export class KafkaEventLog implements EventLog {
       component,
       instance,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(this.openedWith.leaseTimeoutMs === undefined ? {} : { leaseTimeoutMs: this.openedWith.leaseTimeoutMs }),
     });
     this.leases.add(lease);
     void lease.lost.then(() => this.leases.delete(lease));
@@ -260,7 +266,9 @@ export class KafkaEventLog implements EventLog {
       .send({
         topic: this.topic,
         acks: PRODUCER_DURABILITY.acks,
-        messages: records.map((record) => ({ key: record.key, value: record.value, partition: this.partition })),
+        messages: records.map((record) =>
+          record.headers ? { key: record.key, value: record.value, partition: this.partition, headers: { ...record.headers } } : { key: record.key, value: record.value, partition: this.partition },
+        ),
       })
       .catch((error: unknown) => {
         throw this.unreachable(error, 'unknown');

@@ -14,7 +14,7 @@
  */
 import { AssignerProtocol } from 'kafkajs';
 import type { Cluster, Kafka } from 'kafkajs';
-import type { LogRecord } from '../port';
+import type { LogRecord, RecordHeaders } from '../port';
 
 export interface FetchOptions {
   /** How long the broker may wait for the first byte when there is nothing to read (long poll). */
@@ -40,6 +40,7 @@ interface FetchedMessage {
   readonly offset: string;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
+  readonly headers?: Readonly<Record<string, Buffer | readonly Buffer[] | undefined>>;
   readonly isControlRecord?: boolean;
 }
 interface FetchedPartition {
@@ -50,6 +51,22 @@ interface FetchedPartition {
 interface FetchResponse {
   readonly responses: readonly { readonly topicName: string; readonly partitions: readonly FetchedPartition[] }[];
 }
+
+/**
+ * A fetched record's headers as text, or undefined when it has none (most records: no
+ * object is made for them). A header repeated under one name keeps its first value.
+ */
+export const headersOf = (fetched: FetchedMessage['headers']): RecordHeaders | undefined => {
+  if (!fetched) return undefined;
+  let headers: Record<string, string> | undefined;
+  for (const name in fetched) {
+    const raw = fetched[name];
+    const first = Array.isArray(raw) ? (raw as readonly Buffer[])[0] : (raw as Buffer | undefined);
+    if (!first) continue;
+    (headers ??= {})[name] = first.toString('utf8');
+  }
+  return headers;
+};
 
 const READ_COMMITTED = 1;
 const RETRIES = 8;
@@ -222,7 +239,10 @@ export class PartitionReader {
       if (at < offset) continue;
       next = at + 1;
       if (message.isControlRecord) continue;
-      records.push({ offset: at, key: message.key?.toString('utf8') ?? '', value: message.value?.toString('utf8') ?? '' });
+      const headers = headersOf(message.headers);
+      const key = message.key?.toString('utf8') ?? '';
+      const value = message.value?.toString('utf8') ?? '';
+      records.push(headers ? { offset: at, key, value, headers } : { offset: at, key, value });
     }
     return { records, next, highWatermark: Number(data.highWatermark) };
   }
