@@ -21,6 +21,7 @@ import { ConfigsModule } from './configs/configs.module';
 import { SecretsModule } from './secrets/secrets.module';
 import { HealthModule } from './health/health.module';
 import { ClusterModule } from './cluster/cluster.module';
+import { ConsoleModule } from './console/console.module';
 
 export interface ApiModuleOptions {
   readonly config: ApiConfig;
@@ -57,7 +58,7 @@ class BorrowedLogModule {
 }
 
 @Module({
-  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, ConfigsModule, SecretsModule, HealthModule, ClusterModule],
+  imports: [DockerModule, AuditModule, EventsModule, NetworksModule, ConfigsModule, SecretsModule, HealthModule, ClusterModule, ConsoleModule],
 })
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {
