@@ -140,6 +140,8 @@ export const serverProperties = (port: number, controller: number, logDirs: stri
     'auto.create.topics.enable=false',
     'offsets.topic.num.partitions=1',
     'group.initial.rebalance.delay.ms=0',
+    // Shoal's lease timeout (SHOAL_LEASE_TIMEOUT_MS, 2 s by default) is a group session timeout: Kafka's 6 s minimum would refuse it.
+    'group.min.session.timeout.ms=1000',
     'num.partitions=1',
     'log.retention.ms=-1',
     ...replication(node?.brokers ?? 1),

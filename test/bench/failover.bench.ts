@@ -4,7 +4,9 @@
  * active) is killed with SIGKILL while tasks are still being placed. Reported, in seconds
  * from the kill: until the standby's /healthz says active, until its OwnershipTaken is on
  * the log, and until the first TasksAssigned of the new term lands on the log; and the
- * whole run's time to every task RUNNING. Services are created one at a time, --spacing
+ * whole run's time to every task RUNNING; and how many terms were taken besides the kill's
+ * (a lease lost to a pause on the busy machine, and taken again). The processes run with
+ * the lease timeout this process's environment gives (SHOAL_LEASE_TIMEOUT_MS). Services are created one at a time, --spacing
  * (500) ms apart, so that tasks keep arriving after the kill. Sizes are smaller than
  * e2e's by default: --nodes (500), --services (20), --replicas (250); --runs (3), --fleets (2).
  */
@@ -12,7 +14,8 @@ import { benchBroker } from './broker';
 import { intOption } from './args';
 import { health } from './cluster';
 import { shoalEntry } from './compiled';
-import { GROUP_TIMING } from '../../libs/eventlog/src/kafka/group-timing';
+import { shoalSettings } from '../../libs/config/src';
+import { groupTiming } from '../../libs/eventlog/src/kafka/group-timing';
 import { loadNote, runEndToEnd } from './e2e-run';
 import type { RunContext } from './e2e-run';
 import { e2eNumbers } from './e2e.bench';
@@ -35,6 +38,8 @@ interface FailoverRun {
   readonly allRunning: number;
   readonly assignedBefore: number;
   readonly total: number;
+  /** OwnershipTaken records beyond one per component and the kill's. */
+  readonly extraTerms: number;
   readonly incomplete?: string;
 }
 
@@ -81,6 +86,7 @@ export const failoverBench = async (argv: readonly string[]): Promise<void> => {
   const spacing = intOption(argv, 'spacing', 500);
   if (killAt >= 100) throw new Error('--kill-at is a percentage of the tasks assigned, below 100');
   const stallMs = intOption(argv, 'stall', 120) * 1_000;
+  const timing = groupTiming(shoalSettings(process.env).SHOAL_LEASE_TIMEOUT_MS);
   const entry = shoalEntry(argv);
   const broker = await benchBroker();
   const results: FailoverRun[] = [];
@@ -103,6 +109,7 @@ export const failoverBench = async (argv: readonly string[]): Promise<void> => {
         allRunning: e2eNumbers(outcome).allRunning,
         assignedBefore: kill.assignedBefore,
         total: outcome.total,
+        extraTerms: [...outcome.watch.ownershipTaken.values()].reduce((sum, taken) => sum + taken, 0) - outcome.watch.ownershipTaken.size - 1,
         loadAverage: outcome.loadAverage,
         ...(outcome.incomplete ? { incomplete: outcome.incomplete } : {}),
       };
@@ -120,14 +127,15 @@ export const failoverBench = async (argv: readonly string[]): Promise<void> => {
     { name: 'kill → first TasksAssigned of the new term on the log', unit: 's', runs: results.map((r) => r.firstAssignment), better: 'lower' },
     { name: 'first create → all tasks RUNNING (kill included)', unit: 's', runs: results.map((r) => r.allRunning), better: 'lower' },
     { name: 'tasks assigned when the scheduler was killed', unit: 'tasks', runs: results.map((r) => r.assignedBefore), better: 'higher' },
+    { name: "terms taken besides the kill's (leases lost to pauses)", unit: 'terms', runs: results.map((r) => r.extraTerms), better: 'lower' },
   ];
-  const r = result('failover', 'Failover: the active scheduler killed (SIGKILL) while placing', { nodes, services, replicas, tasks: services * replicas, 'create spacing (ms)': spacing, 'kill at (% assigned)': killAt, runs, 'processes from': entry.description }, measures);
+  const r = result('failover', 'Failover: the active scheduler killed (SIGKILL) while placing', { nodes, services, replicas, tasks: services * replicas, 'lease timeout (ms)': timing.sessionTimeout, 'create spacing (ms)': spacing, 'kill at (% assigned)': killAt, runs, 'processes from': entry.description }, measures);
   const incomplete = results.filter((x) => x.incomplete);
   publish({
     ...r,
     notes: [
       ...(incomplete.length > 0 ? [`INCOMPLETE: ${incomplete.length} of ${runs} runs ended before every task ran (${incomplete.map((x) => x.incomplete).join('; ')}).`] : []),
-      `The standby is granted the partition by the Kafka group coordinator once the dead member's session expires (session timeout ${GROUP_TIMING.sessionTimeout / 1e3} s): the median takeover, ${r.measures[0]!.median.toFixed(1)} s, is that timeout plus ${(r.measures[0]!.median - GROUP_TIMING.sessionTimeout / 1e3).toFixed(1)} s. A shorter session timeout would shorten it, at the price of losing leases to pauses (GC, a busy machine).`,
+      `The standby is granted the partition by the Kafka group coordinator once the dead member's session expires: the lease timeout (SHOAL_LEASE_TIMEOUT_MS, ${timing.sessionTimeout / 1e3} s; heartbeats every ${timing.heartbeatInterval} ms). The median takeover, ${r.measures[0]!.median.toFixed(1)} s, is that timeout plus ${(r.measures[0]!.median - timing.sessionTimeout / 1e3).toFixed(1)} s. A holder unheard for longer (a pause) loses its lease too: the new owner's term fences whatever the old one still appends, and the last row counts those takeovers.`,
       `Sizes are the failover benchmark's own (smaller than e2e's); services are created one at a time so that tasks are still arriving when the scheduler dies.`,
       loadNote(results),
     ],

@@ -41,6 +41,14 @@ export class ShoalEnvironment {
   @WholeNumber('must be a whole number of at least 1', 1)
   SHOAL_KAFKA_MIN_INSYNC?: number;
 
+  @Setting({
+    meaning:
+      "how long a component's active instance may go unheard (its lease group's session timeout) before a standby takes over; the brokers' group.min.session.timeout.ms must allow it",
+    readBy: [...COMPONENTS, 'all-in-one'],
+  })
+  @WholeNumber('must be a whole number of milliseconds from 1000 to 300000', 1_000, 300_000)
+  SHOAL_LEASE_TIMEOUT_MS = 2_000;
+
   @Setting({ meaning: "TLS to the brokers with the system's CAs (1/0, true/false, yes/no, on/off); implied by any SHOAL_KAFKA_SSL_* file", readBy: LOG_READERS, shownDefault: 'off' })
   @Flag()
   SHOAL_KAFKA_SSL = false;

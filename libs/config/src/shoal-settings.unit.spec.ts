@@ -24,6 +24,7 @@ describe('the settings, read from the environment through one declaration', () =
       SHOAL_TOPIC_PREFIX: 'shoal',
       SHOAL_DATA_DIR: '.shoal',
       SHOAL_KAFKA_SSL: false,
+      SHOAL_LEASE_TIMEOUT_MS: 2_000,
       SHOAL_LOG_LEVEL: 'info',
       SHOAL_BIND_HOST: '127.0.0.1',
       SHOAL_HEALTH_PORT: 0,

@@ -22,6 +22,8 @@ export interface LogSettings {
   readonly durability: DurabilitySettings;
   /** SHOAL_KAFKA_SSL_* and SHOAL_KAFKA_SASL_* (kafka/connection-settings.ts); none: PLAINTEXT. */
   readonly connection?: KafkaConnectionSettings;
+  /** SHOAL_LEASE_TIMEOUT_MS: how long a lease's holder may go unheard before a standby takes over (kafka/group-timing.ts). */
+  readonly leaseTimeoutMs: number;
 }
 
 const durabilityFromEnv = (env: NodeJS.ProcessEnv): DurabilitySettings => {
@@ -41,6 +43,7 @@ export const logSettingsFromEnv = (env: NodeJS.ProcessEnv): LogSettings => {
     topic: `${settings.SHOAL_TOPIC_PREFIX}.events`,
     dataDir: settings.SHOAL_DATA_DIR,
     durability: durabilityFromEnv(env),
+    leaseTimeoutMs: settings.SHOAL_LEASE_TIMEOUT_MS,
     ...connectionFromEnv(env),
   };
 };
@@ -48,7 +51,7 @@ export const logSettingsFromEnv = (env: NodeJS.ProcessEnv): LogSettings => {
 export const openEventLog = async (env: NodeJS.ProcessEnv = process.env, clientId = 'shoal'): Promise<EventLog> => {
   const settings = logSettingsFromEnv(env);
   if (settings.brokers.length > 0) {
-    return KafkaEventLog.open({ brokers: settings.brokers, topic: settings.topic, clientId, durability: settings.durability, ...(settings.connection ? { connection: settings.connection } : {}) });
+    return KafkaEventLog.open({ brokers: settings.brokers, topic: settings.topic, clientId, durability: settings.durability, leaseTimeoutMs: settings.leaseTimeoutMs, ...(settings.connection ? { connection: settings.connection } : {}) });
   }
   return EmbeddedEventLog.open({ dir: join(settings.dataDir, 'log') });
 };

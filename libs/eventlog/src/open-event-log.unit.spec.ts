@@ -14,13 +14,19 @@ describe('openEventLog', () => {
   });
 
   it('reads Kafka brokers, the topic prefix and the data directory from the environment', () => {
-    expect(logSettingsFromEnv({})).toEqual({ brokers: [], topic: 'shoal.events', dataDir: '.shoal', durability: {} });
+    expect(logSettingsFromEnv({})).toEqual({ brokers: [], topic: 'shoal.events', dataDir: '.shoal', durability: {}, leaseTimeoutMs: 2_000 });
     expect(logSettingsFromEnv({ KAFKA_BROKERS: ' 127.0.0.1:9092, 127.0.0.1:9093 ,', SHOAL_TOPIC_PREFIX: 'blue', SHOAL_DATA_DIR: '/data' })).toEqual({
       brokers: ['127.0.0.1:9092', '127.0.0.1:9093'],
       topic: 'blue.events',
       dataDir: '/data',
       durability: {},
+      leaseTimeoutMs: 2_000,
     });
+  });
+
+  it('reads the lease timeout, and refuses one below a second', () => {
+    expect(logSettingsFromEnv({ SHOAL_LEASE_TIMEOUT_MS: '3500' }).leaseTimeoutMs).toBe(3_500);
+    expect(() => logSettingsFromEnv({ SHOAL_LEASE_TIMEOUT_MS: '500' })).toThrow('SHOAL_LEASE_TIMEOUT_MS must be a whole number of milliseconds from 1000 to 300000, not "500"');
   });
 
   it('reads the replicas and min.insync.replicas the topics must have, and refuses a count that is not one', () => {

@@ -16,7 +16,8 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { OwnershipLease } from '../port';
 import { claimOf, leaseAssigner } from './lease-assigner';
 import type { LeaseClaim } from './lease-assigner';
-import { GROUP_TIMING } from './group-timing';
+import { groupTiming } from './group-timing';
+import type { GroupTiming } from './group-timing';
 
 export interface KafkaLeaseOptions {
   readonly groupId: string;
@@ -25,6 +26,8 @@ export interface KafkaLeaseOptions {
   readonly component: string;
   readonly instance: string;
   readonly timeoutMs?: number;
+  /** How long the holder may go unheard before the group gives the partition to a standby (group-timing.ts). */
+  readonly leaseTimeoutMs?: number;
 }
 
 type Phase = 'waiting' | 'offered' | 'held' | 'ended';
@@ -36,6 +39,8 @@ export class KafkaLease implements OwnershipLease {
   readonly lost: Promise<string>;
   /** Resolves once the lease is held; rejects if it ends (timeout, release, failure) before. */
   readonly granted: Promise<KafkaLease>;
+  /** The timing the lease's group member joins with: its session timeout is the lease timeout. */
+  readonly timing: GroupTiming;
   private phase: Phase = 'waiting';
   private grantedAt = -1;
   private confirmedAt = -1;
@@ -66,9 +71,10 @@ export class KafkaLease implements OwnershipLease {
     });
     // Nobody need handle a refusal of a lease that was never awaited.
     this.granted.catch(() => undefined);
+    this.timing = groupTiming(options.leaseTimeoutMs);
     this.consumer = kafka.consumer({
       groupId: options.groupId,
-      ...GROUP_TIMING,
+      ...this.timing,
       allowAutoTopicCreation: false,
       partitionAssigners: [leaseAssigner(() => this.claim())],
       // A crashed member is a lost lease; the runtime decides whether to acquire again.
@@ -156,7 +162,7 @@ export class KafkaLease implements OwnershipLease {
       if (this.timer) clearTimeout(this.timer);
       this.grant(this);
     });
-    consumer.on(consumer.events.CRASH, ({ payload }) => this.end(`the group member crashed: ${payload.error.message}`));
+    consumer.on(consumer.events.CRASH, ({ payload }) => this.end(`the group member crashed: ${this.explain(payload.error)}`));
     consumer.on(consumer.events.STOP, () => this.end('the group member stopped'));
     consumer.on(consumer.events.DISCONNECT, () => this.end('the group member disconnected'));
     this.starting = (async () => {
@@ -164,7 +170,15 @@ export class KafkaLease implements OwnershipLease {
       await consumer.subscribe({ topics: [options.topic], fromBeginning: false });
       await consumer.run({ autoCommit: false, eachBatch: async () => undefined });
       consumer.pause([{ topic: options.topic }]);
-    })().catch((error: unknown) => this.end(`the group member failed: ${error instanceof Error ? error.message : String(error)}`));
+    })().catch((error: unknown) => this.end(`the group member failed: ${this.explain(error)}`));
+  }
+
+  /** An error's message; for a session timeout the brokers refuse, what to change on either side. */
+  private explain(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    if ((error as { type?: unknown } | undefined)?.type !== 'INVALID_SESSION_TIMEOUT') return message;
+    const asked = this.timing.sessionTimeout;
+    return `${message}: the lease timeout is ${asked} ms (SHOAL_LEASE_TIMEOUT_MS); set group.min.session.timeout.ms to at most ${asked} on every broker, or raise SHOAL_LEASE_TIMEOUT_MS`;
   }
 
   /** Leaves the group (a standby gets the partition at once); waits for a join under way to finish first. */
