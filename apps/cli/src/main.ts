@@ -4,6 +4,8 @@
  *   shoal audit replay [--to OFFSET | --at TIME] [--snapshots DIR] [--from-scratch] [--json]   the state and its hash at a point
  *   shoal audit verify [--key PEM] [--expect P] [--workers N] [--json]  the signed checkpoints hold; replays agree?
  *   shoal audit report [--from T1] [--to T2] [--format json|html]  who changed what, refusals, nodes, failures, proof
+ *   shoal audit story <id> [--index DIR] [--rebuild] [--json]  every record that touched a task, service, node…, from the story index
+ *   shoal audit index [--index DIR] [--rebuild]  build the story index, or bring it up to the log's end
  *   shoal audit keygen <file>                    a new Ed25519 key for the audit checkpoints
  *   shoal agent --join-token T --dispatcher H:P  a node agent on this host (or --simulate N nodes)
  *   shoal certs ca init | issue | server         the cluster CA and certificates for the API's TLS
@@ -17,6 +19,8 @@ import { auditVerify } from './audit-verify';
 import { parseWorkers } from './audit-proof-options';
 import { auditReportCommand } from './audit-report';
 import { auditKeygen } from './audit-keygen';
+import { auditIndex, auditStory } from './audit-story';
+import type { AuditStoryOptions } from './audit-story';
 import { agentCommand } from '../../agent/src/agent-command';
 import { certsCommand } from './certs/certs-command';
 import { SHELLS, completionScript } from './completion';
@@ -81,6 +85,24 @@ export const cli = (): Command => {
     .option('--expect <point>', 'the chain a previous verify reported (<offset>:<chain hash> or its --json file)')
     .action(async (options: { from?: string; to?: string; format?: string; key?: string; expect?: string }) => {
       process.exitCode = await auditReportCommand(options);
+    });
+  audit
+    .command('story')
+    .description("every record that touched a task, service, node, network, config or secret, with verdicts and the scheduler's reasons, from the story index (built or brought up to date first)")
+    .argument('<id>', 'the entity id (a task id in full, a service id, …)')
+    .option('--index <dir>', 'where the story index is kept (default: $SHOAL_DATA_DIR/story-index)')
+    .option('--rebuild', 'build the index again from offset 0 first')
+    .option('--json', 'print the story as JSON')
+    .action(async (id: string, options: AuditStoryOptions) => {
+      process.exitCode = await auditStory(id, options);
+    });
+  audit
+    .command('index')
+    .description('build the story index by replay, or bring it up to the end of the log (the tail only); it is checked against the log before use')
+    .option('--index <dir>', 'where the story index is kept (default: $SHOAL_DATA_DIR/story-index)')
+    .option('--rebuild', 'build it again from offset 0')
+    .action(async (options: { index?: string; rebuild?: boolean }) => {
+      process.exitCode = await auditIndex(options);
     });
   audit
     .command('keygen')

@@ -25,5 +25,6 @@ export * from './audit-checkpointer';
 export * from './audit-proof';
 export * from './audit-checkpoint-duty';
 export * from './audit-report';
+export * from './story';
 export * from './secrets';
 export * from './pki';

@@ -138,6 +138,13 @@ export class TaskHistoryDoc implements TaskHistory {
 
   @ApiProperty({ type: [TaskHistoryEntryDoc] })
   records!: TaskHistoryEntryDoc[];
+
+  @ApiPropertyOptional({
+    description: 'Present when the story index beside the snapshots answered (`shoal audit index`): the records before `through` came from it, `digest` names it.',
+    type: 'object',
+    properties: { through: { type: 'integer' }, digest: { type: 'string' } },
+  })
+  index?: { through: number; digest: string };
 }
 
 export class ReplayCheckDoc implements ReplayCheck {

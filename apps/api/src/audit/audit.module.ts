@@ -8,10 +8,11 @@ import type { EventLog } from '@shoal/eventlog';
 import { AuditController } from './audit.controller';
 import { AuditTrail } from './audit-trail';
 import { AUDIT_TRAIL, AuditService } from './audit.service';
+import { StorySource } from './story-source';
 
 @Module({
   controllers: [AuditController],
-  providers: [{ provide: AUDIT_TRAIL, useFactory: (log: EventLog) => new AuditTrail(log), inject: [EVENT_LOG] }, AuditService],
+  providers: [{ provide: AUDIT_TRAIL, useFactory: (log: EventLog) => new AuditTrail(log), inject: [EVENT_LOG] }, StorySource, AuditService],
   exports: [AUDIT_TRAIL, AuditService],
 })
 export class AuditModule {}

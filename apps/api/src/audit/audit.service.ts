@@ -28,6 +28,7 @@ import { explainTask } from './task-explain';
 import { entityIdOf } from './entity-ref';
 import { taskIdOf } from './task-ref';
 import type { TaskExplanation } from './task-explain';
+import { StorySource } from './story-source';
 
 export const AUDIT_TRAIL = Symbol('AUDIT_TRAIL');
 
@@ -86,11 +87,20 @@ export interface TaskHistory {
   /** The scheduler's last explanation why it could not place the task. */
   readonly unschedulable: string | null;
   readonly records: readonly TaskHistoryEntry[];
+  /** Present when the story index answered: the records before `through` came from it (`digest` names it), those after from the tail. */
+  readonly index?: { readonly through: number; readonly digest: string };
+}
+
+/** A record of a task's history as read: where, what, and evolve's verdict on it. */
+interface ReadRecord {
+  readonly record: LogRecord;
+  readonly event: ShoalEvent;
+  readonly verdict: Pick<Verdict, 'status' | 'reasons' | 'codes' | 'refused'>;
 }
 
 const RAW_LIMIT = 4_096;
 const by = (event: ShoalEvent): string => `${event.by.component}/${event.by.instance}@${event.by.term}`;
-const exposeVerdict = (verdict: Verdict): AuditVerdict => ({ status: verdict.status, reasons: verdict.reasons, codes: verdict.codes });
+const exposeVerdict = (verdict: Pick<Verdict, 'status' | 'reasons' | 'codes'>): AuditVerdict => ({ status: verdict.status, reasons: verdict.reasons, codes: verdict.codes });
 
 @Injectable()
 export class AuditService {
@@ -99,6 +109,7 @@ export class AuditService {
     @Inject(AUDIT_TRAIL) private readonly trail: AuditTrail,
     @Inject(API_VIEW) private readonly view: LiveView,
     @Optional() @Inject(API_CONFIG) private readonly config?: Pick<ApiConfig, 'dataDir'>,
+    @Optional() @Inject(StorySource) private readonly stories?: StorySource,
   ) {}
 
   async events(query: AuditEventsQuery): Promise<AuditPage> {
@@ -174,37 +185,51 @@ export class AuditService {
     return id === ref ? direct : this.trail.offsetsTouching(id);
   }
 
+  /**
+   * Every record that touched a task: from the story index beside the snapshots when there
+   * is one that checks against the log (reading only those records), else from the audit
+   * trail, which replays the whole log first.
+   */
   async taskHistory(taskRef: string): Promise<TaskHistory> {
-    await this.trail.catchUp();
     const taskId = taskIdOf(this.view.state, taskRef);
+    const indexed = this.stories ? await this.stories.story(taskId) : undefined;
+    if (indexed?.ok) {
+      const manifest = { through: indexed.through, digest: indexed.digest };
+      return this.historyOf(taskId, indexed.records as readonly ReadRecord[], manifest);
+    }
+    await this.trail.catchUp();
     const offsets = this.trail.offsetsTouching(taskId);
     if (offsets.length === 0) throw new NotFoundException({ message: `no record touched task ${taskId}` });
+    const read: ReadRecord[] = [];
+    for (const record of await readOffsets(this.log, offsets)) {
+      const decoded = decode(record.value);
+      if (decoded.ok) read.push({ record, event: decoded.event, verdict: this.trail.verdictAt(record.offset) });
+    }
+    return this.historyOf(taskId, read);
+  }
+
+  private historyOf(taskId: string, read: readonly ReadRecord[], index?: TaskHistory['index']): TaskHistory {
     const records: TaskHistoryEntry[] = [];
     let placement: string | null = null;
     let unschedulable: string | null = null;
     // The id may name a node or a service, whose records touch it too: it is a task's only if
     // some record lists a task by it (taskItemOf gives a record's whole data when it lists none).
     let listsTask = false;
-    for (const record of await readOffsets(this.log, offsets)) {
-      const offset = record.offset;
-      const decoded = decode(record.value);
-      if (!decoded.ok) continue;
-      const event = decoded.event;
-      const verdict = this.trail.verdictAt(offset);
-      const refusedHere = !itemApplied(verdict, taskId);
+    for (const { record, event, verdict } of read) {
+      const refusedHere = !itemApplied(verdict as Verdict, taskId);
       const item = taskItemOf(event, taskId);
       if (item === undefined) continue;
       listsTask ||= item !== event.data;
       if (!refusedHere && event.type === 'TasksAssigned') placement = (item as { why: string }).why;
       if (!refusedHere && event.type === 'TasksUnschedulable') unschedulable = (item as { explain: string }).explain;
       records.push({
-        ...this.describe(record, event),
+        ...this.describe(record, event, verdict),
         outcome: refusedHere ? 'refused' : 'applied',
         item: this.readableItem(event, item),
       });
     }
     if (!listsTask) throw new NotFoundException({ message: `no record touched task ${taskId}` });
-    return { task: taskId, placement, unschedulable, records };
+    return { task: taskId, placement, unschedulable, records, ...(index ? { index } : {}) };
   }
 
   /** As `shoal audit verify`: the log replayed twice and from its middle, and every component's newest snapshot on disk + the tail. */
@@ -228,9 +253,9 @@ export class AuditService {
     return explainTask(this.view.state, task, now);
   }
 
-  private describe(record: LogRecord, event?: ShoalEvent): AuditRecord {
+  private describe(record: LogRecord, event?: ShoalEvent, ruled?: ReadRecord['verdict']): AuditRecord {
     const decoded = event ? { ok: true as const, event } : decode(record.value);
-    const verdict = exposeVerdict(this.trail.verdictAt(record.offset));
+    const verdict = exposeVerdict(ruled ?? this.trail.verdictAt(record.offset));
     if (!decoded.ok) {
       const envelope = decoded.envelope ?? {};
       return {

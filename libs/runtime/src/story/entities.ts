@@ -1,7 +1,7 @@
 /**
  * Which entities a record touches (service, task, node, network, config and secret ids, the cluster's id),
  * and, for batch records, the item that concerns one of them. Pure: the audit's index
- * and its task history are built from these.
+ * and its task history, and the story index, are built from these.
  */
 import type { ShoalEvent } from '@shoal/contracts';
 

@@ -1,0 +1,153 @@
+/**
+ * shoal audit story <id>: every record that touched a task, service, node, network, config
+ * or secret, in log order, with evolve's verdict and, for a task, the scheduler's reasons —
+ * from the story index beside the snapshots (`<data dir>/story-index`), reading only those
+ * records. The index is checked against the log first; one that is missing or refused is
+ * built again by replay, one that is behind is brought up to the log's end (the tail only).
+ */
+import { join } from 'node:path';
+import { shoalSettings } from '@shoal/config';
+import { taskStateName } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import { KafkaEventLog, logSettingsFromEnv } from '@shoal/eventlog';
+import type { EventLog } from '@shoal/eventlog';
+import { buildStoryIndex, checkStoryIndex, readStory, taskItemOf } from '@shoal/runtime';
+import type { StoryBuild, StoryRecord } from '@shoal/runtime';
+import { withLog } from './log-source';
+import { progressReporter } from './progress';
+
+export interface AuditStoryOptions {
+  /** Where the index is kept (default `<SHOAL_DATA_DIR>/story-index`). */
+  readonly index?: string;
+  /** Build the index again from offset 0 first. */
+  readonly rebuild?: boolean;
+  readonly json?: boolean;
+}
+
+/** A story reads scattered records: on Kafka each fetch asks for little, so it brings back the batch it needs and not 16 MiB after it. */
+export const STORY_FETCH_BYTES = 64 * 1024;
+
+const by = (event: ShoalEvent): string => `${event.by.component}/${event.by.instance}@${event.by.term}`;
+
+/** Task states by name, a created task without the spec it runs: what a person reads. */
+export const readable = (value: unknown): unknown => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of ['state', 'desiredState']) if (typeof copy[key] === 'number') copy[key] = taskStateName(copy[key] as never);
+  delete copy.spec;
+  return copy;
+};
+
+/** The part of a record that concerns `id`: a task's item of a batch, or the record's data. */
+const partFor = (event: ShoalEvent, id: string): unknown => {
+  const item = taskItemOf(event, id);
+  return item === undefined ? event.data : item;
+};
+
+/** One story record as JSON: where, when, who, what, the verdict, and the part that concerns the entity. */
+export const storyEntry = (entry: StoryRecord, id: string) => ({
+  offset: entry.record.offset,
+  at: entry.event.at,
+  type: entry.event.type,
+  by: by(entry.event),
+  verdict: entry.verdict,
+  item: readable(partFor(entry.event, id)),
+});
+
+const brief = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? '';
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+};
+
+/** The story as lines for a terminal: one a record, the verdict's reasons when it was refused. */
+export const storyLines = (id: string, records: readonly StoryRecord[]): string[] => {
+  const lines = [`${records.length} record${records.length === 1 ? '' : 's'} touched ${id}`];
+  for (const entry of records) {
+    const item = partFor(entry.event, id) as Record<string, unknown> | undefined;
+    const why = entry.event.type === 'TasksAssigned' ? item?.why : entry.event.type === 'TasksUnschedulable' ? item?.explain : undefined;
+    const refusedHere = entry.verdict.status !== 'applied' && (entry.verdict.status !== 'partial' || (entry.verdict.refused ?? []).includes(id));
+    lines.push(
+      [
+        String(entry.record.offset).padStart(9),
+        entry.event.at,
+        entry.event.type.padEnd(26),
+        by(entry.event).padEnd(28),
+        refusedHere ? `REFUSED (${entry.verdict.status}): ${entry.verdict.reasons.join('; ')}` : typeof why === 'string' ? `why: ${why}` : brief(readable(item)),
+      ].join('  '),
+    );
+  }
+  return lines;
+};
+
+/** The log a story reads from: on Kafka, one of its own with small fetches; else the same one. */
+const withReadLog = async <T>(log: EventLog, use: (reads: EventLog) => Promise<T>): Promise<T> => {
+  const settings = logSettingsFromEnv(process.env);
+  if (settings.brokers.length === 0) return use(log);
+  const reads = await KafkaEventLog.open({
+    brokers: settings.brokers,
+    topic: settings.topic,
+    clientId: 'shoal-story',
+    durability: settings.durability,
+    fetchMaxBytes: STORY_FETCH_BYTES,
+    ...(settings.connection ? { connection: settings.connection } : {}),
+  });
+  try {
+    return await use(reads);
+  } finally {
+    await reads.close();
+  }
+};
+
+const describeBuild = (build: StoryBuild): string | undefined => {
+  const refused = build.refused ? ` (the index there was refused: ${build.refused})` : '';
+  if (build.how === 'built') return `story index built from offset 0: ${build.read.toLocaleString('en-US')} records${refused}`;
+  if (build.how === 'extended') return `story index brought up to offset ${build.manifest.through}: ${build.read.toLocaleString('en-US')} records after it`;
+  return undefined;
+};
+
+export const auditStory = (id: string, options: AuditStoryOptions): Promise<number> =>
+  withLog(async (log) => {
+    const dir = options.index ?? join(shoalSettings().SHOAL_DATA_DIR, 'story-index');
+    const progress = progressReporter(process.stderr);
+    progress.start('indexed');
+    const build = await buildStoryIndex(log, dir, { fresh: options.rebuild ?? false, onProgress: (at, end) => progress.update(at, end) }).finally(() => progress.clear());
+    const said = describeBuild(build);
+    if (said) process.stderr.write(`${said}\n`);
+    return withReadLog(log, async (reads) => {
+      const check = await checkStoryIndex(dir, reads);
+      if (!check.ok) throw new Error(check.reason);
+      const records = await readStory(dir, check.manifest, reads, id);
+      if (options.json) {
+        const index = { dir, through: check.manifest.through, digest: check.manifest.digest, how: build.how };
+        process.stdout.write(`${JSON.stringify({ id, index, records: records.map((entry) => storyEntry(entry, id)) })}\n`);
+      } else {
+        process.stdout.write(`${storyLines(id, records).join('\n')}\n`);
+      }
+      if (records.length === 0) {
+        process.stderr.write(`shoal: no record touched ${id} (of ${check.manifest.through} records indexed)\n`);
+        return 1;
+      }
+      return 0;
+    });
+  });
+
+/** shoal audit index: the story index built, or brought up to the log's end; its manifest. */
+export const auditIndex = (options: { readonly index?: string; readonly rebuild?: boolean }): Promise<number> =>
+  withLog(async (log) => {
+    const dir = options.index ?? join(shoalSettings().SHOAL_DATA_DIR, 'story-index');
+    const progress = progressReporter(process.stderr);
+    progress.start('indexed');
+    const build = await buildStoryIndex(log, dir, { fresh: options.rebuild ?? false, onProgress: (at, end) => progress.update(at, end) }).finally(() => progress.clear());
+    const { through, records, entities, postings, digest, hash } = build.manifest;
+    process.stdout.write(
+      [
+        `index     ${dir}`,
+        `how       ${describeBuild(build) ?? 'current: nothing to read'}`,
+        `through   offset ${through} (${records} records)`,
+        `entities  ${entities} (${postings} records touching them)`,
+        `digest    ${digest}`,
+        `state     ${hash}`,
+      ].join('\n') + '\n',
+    );
+    return 0;
+  });

@@ -1,0 +1,5 @@
+export * from './entities';
+export * from './story-postings';
+export * from './story-index-files';
+export * from './story-index';
+export * from './story-reader';

@@ -1,0 +1,221 @@
+/**
+ * The story index: for every task, service, node, network, config and secret, the offsets
+ * of the records that touched it, so that one entity's story is answered by reading only
+ * those records. It is built by replay (from offset 0, or from the state it was last built
+ * to, then the tail), kept beside the snapshots, and never trusted blindly: before it is
+ * used it is checked against the log it indexes (not past its end, its first and last
+ * records where they were), and every record a story reads must touch the entity.
+ */
+import { createHash } from 'node:crypto';
+import { decode } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
+import { Projection } from '@shoal/domain';
+import type { EventLog, LogRecord } from '@shoal/eventlog';
+import { entityIdsOf } from './entities';
+import { StoryPostings } from './story-postings';
+import type { StoredVerdict } from './story-postings';
+import {
+  RECORD_DIGEST_BYTES,
+  anchorsOf,
+  readAllShards,
+  readRecordDigests,
+  readShard,
+  readShardText,
+  readStoryManifest,
+  readStoryState,
+  recordDigestBytes,
+  shardOf,
+  writeStoryIndex,
+} from './story-index-files';
+import type { StoryAnchor, StoryManifest } from './story-index-files';
+
+const CHUNK = 5_000;
+
+export const recordDigest = (value: string): string => createHash('sha256').update(value).digest('hex').slice(0, 32);
+
+/** The index checked against a log: usable (`behind`: records after it), or refused and why. */
+export type StoryIndexCheck =
+  | { readonly ok: true; readonly manifest: StoryManifest; readonly end: number; readonly behind: number }
+  | { readonly ok: false; readonly reason: string; readonly missing?: boolean };
+
+/** The record at `offset`, read alone; undefined when the log has none there. */
+const recordAt = async (log: EventLog, offset: number): Promise<LogRecord | undefined> => {
+  const [record] = await log.read(offset, { to: offset + 1, max: 1 });
+  return record?.offset === offset ? record : undefined;
+};
+
+/** Whether the index in `dir` is one of `log`'s: read its manifest, then its anchors from the log. */
+export const checkStoryIndex = async (dir: string, log: EventLog): Promise<StoryIndexCheck> => {
+  let manifest: StoryManifest;
+  try {
+    manifest = await readStoryManifest(dir);
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return { ok: false, missing, reason: missing ? `no story index in ${dir}` : (error as Error).message };
+  }
+  const end = await log.highWaterMark();
+  if (manifest.through > end) return { ok: false, reason: `the story index covers ${manifest.through} records, the log holds ${end}: it is of another log, or the log was cut` };
+  for (const anchor of anchorsOf(manifest)) {
+    const record = await recordAt(log, anchor.offset);
+    if (!record || recordDigest(record.value) !== anchor.digest) {
+      return { ok: false, reason: `the log's record at offset ${anchor.offset} is not the one the story index was built from: the index is of another log, or the log was changed` };
+    }
+  }
+  return { ok: true, manifest, end, behind: end - manifest.through };
+};
+
+export interface StoryBuild {
+  readonly manifest: StoryManifest;
+  /** `built`: from offset 0; `extended`: from the state it had, then the tail; `current`: nothing to read. */
+  readonly how: 'built' | 'extended' | 'current';
+  /** Records replayed for this build. */
+  readonly read: number;
+  /** Why an index found in the directory was not used, when one was refused. */
+  readonly refused?: string;
+}
+
+export interface StoryBuildOptions {
+  /** Build from offset 0 whatever the directory holds. */
+  readonly fresh?: boolean;
+  /** Told the position now and then during the replay. */
+  readonly onProgress?: (position: number, end: number) => void;
+}
+
+/**
+ * Brings the index in `dir` up to the log's end: nothing when it is current, the tail
+ * when it is behind (from the state it was built to, its hash checked), from offset 0
+ * when there is none or it is refused. The same log gives the same index either way.
+ */
+export const buildStoryIndex = async (log: EventLog, dir: string, options: StoryBuildOptions = {}): Promise<StoryBuild> => {
+  const check = options.fresh ? undefined : await checkStoryIndex(dir, log);
+  if (check?.ok && check.behind === 0) return { manifest: check.manifest, how: 'current', read: 0 };
+  let projection = new Projection(undefined, 0, { keepRefusals: 0 });
+  let postings = new StoryPostings();
+  let records = 0;
+  let previous: Buffer | undefined;
+  let first: StoryAnchor | undefined;
+  let checkpoint: StoryAnchor | undefined;
+  let refused = check && !check.ok && !check.missing ? check.reason : undefined;
+  if (check?.ok) {
+    const restored = Projection.fromSnapshot(await readStoryState(dir, check.manifest), { keepRefusals: 0 });
+    if (typeof restored === 'string' || restored.position !== check.manifest.through) refused = `the story index's state does not check: ${typeof restored === 'string' ? restored : 'another offset'}`;
+    else {
+      projection = restored;
+      postings = await readAllShards(dir, check.manifest);
+      previous = await readRecordDigests(dir, check.manifest);
+      records = check.manifest.records;
+      ({ first, checkpoint } = check.manifest);
+    }
+  }
+  const from = projection.position;
+  const end = await log.highWaterMark();
+  const digests = Buffer.alloc(end * RECORD_DIGEST_BYTES);
+  previous?.copy(digests, 0, 0, from * RECORD_DIGEST_BYTES);
+  let last: StoryAnchor | undefined = check?.ok && from > 0 ? check.manifest.last : undefined;
+  while (projection.position < end && !projection.halted) {
+    const batch = await log.read(projection.position, { to: end, max: CHUNK });
+    if (batch.length === 0) break;
+    for (const record of batch) {
+      if (record.offset < projection.position) continue;
+      const decoded = decode(record.value);
+      const verdict = projection.applyDecoded(record.offset, decoded);
+      if (!verdict) break; // halted: a record a newer build wrote; the index ends before it
+      records++;
+      const digest = recordDigestBytes(record.value);
+      digest.copy(digests, record.offset * RECORD_DIGEST_BYTES);
+      const anchor = { offset: record.offset, digest: recordDigest(record.value) };
+      first ??= anchor;
+      last = anchor;
+      if (decoded.ok) {
+        postings.add(record.offset, decoded.event, verdict);
+        if (decoded.event.type === 'AuditCheckpointed') checkpoint = anchor;
+      }
+    }
+    if (!projection.halted) projection.position = Math.max(projection.position, batch[batch.length - 1]!.offset + 1);
+    options.onProgress?.(projection.position, end);
+  }
+  const manifest = await writeStoryIndex(dir, {
+    through: projection.position,
+    records,
+    ...(projection.state.cluster ? { cluster: projection.state.cluster.id } : {}),
+    hash: projection.hash(),
+    ...(first ? { first } : {}),
+    ...(last ? { last } : {}),
+    ...(checkpoint ? { checkpoint } : {}),
+    postings,
+    digests: digests.subarray(0, projection.position * RECORD_DIGEST_BYTES),
+    snapshot: projection.snapshot(),
+  });
+  return { manifest, how: check?.ok && from > 0 ? 'extended' : 'built', read: projection.position - from, ...(refused ? { refused } : {}) };
+};
+
+/** One record of a story: where it is, what it says, and evolve's verdict on it. */
+export interface StoryRecord {
+  readonly record: LogRecord;
+  readonly event: ShoalEvent;
+  readonly verdict: StoredVerdict;
+}
+
+export const APPLIED: StoredVerdict = { status: 'applied', reasons: [], codes: [] };
+
+/** Offsets close together (gap ≤ span) read as one range; up to `parallel` ranges at a time. */
+export const readAt = async (log: EventLog, offsets: readonly number[], options: { span?: number; parallel?: number } = {}): Promise<Map<number, LogRecord>> => {
+  const span = options.span ?? 16;
+  const ranges: [number, number][] = [];
+  for (const offset of [...new Set(offsets)].sort((a, b) => a - b)) {
+    const last = ranges[ranges.length - 1];
+    if (last && offset - last[1] <= span) last[1] = offset;
+    else ranges.push([offset, offset]);
+  }
+  const found = new Map<number, LogRecord>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ranges.length) {
+      const [start, end] = ranges[next++]!;
+      let from = start;
+      while (from <= end) {
+        const batch = await log.read(from, { to: end + 1 });
+        if (batch.length === 0) break;
+        for (const record of batch) found.set(record.offset, record);
+        from = batch[batch.length - 1]!.offset + 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.parallel ?? 16, ranges.length) }, worker));
+  return found;
+};
+
+/** The records `offsets` name, each checked to touch `id`; an error naming the first that does not. */
+export const storyRecords = async (
+  log: EventLog,
+  id: string,
+  offsets: readonly number[],
+  verdictAt: (offset: number) => StoredVerdict | undefined,
+  /** Each indexed record's digest (8 bytes at 8 × its offset): a record read must be the one indexed. */
+  digests?: Buffer,
+): Promise<StoryRecord[]> => {
+  const found = await readAt(log, offsets);
+  const indexed = digests ? digests.length / RECORD_DIGEST_BYTES : 0;
+  return offsets.map((offset) => {
+    const record = found.get(offset);
+    if (!record) throw new Error(`the story index names offset ${offset}, which the log does not hold: the index does not match the log`);
+    if (digests && offset < indexed && !recordDigestBytes(record.value).equals(digests.subarray(offset * RECORD_DIGEST_BYTES, (offset + 1) * RECORD_DIGEST_BYTES))) {
+      throw new Error(`the log's record at offset ${offset} is not the one the story index was built from: the index is of another log, or the log was changed`);
+    }
+    const decoded = decode(record.value);
+    if (!decoded.ok || !entityIdsOf(decoded.event).includes(id)) {
+      throw new Error(`the log's record at offset ${offset} does not touch ${id}, though the story index says it does: the index does not match the log`);
+    }
+    return { record, event: decoded.event, verdict: verdictAt(offset) ?? APPLIED };
+  });
+};
+
+/**
+ * The story of `id` from a checked index: the offsets from its shard, each record read
+ * from the log and checked. Records after the index's `through` are not in it.
+ */
+export const readStory = async (dir: string, manifest: StoryManifest, log: EventLog, id: string): Promise<StoryRecord[]> => {
+  const [text, digests] = await Promise.all([readShard(dir, manifest, shardOf(id)), readRecordDigests(dir, manifest)]);
+  const postings = readShardText(text);
+  return storyRecords(log, id, postings.touching(id), (offset) => postings.verdicts.get(offset), digests);
+};
