@@ -50,11 +50,6 @@ export interface KafkaEventLogOptions {
    * lease group's session timeout (group-timing.ts). Default SHOAL_LEASE_TIMEOUT_MS's, 2 s.
    */
   readonly leaseTimeoutMs?: number;
-  /**
-   * How long a lease's holder may go unheard before a standby is given the partition: the
-   * lease group's session timeout (group-timing.ts). Default SHOAL_LEASE_TIMEOUT_MS's, 2 s.
-   */
-  readonly leaseTimeoutMs?: number;
   /** Default `shoal`. */
   readonly clientId?: string;
   /** kafkajs's log level. Default ERROR. */
@@ -236,7 +231,6 @@ export class KafkaEventLog implements EventLog {
       component,
       instance,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(this.openedWith.leaseTimeoutMs === undefined ? {} : { leaseTimeoutMs: this.openedWith.leaseTimeoutMs }),
       ...(this.openedWith.leaseTimeoutMs === undefined ? {} : { leaseTimeoutMs: this.openedWith.leaseTimeoutMs }),
     });
     this.leases.add(lease);
