@@ -2,13 +2,15 @@
 # Installs what the tests' own Docker engine needs on a Debian machine: Debian's docker.io
 # (dockerd, containerd, runc and a docker CLI) and busybox-static (the statically linked
 # /bin/busybox the offline test images are made of); and zsh, which the tests of
-# `shoal completion zsh` run the script in. Needs root (or sudo) and apt.
+# `shoal completion zsh` run the script in; and chromium, the browser the console's test drives
+# (headless, through puppeteer-core). Needs root (or sudo) and apt.
 # Idempotent and quick when both are there already: then it only checks them.
 set -euo pipefail
 
 installed() { # every tool the test engine runs, and a busybox that needs no shared library
   command -v dockerd >/dev/null 2>&1 && command -v containerd >/dev/null 2>&1 && command -v runc >/dev/null 2>&1 &&
-    command -v docker >/dev/null 2>&1 && dpkg -s busybox-static >/dev/null 2>&1 && command -v zsh >/dev/null 2>&1
+    command -v docker >/dev/null 2>&1 && dpkg -s busybox-static >/dev/null 2>&1 && command -v zsh >/dev/null 2>&1 &&
+    command -v chromium >/dev/null 2>&1
 }
 
 if installed; then
@@ -26,6 +28,6 @@ command -v apt-get >/dev/null 2>&1 || { echo "no apt-get here: install Docker's 
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # With the recommended packages: apparmor among them, which dockerd needs on a kernel that enforces AppArmor.
-$sudo apt-get install -y -qq docker.io busybox-static zsh >/dev/null
-installed || { echo "apt-get finished but dockerd, containerd, runc, docker, busybox-static or zsh is still missing" >&2; exit 3; }
+$sudo apt-get install -y -qq docker.io busybox-static zsh chromium >/dev/null
+installed || { echo "apt-get finished but dockerd, containerd, runc, docker, busybox-static, zsh or chromium is still missing" >&2; exit 3; }
 echo "docker engine installed: $(dockerd --version)"

@@ -87,6 +87,8 @@ const itemText = (record: HistoryRecord): string => {
     const parts = ['state', 'desiredState', 'node', 'message', 'err', 'exitCode']
       .filter((key) => item[key] !== undefined && typeof item[key] !== 'object')
       .map((key) => `${key} ${String(item[key])}`);
+    if (Array.isArray(item.attachments)) parts.push(`${item.attachments.length} network attachment${item.attachments.length === 1 ? '' : 's'}`);
+    if (Array.isArray(item.ports) && item.ports.length > 0) parts.push(`${item.ports.length} published port${item.ports.length === 1 ? '' : 's'}`);
     if (parts.length > 0) return parts.join(' · ');
   }
   const text = JSON.stringify(item);

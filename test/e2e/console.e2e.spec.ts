@@ -1,0 +1,187 @@
+import 'reflect-metadata';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Browser, Page } from 'puppeteer-core';
+import { ShoalModule } from '../../apps/shoal/src/shoal.module';
+import { ShoalRunner } from '../../apps/shoal/src/shoal.runner';
+import { configFromEnv } from '../../apps/shoal/src/shoal.config';
+import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { eventually } from '../../libs/testing/src/eventually';
+import { launchChromium } from './console-browser';
+
+/** Where the screenshots go: the test's output (reports/ is not in the repository). */
+const OUTPUT = join(__dirname, '..', '..', 'reports', 'console');
+const AUDITOR = 'console-auditor-token-0123456789';
+
+interface DockerService {
+  readonly ID: string;
+  readonly Version: { readonly Index: number };
+  readonly Spec: Record<string, unknown> & { readonly Mode: { readonly Replicated: { readonly Replicas: number } } };
+}
+
+/**
+ * The little of the DOM the page is read with. These functions run in the browser (puppeteer
+ * sends their source); this program is compiled without the DOM's types, so they are named here.
+ */
+interface PageElement {
+  readonly textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): PageElement | null;
+}
+interface SliderElement {
+  value: string;
+  readonly max: string;
+  dispatchEvent(event: Event): boolean;
+}
+declare const document: {
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement>;
+  getElementById(id: string): unknown;
+};
+
+/** What the page shows, read from its DOM. */
+const shown = (page: Page) =>
+  page.evaluate(() => {
+    const text = (selector: string) => document.querySelector(selector)?.textContent?.trim();
+    return {
+      mode: text('#mode'),
+      point: text('#point'),
+      web: text('tr[data-service="web"] .replicas'),
+      running: text('#states [data-state="RUNNING"] .count'),
+      nodes: [...document.querySelectorAll('#nodes tr[data-node]')].map((row) => [row.getAttribute('data-node'), row.querySelector('.status')?.textContent, row.querySelector('.availability')?.textContent]),
+      slider: { value: (document.getElementById('slider') as SliderElement).value, max: (document.getElementById('slider') as SliderElement).max },
+    };
+  });
+
+const until = <T>(page: Page, what: string, test: (seen: Awaited<ReturnType<typeof shown>>) => T | undefined | false, timeoutMs = 60_000) => {
+  let last: unknown;
+  return eventually(
+    `the page shows ${what}`,
+    async () => {
+      const seen = await shown(page);
+      last = seen;
+      return test(seen);
+    },
+    { timeoutMs, everyMs: 100, explain: () => last },
+  );
+};
+
+// The console as a person uses it: Shoal as `npm start` runs it, here in this process
+// (every component, the API and three simulated nodes on the embedded log), the page opened in chromium with an auditor's token, a service
+// created and scaled through Docker's API, the page following on its own, then the slider
+// moved back to before the scale.
+describe('the console in a browser', () => {
+  let browser: Browser | undefined;
+  let shoal: INestApplicationContext | undefined;
+  let dataDir: string | undefined;
+
+  beforeAll(() => mkdirSync(OUTPUT, { recursive: true }));
+  afterEach(async () => {
+    await browser?.close();
+    await shoal?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Shoal as `npm start` runs it, on a data dir of its own with an auditor's token; its API's TCP port. */
+  const startShoal = async (): Promise<{ readonly port: number; readonly socket: string }> => {
+    dataDir = mkdtempSync(join(tmpdir(), 'shoal-console-'));
+    writeFileSync(join(dataDir, 'tokens.json'), JSON.stringify([{ token: AUDITOR, role: 'auditor', name: 'console-test' }]));
+    const config = configFromEnv({ ...process.env, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0', KAFKA_BROKERS: '', SHOAL_SIM_NODES: '3' });
+    shoal = await NestFactory.createApplicationContext(ShoalModule.forRoot(config), { logger: false });
+    const { apiPort } = await shoal.get(ShoalRunner).start();
+    return { port: apiPort, socket: join(dataDir, 'shoal.sock') };
+  };
+
+  it('follows a service created and scaled, and shows the cluster as it was when the slider moves back', async () => {
+    browser = await launchChromium();
+    const { port, socket } = await startShoal();
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 1000 });
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(String(error)));
+    page.on('requestfailed', (request) => {
+      // The live stream is cut when the page goes; nothing else may fail.
+      if (!request.url().endsWith('/console/live')) failures.push(`${request.url()}: ${request.failure()?.errorText}`);
+    });
+    const requested = new Set<string>();
+    page.on('request', (request) => requested.add(new URL(request.url()).origin));
+
+    // Over TCP the API wants a token: the page asks for it once.
+    await page.goto(`http://127.0.0.1:${port}/console`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('#login:not([hidden])');
+    await page.type('#token', AUDITOR);
+    await page.click('#login button[type=submit]');
+
+    // Live: the three simulated nodes, as the log has them, ready and active.
+    await until(page, 'three nodes ready', (seen) => seen.mode === 'live' && seen.nodes.length === 3 && seen.nodes.every(([, status]) => status === 'ready'));
+    expect((await shown(page)).nodes.every(([, , availability]) => availability === 'active')).toBe(true);
+
+    const created = await dockerApi<{ ID: string }>(socket, 'POST', '/v1.47/services/create', {
+      Name: 'web',
+      TaskTemplate: { ContainerSpec: { Image: 'nginx:1.27' } },
+      Mode: { Replicated: { Replicas: 1 } },
+    });
+    expect(created.status).toBe(201);
+    await until(page, 'web 1/1', (seen) => seen.web === '1/1' && seen.running === '1');
+    // The point before the scale: everything on the log once web ran its one replica.
+    const before = (await dockerApi<{ highWaterMark: number }>(socket, 'GET', '/readyz')).body.highWaterMark;
+
+    const service = (await dockerApi<DockerService>(socket, 'GET', `/v1.47/services/${created.body.ID}`)).body;
+    const scaled = await dockerApi(socket, 'POST', `/v1.47/services/${service.ID}/update?version=${service.Version.Index}`, {
+      ...service.Spec,
+      Mode: { Replicated: { Replicas: 3 } },
+    });
+    expect(scaled.status).toBe(200);
+    // Pushed: the page was not reloaded, and it asks for nothing.
+    const live = await until(page, 'web 3/3', (seen) => (seen.web === '3/3' && seen.running === '3' ? seen : undefined));
+    expect(Number(live.slider.value)).toBe(Number(live.slider.max));
+    expect(Number(live.slider.max)).toBeGreaterThan(before);
+    await page.screenshot({ path: join(OUTPUT, 'console-live.png'), fullPage: true });
+
+    // The time machine: the slider back to before the scale shows web as it was.
+    await page.$eval(
+      '#slider',
+      (slider, offset) => {
+        (slider as unknown as SliderElement).value = String(offset);
+        slider.dispatchEvent(new Event('input', { bubbles: true }));
+      },
+      before,
+    );
+    const past = await until(page, `the cluster at offset ${before}`, (seen) => (seen.mode === 'the past' && seen.point?.startsWith(`offset ${before} of`) && seen.web === '1/1' ? seen : undefined));
+    expect(past.running).toBe('1');
+    expect(past.point).toMatch(/ · \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z$/);
+    await page.screenshot({ path: join(OUTPUT, 'console-past.png'), fullPage: true });
+
+    // What changed from there to now: web scaled, two tasks more.
+    await page.click('#mark');
+    await page.click('#now');
+    await until(page, 'live again', (seen) => seen.mode === 'live' && seen.web === '3/3');
+    await page.click('#compare');
+    await page.waitForSelector('#diff [data-changed="web"]');
+    const diff = await page.$eval('#diff', (element) => element.textContent ?? '');
+    expect(diff).toContain('mode replicated ×1 → replicated ×3');
+    expect(diff).toMatch(/tasks: 2 added/);
+
+    // A task's story: the records that touched it, with the scheduler's reason.
+    await page.click('#tasks tr[data-task]');
+    await page.waitForSelector('#story [data-story] .placement');
+    const story = await page.$eval('#story', (element) => element.textContent ?? '');
+    expect(story).toMatch(/TasksCreated/);
+    expect(story).toMatch(/TasksAssigned/);
+    expect(story).toMatch(/Placed: .+/);
+
+    // The verify report.
+    await page.click('#verify');
+    await page.waitForSelector('#verify-result [data-agree]');
+    expect(await page.$eval('#verify-result [data-agree]', (element) => element.getAttribute('data-agree'))).toBe('true');
+    expect(await page.$eval('#verify-result', (element) => element.textContent ?? '')).toContain('no poison records');
+    await page.screenshot({ path: join(OUTPUT, 'console-audit.png'), fullPage: true });
+
+    expect(failures).toEqual([]);
+    expect([...requested]).toEqual([`http://127.0.0.1:${port}`]);
+  });
+});
