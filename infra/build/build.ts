@@ -1,11 +1,13 @@
 /**
  * `npm run build`: compiles apps/ and libs/ to dist/ with tsc (type-checked), copies the
  * files that are not TypeScript (the agent protocol's .proto), and writes one entry point
- * per app, dist/apps/<app>/main.js, which resolves the @shoal/* libraries inside dist/.
+ * per app, dist/apps/<app>/main.js, which resolves the @shoal/* libraries inside dist/; and
+ * the console's page and bundled script beside the compiled API.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { writeConsoleAssets } from '../../apps/api/src/console/console-bundle';
 
 const ROOT = join(__dirname, '..', '..');
 const DIST = join(ROOT, 'dist');
@@ -49,4 +51,11 @@ for (const app of apps) {
     `require('../../resolve-libs.js');\nconst app = require('./src/main.js');\nif (typeof app.runMain === 'function') app.runMain(process.argv);\n`,
   );
 }
-process.stdout.write(`built ${apps.map((app) => `dist/apps/${app}/main.js`).join(', ')}\n`);
+// The console's page and script, bundled now: a deployment has neither their sources nor esbuild.
+void writeConsoleAssets(join(DIST, 'apps', 'api', 'src', 'console', 'web')).then(
+  () => process.stdout.write(`built ${apps.map((app) => `dist/apps/${app}/main.js`).join(', ')} and the console\n`),
+  (error: unknown) => {
+    process.stderr.write(`the console could not be bundled: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);

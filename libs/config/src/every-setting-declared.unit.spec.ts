@@ -24,7 +24,7 @@ describe('every setting is declared in @shoal/config', () => {
   it('declares every variable the sources name (a name ending in _ is a family: SHOAL_KAFKA_SSL_*)', () => {
     const undeclared = new Set<string>();
     for (const { path, text } of files) {
-      for (const [name] of text.matchAll(/\b(SHOAL_[A-Z0-9_]+|KAFKA_BROKERS)\b/g)) {
+      for (const [name] of text.matchAll(/\b(SHOAL_[A-Z0-9_]+|OTEL_[A-Z0-9_]+|KAFKA_BROKERS)\b/g)) {
         const known = name.endsWith('_') ? declared.some((setting) => setting.startsWith(name)) : declared.includes(name) || NOT_SETTINGS.has(name);
         if (!known) undeclared.add(`${name} (${path})`);
       }
@@ -33,14 +33,14 @@ describe('every setting is declared in @shoal/config', () => {
   });
 
   it('declares nothing no process names (each setting is used where it is read)', () => {
-    const named = new Set(files.filter(({ path }) => !path.startsWith('libs/config/')).flatMap(({ text }) => [...text.matchAll(/\b(SHOAL_[A-Z0-9_]+|KAFKA_BROKERS)\b/g)].map((match) => match[1])));
+    const named = new Set(files.filter(({ path }) => !path.startsWith('libs/config/')).flatMap(({ text }) => [...text.matchAll(/\b(SHOAL_[A-Z0-9_]+|OTEL_[A-Z0-9_]+|KAFKA_BROKERS)\b/g)].map((match) => match[1])));
     expect(declared.filter((setting) => !named.has(setting))).toEqual([]);
   });
 
   it('leaves reading them to the declaration: no source outside libs/config takes one from an environment', () => {
     const reads = files
       .filter(({ path }) => !path.startsWith('libs/config/'))
-      .flatMap(({ path, text }) => [...text.matchAll(/\benv\??\.(SHOAL_[A-Z0-9_]+|KAFKA_BROKERS)\b(?!\s*=[^=])|\benv\[['"`](SHOAL_|KAFKA_BROKERS)/g)].map((match) => `${path}: ${match[0]}`));
+      .flatMap(({ path, text }) => [...text.matchAll(/\benv\??\.(SHOAL_[A-Z0-9_]+|OTEL_[A-Z0-9_]+|KAFKA_BROKERS)\b(?!\s*=[^=])|\benv\[['"`](SHOAL_|OTEL_|KAFKA_BROKERS)/g)].map((match) => `${path}: ${match[0]}`));
     expect(reads).toEqual([]);
   });
 

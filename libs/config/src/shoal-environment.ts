@@ -5,6 +5,7 @@
  * docs/configuration.md is this list.
  */
 import { COMPONENTS, LOG_READERS, Setting } from './setting';
+import type { ShoalProcess } from './setting';
 import { BindAddress, Flag, HostPort, List, LowerCase, OneOf, Port, Rule, WholeNumber } from './setting-rules';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -14,6 +15,18 @@ export const SASL_MECHANISMS = ['scram-sha-512', 'scram-sha-256', 'plain'] as co
 export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
 
 export const EXECUTORS = ['sim', 'docker'] as const;
+
+export const TRACES_EXPORTERS = ['none', 'otlp'] as const;
+export const TRACES_SAMPLERS = ['parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio', 'always_on', 'always_off', 'traceidratio'] as const;
+/** The processes that trace: the API and the control plane (an agent's reports end their traces in the dispatcher). */
+const TRACERS: readonly ShoalProcess[] = ['api', ...COMPONENTS, 'all-in-one'];
+
+/** An http(s) URL, or unset. */
+const httpUrlProblem = (name: string, url: unknown): string | undefined => {
+  if (url === undefined) return undefined;
+  const parsed = typeof url === 'string' && URL.canParse(url) ? new URL(url) : undefined;
+  return parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? undefined : `${name} must be an http:// or https:// URL, not "${String(url)}"`;
+};
 
 /** The most records between two audit checkpoints (the runtime's MAX_CHECKPOINT_RECORDS). */
 const MAX_CHECKPOINT_RECORDS = 20_000;
@@ -185,6 +198,33 @@ export class ShoalEnvironment {
   @Setting({ meaning: 'the longest a record waits to be signed, in seconds', readBy: ['reaper', 'all-in-one'] })
   @WholeNumber('must be a whole number of at least 1', 1)
   SHOAL_AUDIT_CHECKPOINT_SECONDS = 60;
+
+  // Traces (OpenTelemetry's own variables; docs/observability.md)
+
+  @Setting({ meaning: 'otlp: send traces over OTLP/HTTP to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; none: no traces', readBy: TRACERS, shownDefault: '`none`' })
+  @OneOf(TRACES_EXPORTERS, { lowerCase: true })
+  OTEL_TRACES_EXPORTER?: (typeof TRACES_EXPORTERS)[number];
+
+  @Setting({ meaning: 'the OTLP/HTTP base URL: traces go to `<it>/v1/traces`', readBy: TRACERS, shownDefault: '`http://localhost:4318`' })
+  @Rule<ShoalEnvironment>('otlpEndpoint', (url) => httpUrlProblem('OTEL_EXPORTER_OTLP_ENDPOINT', url))
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @Setting({ meaning: 'the full URL traces are sent to; wins over OTEL_EXPORTER_OTLP_ENDPOINT', readBy: TRACERS, shownDefault: '`<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`' })
+  @Rule<ShoalEnvironment>('otlpTracesEndpoint', (url) => httpUrlProblem('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', url))
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+
+  @Setting({ meaning: "the service.name of this process's spans", readBy: TRACERS, shownDefault: '`shoal-<process>` (`shoal-api`, `shoal-scheduler`, …)' })
+  OTEL_SERVICE_NAME?: string;
+
+  @Setting({ meaning: `which traces are recorded: ${TRACES_SAMPLERS.join(', ')}`, readBy: TRACERS, shownDefault: '`parentbased_always_on`' })
+  @OneOf(TRACES_SAMPLERS, { lowerCase: true })
+  OTEL_TRACES_SAMPLER?: (typeof TRACES_SAMPLERS)[number];
+
+  @Setting({ meaning: 'the ratio a traceidratio sampler records, from 0 to 1', readBy: TRACERS, shownDefault: '`1`' })
+  @Rule<ShoalEnvironment>('samplerArg', (ratio) =>
+    ratio === undefined || (typeof ratio === 'string' && /^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(ratio)) ? undefined : `OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, not "${String(ratio)}"`,
+  )
+  OTEL_TRACES_SAMPLER_ARG?: string;
 
   // The all-in-one process and the agent
 

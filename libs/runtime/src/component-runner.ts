@@ -17,6 +17,8 @@ import type { ProcessMetrics } from './process-metrics';
 import type { Ownership } from './ownership';
 import { SnapshotSaver, snapshotFor } from './view-snapshots';
 import type { ViewSnapshots } from './view-snapshots';
+import { TickTracer } from './tracing/tick-tracer';
+import type { TraceCauses } from './tracing/tick-tracer';
 
 export interface RunnerOptions {
   /** The cluster (record key) to write for; by default the one the log's ClusterInitialized names. */
@@ -33,6 +35,8 @@ export interface RunnerOptions {
   readonly snapshots?: ViewSnapshots;
   /** The process's metrics, where the runner reports its view, whether it is active and its ticks. */
   readonly metrics?: ProcessMetrics;
+  /** Causes of its proposals the component knows beyond the traced records since its last tick (tracing/tick-tracer.ts). */
+  readonly traceCauses?: TraceCauses;
 }
 
 export type RunnerActivity =
@@ -67,6 +71,7 @@ export class ComponentRunner {
   private loop?: Promise<void>;
   private readonly now: () => Date;
   private unreport: (() => void)[] = [];
+  private readonly traces: TickTracer;
 
   constructor(
     private readonly log: EventLog,
@@ -74,6 +79,7 @@ export class ComponentRunner {
     private readonly options: RunnerOptions,
   ) {
     this.now = options.now ?? (() => new Date());
+    this.traces = new TickTracer(core.component, options.traceCauses);
     this.viewValue = this.newView();
   }
 
@@ -89,7 +95,10 @@ export class ComponentRunner {
         observed?.(event, verdict, state);
         this.core.observe(event, verdict, state);
       },
-      onApplied: () => this.changed(),
+      onApplied: (records) => {
+        this.traces.observe(records);
+        this.changed();
+      },
       onHalted: (message) => this.options.onActivity?.({ kind: 'error', message }),
       ...(snapshot ? { snapshot } : {}),
     });
@@ -246,23 +255,27 @@ export class ComponentRunner {
       }
       const tickStarted = performance.now();
       const proposals = this.core.decide(this.view.state, this.now());
+      const traced = this.traces.tick(proposals);
       if (proposals.length > 0) {
         const events = proposals.map((p) => this.stamp(p));
         let verdicts: Verdict[];
         try {
-          verdicts = await this.writer.appendAndWait(this.view, events);
+          verdicts = await this.traces.run(traced, () => this.writer.appendAndWait(this.view, events));
           this.failures = 0;
         } catch (error) {
+          traced?.fail(error);
           await this.recover(error);
           continue;
         }
+        traced?.end(events, verdicts);
         this.options.metrics?.tick(this.core.component, (performance.now() - tickStarted) / 1000, events.map((e) => e.type), verdicts);
         const rejected = verdicts.filter((v) => v.status === 'rejected').length;
         const refused = events.flatMap((event, index) => {
           const verdict = verdicts[index];
           return verdict && verdict.status !== 'applied' ? [{ eventId: event.id, type: event.type, reasons: verdict.reasons }] : [];
         });
-        this.options.onActivity?.({ kind: 'appended', count: events.length, rejected, ids: events.map((event) => event.id), refused });
+        // Told within the tick's span, if it has one: the lines logged of it carry its trace id.
+        this.traces.run(traced, () => this.options.onActivity?.({ kind: 'appended', count: events.length, rejected, ids: events.map((event) => event.id), refused }));
         const deposed = verdicts.find((verdict) => verdict.status === 'rejected' && verdict.codes.includes('superseded-term'));
         if (deposed) {
           await this.stepDown(ownership, deposed.reasons.join('; '));

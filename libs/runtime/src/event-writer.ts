@@ -4,11 +4,13 @@
  * waits until its view has applied them and returns evolve's verdicts.
  */
 import { randomUUID } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
 import { EVENT_TYPES, VERSION_LEVELS, encode, versionGateRefusal } from '@shoal/contracts';
 import type { Component, EventDataMap, EventOf, EventType, Expectations, ShoalEvent, VersionLevels } from '@shoal/contracts';
-import type { EventLog } from '@shoal/eventlog';
+import type { AppendRecord, EventLog } from '@shoal/eventlog';
 import type { Verdict } from '@shoal/domain';
 import type { LiveView } from './live-view';
+import { activeTraceHeaders, tracingOn } from './tracing';
 
 export interface ProposeOptions {
   readonly expect?: Expectations;
@@ -28,6 +30,24 @@ export interface Appended {
  * proposal goes out as several appends, each record whole.
  */
 export const MAX_APPEND_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The records for `events`, each keyed by `keyOf`. Where a span is active (an API request,
+ * a component's traced tick) each carries its trace context in its headers, one object
+ * shared by the batch; elsewhere none has headers.
+ */
+export const appendRecords = (events: readonly ShoalEvent[], keyOf: (event: ShoalEvent) => string): AppendRecord[] => {
+  const headers = activeTraceHeaders();
+  return events.map((event) => (headers ? { key: keyOf(event), value: encode(event), headers } : { key: keyOf(event), value: encode(event) }));
+};
+
+/** Tells the active span (if any) what was appended: the record types and where they are on the log. */
+export const noteAppended = (events: readonly ShoalEvent[], first: number, last: number): void => {
+  if (!tracingOn()) return;
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return;
+  span.setAttributes({ 'shoal.record.types': [...new Set(events.map((event) => event.type))], 'shoal.log.offset.first': first, 'shoal.log.offset.last': last });
+};
 
 export class EventWriter {
   private seq = 0;
@@ -84,7 +104,8 @@ export class EventWriter {
 
   /** Appends the events as one batch, in order (one write: the caller keeps it under the log's limit). */
   async append(events: readonly ShoalEvent[]): Promise<Appended> {
-    const { first, last } = await this.log.append(events.map((event) => ({ key: this.cluster, value: encode(event) })));
+    const { first, last } = await this.log.append(appendRecords(events, () => this.cluster));
+    noteAppended(events, first, last);
     return { events, first, last };
   }
 

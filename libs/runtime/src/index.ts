@@ -28,3 +28,4 @@ export * from './audit-report';
 export * from './story';
 export * from './secrets';
 export * from './pki';
+export * from './tracing';

@@ -16,6 +16,7 @@ import type { LogLevel as NestLogLevel, LoggerService } from '@nestjs/common';
 import { setEventLogSink } from '@shoal/eventlog';
 import pino from 'pino';
 import type { DestinationStream, Level, Logger } from 'pino';
+import { traceFields } from './tracing/trace-fields';
 
 export type { Logger } from 'pino';
 
@@ -78,6 +79,8 @@ export const createLogger = ({ component, instance, level = logLevelFromEnv(), o
       level,
       base: { component, ...(instance ? { instance } : {}) },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // The active span's ids, when a line is written within one (tracing on).
+      mixin: traceFields,
       formatters: { level: (label) => ({ level: label }) },
       hooks: {
         logMethod(args, method) {

@@ -1,14 +1,18 @@
 /**
  * A component process's life: its logger installed (SHOAL_LOG_LEVEL; installProcessLogger),
- * boot the Nest context, stop it cleanly on SIGINT/SIGTERM, exit 0. A start that fails says
+ * its traces started when OTEL_TRACES_EXPORTER asks (tracing/tracing.ts), boot the Nest context, stop it cleanly on SIGINT/SIGTERM, exit 0. A start that fails says
  * why on standard error (through the same logger) and exits 1.
  */
 import type { INestApplicationContext } from '@nestjs/common';
 import { createLogger, installProcessLogger } from './logger';
+import { startTracingFromEnv } from './tracing/tracing';
+import type { Tracing } from './tracing/tracing';
 
 export const runUntilSignalled = (name: string, boot: () => Promise<INestApplicationContext>): void => {
+  let tracing: Tracing | undefined;
   try {
     installProcessLogger(name);
+    tracing = startTracingFromEnv(name);
   } catch (error) {
     process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
@@ -19,7 +23,8 @@ export const runUntilSignalled = (name: string, boot: () => Promise<INestApplica
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         process.once(signal, () => {
           app.close().then(
-            () => process.exit(0),
+            // The spans still buffered go out before the process does.
+            () => void (tracing?.shutdown() ?? Promise.resolve()).catch(() => undefined).finally(() => process.exit(0)),
             (error: unknown) => {
               failed.error({ err: error }, `${name}: stopping failed: ${String(error)}`);
               process.exit(1);

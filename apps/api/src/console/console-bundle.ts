@@ -3,8 +3,13 @@
  * esbuild into one file (no framework, nothing loaded from elsewhere), in memory, the first
  * time the console is asked for: always from the sources beside it, so never stale, and
  * nothing written to disk. The same sources give the same bytes.
+ *
+ * A compiled build (`npm run build`) has no sources and, once pruned, no esbuild: it writes
+ * the three files into dist/ beside the compiled console (`writeConsoleAssets`), and the API
+ * serves those when it finds them.
  */
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as Esbuild from 'esbuild';
 
@@ -16,8 +21,10 @@ export interface ConsoleAssets {
 
 export const WEB_DIR = join(__dirname, 'web');
 
-/** Bundles web/main.ts and reads the page and style. */
-export const buildConsoleAssets = async (webDir = WEB_DIR): Promise<ConsoleAssets> => {
+const FILES = { html: 'index.html', js: 'console.js', css: 'console.css' } as const;
+
+/** The script bundled from web/main.ts. */
+const bundle = async (webDir: string): Promise<string> => {
   let esbuild: typeof Esbuild;
   try {
     esbuild = await import('esbuild');
@@ -37,6 +44,24 @@ export const buildConsoleAssets = async (webDir = WEB_DIR): Promise<ConsoleAsset
     legalComments: 'none',
     logLevel: 'silent',
   });
-  const [html, css] = await Promise.all([readFile(join(webDir, 'index.html'), 'utf8'), readFile(join(webDir, 'console.css'), 'utf8')]);
-  return { html, js: result.outputFiles[0]!.text, css };
+  return result.outputFiles[0]!.text;
+};
+
+/** The page, script and style: a build's copy when there is one in `webDir`, else bundled from the sources there. */
+export const buildConsoleAssets = async (webDir = WEB_DIR): Promise<ConsoleAssets> => {
+  const built = existsSync(join(webDir, FILES.js));
+  if (!built && !existsSync(join(webDir, 'main.ts'))) throw new Error(`neither the console's sources nor a build of them are in ${webDir}`);
+  const [html, css, js] = await Promise.all([
+    readFile(join(webDir, FILES.html), 'utf8'),
+    readFile(join(webDir, FILES.css), 'utf8'),
+    built ? readFile(join(webDir, FILES.js), 'utf8') : bundle(webDir),
+  ]);
+  return { html, js, css };
+};
+
+/** Writes the page, the bundled script and the style into `outDir` (a compiled build's console/web). */
+export const writeConsoleAssets = async (outDir: string, webDir = WEB_DIR): Promise<void> => {
+  const assets = await buildConsoleAssets(webDir);
+  await mkdir(outDir, { recursive: true });
+  await Promise.all((Object.keys(FILES) as (keyof typeof FILES)[]).map((key) => writeFile(join(outDir, FILES[key]), assets[key])));
 };
