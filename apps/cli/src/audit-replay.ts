@@ -6,6 +6,7 @@ import { shoalSettings } from '@shoal/config';
 import { snapshotAtOrBefore } from '@shoal/eventlog';
 import { haltMessage, offsetAtTime, replayLog } from '@shoal/runtime';
 import { withLog } from './log-source';
+import { withPointReads } from './point-reads';
 import { progressReporter } from './progress';
 import { readProgress } from './read-progress';
 
@@ -50,7 +51,8 @@ export const auditReplay = (options: AuditReplayOptions): Promise<number> =>
       process.stderr.write(`shoal: --at ${options.at} is not a time: give an ISO date (2026-11-26T15:00:00Z) or Unix seconds\n`);
       return 2;
     }
-    const to = time !== undefined ? await offsetAtTime(log, time) : (options.to ?? end);
+    // The bisection reads one record a step: through fetches of one record batch.
+    const to = time !== undefined ? await withPointReads(log, (reads) => offsetAtTime(reads, time)) : (options.to ?? end);
     const dir = options.snapshots ?? join(shoalSettings().SHOAL_DATA_DIR, 'snapshots');
     const start = options.fromScratch ? undefined : await snapshotAtOrBefore(dir, to);
     // On a terminal, how far the replay has got (stderr only: stdout stays the result).

@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import { shoalSettings } from '@shoal/config';
 import { taskStateName } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
-import { KafkaEventLog, logSettingsFromEnv } from '@shoal/eventlog';
-import type { EventLog } from '@shoal/eventlog';
 import { buildStoryIndex, checkStoryIndex, readStory, taskItemOf } from '@shoal/runtime';
 import type { StoryBuild, StoryRecord } from '@shoal/runtime';
 import { withLog } from './log-source';
+import { withPointReads } from './point-reads';
 import { progressReporter } from './progress';
 
 export interface AuditStoryOptions {
@@ -23,9 +22,6 @@ export interface AuditStoryOptions {
   readonly rebuild?: boolean;
   readonly json?: boolean;
 }
-
-/** A story reads scattered records: on Kafka each fetch asks for little, so it brings back the batch it needs and not 16 MiB after it. */
-export const STORY_FETCH_BYTES = 64 * 1024;
 
 const by = (event: ShoalEvent): string => `${event.by.component}/${event.by.instance}@${event.by.term}`;
 
@@ -79,25 +75,6 @@ export const storyLines = (id: string, records: readonly StoryRecord[]): string[
   return lines;
 };
 
-/** The log a story reads from: on Kafka, one of its own with small fetches; else the same one. */
-const withReadLog = async <T>(log: EventLog, use: (reads: EventLog) => Promise<T>): Promise<T> => {
-  const settings = logSettingsFromEnv(process.env);
-  if (settings.brokers.length === 0) return use(log);
-  const reads = await KafkaEventLog.open({
-    brokers: settings.brokers,
-    topic: settings.topic,
-    clientId: 'shoal-story',
-    durability: settings.durability,
-    fetchMaxBytes: STORY_FETCH_BYTES,
-    ...(settings.connection ? { connection: settings.connection } : {}),
-  });
-  try {
-    return await use(reads);
-  } finally {
-    await reads.close();
-  }
-};
-
 const describeBuild = (build: StoryBuild): string | undefined => {
   const refused = build.refused ? ` (the index there was refused: ${build.refused})` : '';
   if (build.how === 'built') return `story index built from offset 0: ${build.read.toLocaleString('en-US')} records${refused}`;
@@ -113,7 +90,7 @@ export const auditStory = (id: string, options: AuditStoryOptions): Promise<numb
     const build = await buildStoryIndex(log, dir, { fresh: options.rebuild ?? false, onProgress: (at, end) => progress.update(at, end) }).finally(() => progress.clear());
     const said = describeBuild(build);
     if (said) process.stderr.write(`${said}\n`);
-    return withReadLog(log, async (reads) => {
+    return withPointReads(log, async (reads) => {
       const check = await checkStoryIndex(dir, reads);
       if (!check.ok) throw new Error(check.reason);
       const records = await readStory(dir, check.manifest, reads, id);

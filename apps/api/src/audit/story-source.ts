@@ -9,13 +9,10 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { EVENT_LOG, KafkaEventLog } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
-import { StoryReader } from '@shoal/runtime';
+import { STORY_FETCH_BYTES, StoryReader } from '@shoal/runtime';
 import type { StoryAnswer } from '@shoal/runtime';
 import { API_CONFIG } from '../api.tokens';
 import type { ApiConfig } from '../api.config';
-
-/** As `shoal audit story`: a fetch brings back the batch it needs, not 16 MiB after it. */
-const STORY_FETCH_BYTES = 64 * 1024;
 
 @Injectable()
 export class StorySource implements OnModuleDestroy {
@@ -36,7 +33,7 @@ export class StorySource implements OnModuleDestroy {
   async story(id: string): Promise<StoryAnswer> {
     const dir = this.dir;
     if (dir === undefined) return { ok: false, reason: 'no data dir: no story index' };
-    this.reader ??= this.readLog().then((reads) => new StoryReader(dir, reads));
+    this.reader ??= this.readLog().then((reads) => new StoryReader(dir, reads, this.log));
     try {
       return await (await this.reader).story(id);
     } catch (error) {

@@ -31,6 +31,14 @@ import type { StoryAnchor, StoryManifest } from './story-index-files';
 
 const CHUNK = 5_000;
 
+/**
+ * What a log that serves a story's reads asks of each fetch (KafkaEventLog's fetchMaxBytes):
+ * a story reads scattered records, and the broker always returns the first record batch
+ * whole, so asking for a byte brings back the batch that holds the record and nothing after
+ * it (16 MiB, as a replay asks, would be decoded for one record).
+ */
+export const STORY_FETCH_BYTES = 1;
+
 export const recordDigest = (value: string): string => createHash('sha256').update(value).digest('hex').slice(0, 32);
 
 /** The index checked against a log: usable (`behind`: records after it), or refused and why. */

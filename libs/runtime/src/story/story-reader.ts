@@ -54,10 +54,14 @@ export class StoryReader {
   private tail?: Promise<StoryTail>;
   private tailDigest?: string;
 
-  /** `log` serves the story's reads (on Kafka, one whose fetches are small: a story reads scattered records). */
+  /**
+   * `log` serves the story's reads (on Kafka, one whose fetches are small: STORY_FETCH_BYTES);
+   * `tailLog`, the tail's, read in order (default `log`).
+   */
   constructor(
     readonly dir: string,
     private readonly log: EventLog,
+    private readonly tailLog: EventLog = log,
   ) {}
 
   async story(id: string): Promise<StoryAnswer> {
@@ -68,7 +72,7 @@ export class StoryReader {
       const [text, digests] = await Promise.all([readShard(this.dir, manifest, shardOf(id)), readRecordDigests(this.dir, manifest)]);
       const indexed = readShardText(text);
       const tail = check.behind > 0 ? await this.tailOf(manifest) : undefined;
-      if (tail) await tail.catchUp(this.log, end);
+      if (tail) await tail.catchUp(this.tailLog, end);
       const offsets = [...indexed.touching(id), ...(tail?.postings.touching(id) ?? [])];
       const records = await storyRecords(this.log, id, offsets, (offset) => indexed.verdicts.get(offset) ?? tail?.postings.verdicts.get(offset), digests);
       return { ok: true, records, through: manifest.through, end, digest: manifest.digest };
