@@ -10,6 +10,8 @@
  *   failover   an e2e run (smaller) whose active scheduler is killed -9 mid-placement: seconds until the standby places
  *   heartbeats the dispatcher's CPU per heartbeat from --nodes (5,000) sessions at each of --rates (50,250,1000,4000) a second,
  *              streamed and unary; --channels (10), --seconds (10) per rate, --runs (3)
+ *   answers    the state at an offset and a time, a restart, a task's and a service's story from the index, docker events, a full
+ *              replay (kafkajs and @platformatic/kafka) beside bare consumers, a log of --records (1,000,000); --runs (3)
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';
@@ -19,6 +21,7 @@ import { memoryBench } from './memory.bench';
 import { e2eBench } from './e2e.bench';
 import { failoverBench } from './failover.bench';
 import { heartbeatsBench } from './heartbeats.bench';
+import { answersBench } from './answers.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
@@ -28,6 +31,7 @@ const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   e2e: e2eBench,
   failover: failoverBench,
   heartbeats: heartbeatsBench,
+  answers: answersBench,
 };
 
 const main = async (): Promise<void> => {
