@@ -22,6 +22,8 @@ export const launchChromium = async (): Promise<Browser> => {
   return puppeteer.launch({
     executablePath,
     headless: true,
+    // Driven over a pipe: the browser opens no debugging port.
+    pipe: true,
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -8,7 +8,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { EVENT_LOG } from '@shoal/eventlog';
-import type { EventLog, Subscription } from '@shoal/eventlog';
+import type { EventLog, LogRecord, Subscription } from '@shoal/eventlog';
 import type { LiveView } from '@shoal/runtime';
 import { API_VIEW } from '../api.tokens';
 import { consoleView } from './console-view';
@@ -16,6 +16,8 @@ import type { ConsoleView } from './console-wire';
 import { wallTimeBefore, wallTimeOf } from './wall-time';
 
 export const COALESCE_MS = 50;
+/** How long after its follower of the log gave up the feed follows again. */
+const REFOLLOW_MS = 1_000;
 
 export type ConsoleListener = (view: ConsoleView) => void;
 
@@ -24,6 +26,7 @@ export class ConsoleFeed implements OnModuleDestroy {
   private readonly listeners = new Set<ConsoleListener>();
   private subscription?: Subscription;
   private pending?: NodeJS.Timeout;
+  private refollow?: NodeJS.Timeout;
   /** The writer's clock on the last record the view applied, once known. */
   private lastAt?: { readonly position: number; readonly at: string | undefined };
 
@@ -62,19 +65,33 @@ export class ConsoleFeed implements OnModuleDestroy {
   }
 
   private follow(): void {
-    this.subscription = this.log.follow(this.view.position, async (batch) => {
-      const last = batch[batch.length - 1];
-      if (!last) return;
-      await this.view.waitFor(last.offset + 1);
-      for (let i = batch.length - 1; i >= 0; i--) {
-        const at = wallTimeOf(batch[i]!.value);
-        if (at !== undefined) {
-          this.lastAt = { position: this.view.position, at };
-          break;
-        }
-      }
-      this.pending ??= setTimeout(() => this.push(), COALESCE_MS);
+    const subscription = this.log.follow(this.view.position, (batch) => this.onBatch(batch), {
+      // The log away longer than the follower waits: follow again, from where the view is, while anyone listens.
+      onError: () => {
+        if (this.subscription !== subscription) return;
+        this.subscription = undefined;
+        this.refollow = setTimeout(() => {
+          this.refollow = undefined;
+          if (this.listeners.size > 0 && !this.subscription) this.follow();
+        }, REFOLLOW_MS);
+      },
     });
+    this.subscription = subscription;
+  }
+
+  /** Records on the log: once the view has them, one push for this batch and any that follow within COALESCE_MS. */
+  private async onBatch(batch: readonly LogRecord[]): Promise<void> {
+    const last = batch[batch.length - 1];
+    if (!last) return;
+    await this.view.waitFor(last.offset + 1);
+    for (let i = batch.length - 1; i >= 0; i--) {
+      const at = wallTimeOf(batch[i]!.value);
+      if (at !== undefined) {
+        this.lastAt = { position: this.view.position, at };
+        break;
+      }
+    }
+    this.pending ??= setTimeout(() => this.push(), COALESCE_MS);
   }
 
   private push(): void {
@@ -93,7 +110,9 @@ export class ConsoleFeed implements OnModuleDestroy {
 
   private stop(): void {
     clearTimeout(this.pending);
+    clearTimeout(this.refollow);
     this.pending = undefined;
+    this.refollow = undefined;
     const subscription = this.subscription;
     this.subscription = undefined;
     void subscription?.stop();
