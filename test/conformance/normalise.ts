@@ -10,6 +10,9 @@ const ID_FIELDS = new Set(['ID', 'Id', 'NodeID', 'ServiceID', 'NetworkID', 'Conf
 /** Times are each engine's clock. */
 const TIME_FIELDS = new Set(['Created', 'CreatedAt', 'UpdatedAt', 'StartedAt', 'CompletedAt', 'Timestamp']);
 
+/** An event message's `time` (seconds) and `timeNano`: each engine's clock, as numbers. */
+const EVENT_TIME_FIELDS = new Set(['time', 'timeNano']);
+
 /**
  * An object's Version.Index counts every raft write of the engine (SwarmKit's store is
  * shared by all objects), Shoal's counts the object's own writes: both only grow, and an
@@ -52,6 +55,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
 const normaliseAt = (value: unknown, path: string, key: string): unknown => {
   if (ID_FIELDS.has(key) && typeof value === 'string' && value !== '') return '<id>';
   if (TIME_FIELDS.has(key) && typeof value === 'string') return '<time>';
+  if (EVENT_TIME_FIELDS.has(key) && typeof value === 'number') return '<time>';
   if (TOKEN_FIELDS.has(key) && path.endsWith(`JoinTokens.${key}`) && typeof value === 'string') return '<token>';
   if (ENGINE_ONLY_FIELDS.has(key)) return '<engine-only>';
   if (VERSION_FIELDS.has(key) && isPlainObject(value) && typeof value.Index === 'number') return { Index: '<index>' };

@@ -21,6 +21,11 @@ describe('the conformance normaliser', () => {
     });
   });
 
+  it("erases an event message's id and times, keeping its type, action and attributes", () => {
+    const message = { Type: 'service', Action: 'update', Actor: { ID: 'p57l3hdetbwiiyktoe8ptxh62', Attributes: { name: 'web', 'image.new': 'b' } }, scope: 'swarm', time: 1795802117, timeNano: 1795802117682439000 };
+    expect(normalise(message)).toEqual({ Type: 'service', Action: 'update', Actor: { ID: '<id>', Attributes: { name: 'web', 'image.new': 'b' } }, scope: 'swarm', time: '<time>', timeNano: '<time>' });
+  });
+
   it("erases what a node's machine is (hostname, platform, CPUs, memory, engine), alone or in a list, keeping which fields it has", () => {
     const node = {
       Spec: { Role: 'manager' },

@@ -146,12 +146,16 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
     }
     case 'ServiceRemoved':
       return [message('service', 'remove', event.data.id, { name: before.services.get(event.data.id)?.spec.name ?? event.data.id })];
+    // A swarm network's events name it and nothing else (Docker's `type` attribute is a
+    // local network's); its allocation is an update, as SwarmKit's allocator writes it.
     case 'NetworkCreated':
-      return [message('network', 'create', event.data.id, { name: event.data.spec.name, type: event.data.spec.driver })];
-    case 'NetworkRemoved': {
-      const old = before.networks.get(event.data.id);
-      return [message('network', 'remove', event.data.id, { name: old?.spec.name ?? event.data.id, type: old?.spec.driver ?? 'overlay' })];
+      return [message('network', 'create', event.data.id, { name: event.data.spec.name })];
+    case 'NetworkAllocated': {
+      const now = after.networks.get(event.data.id);
+      return now ? [message('network', 'update', event.data.id, { name: now.spec.name })] : [];
     }
+    case 'NetworkRemoved':
+      return [message('network', 'remove', event.data.id, { name: before.networks.get(event.data.id)?.spec.name ?? event.data.id })];
     case 'ConfigCreated':
       return [message('config', 'create', event.data.id, { name: event.data.spec.name })];
     case 'ConfigUpdated':
@@ -225,7 +229,6 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
     case 'LogLevelRaised':
     case 'AuditCheckpointed':
     case 'ServiceEndpointsAllocated':
-    case 'NetworkAllocated':
       return [];
     default: {
       const _exhaustive: never = event;

@@ -29,6 +29,19 @@ describe('dockerEventsOf', () => {
     expect(messages.map((m) => `${m.Actor.Attributes.name} ${m.Actor.Attributes.slot}`)).toEqual(['batch.0.t1 0', 'batch.1.t2 1']);
   });
 
+  it("names a swarm network and nothing else, and gives its allocation as an update, as SwarmKit's allocator writes it", () => {
+    const b = new EventBuilder('c1');
+    const state = emptyState();
+    const of = (event: ReturnType<typeof b.event>) => {
+      const before = captureBefore(state, event);
+      return dockerEventsOf(event, evolve(state, event), before, state).map((m) => ({ Action: m.Action, ID: m.Actor.ID, Attributes: m.Actor.Attributes }));
+    };
+    expect(of(b.event('NetworkCreated', { id: 'net1', spec: { name: 'backend', driver: 'overlay' } }))).toEqual([{ Action: 'create', ID: 'net1', Attributes: { name: 'backend' } }]);
+    expect(of(b.event('NetworkAllocated', { id: 'net1', subnet: '10.0.1.0/24', gateway: '10.0.1.1' }))).toEqual([{ Action: 'update', ID: 'net1', Attributes: { name: 'backend' } }]);
+    expect(of(b.event('NetworkRemoved', { id: 'net1' }))).toEqual([{ Action: 'remove', ID: 'net1', Attributes: { name: 'backend' } }]);
+    expect(of(b.event('NetworkAllocated', { id: 'net1', subnet: '10.0.2.0/24', gateway: '10.0.2.1' }))).toEqual([]);
+  });
+
   it('gives nothing for a rejected record', () => {
     const b = new EventBuilder('c1');
     const state = emptyState();

@@ -4,12 +4,13 @@
  * and Docker's matching: every filter applies to every event; `type`, `event` and `scope`
  * match exactly; `service`, `node`, `network`, … match the actor's id or name by prefix
  * (so a service's name also matches its tasks, "web.1.<id>"); `label` matches attributes.
+ * A key Docker does not know is ignored, as Docker 20.10 ignores it (it matches every event).
  */
 import type { DockerEventMessage } from './docker-event';
 
 export type EventFilters = ReadonlyMap<string, readonly string[]>;
 
-/** The filter keys Docker's daemon accepts for events. */
+/** The filter keys Docker's daemon matches events by; any other key is ignored, as Docker ignores it. */
 export const EVENT_FILTER_KEYS: readonly string[] = [
   'config',
   'container',
@@ -45,7 +46,6 @@ export const parseEventFilters = (raw: string | undefined): ParsedFilters => {
     return { ok: false, message: 'filters: expected a JSON object of filter names to values' };
   }
   for (const [key, values] of Object.entries(value as Record<string, unknown>)) {
-    if (!EVENT_FILTER_KEYS.includes(key)) return { ok: false, message: `invalid filter '${key}'` };
     let list: string[];
     if (Array.isArray(values) && values.every((v) => typeof v === 'string')) list = values as string[];
     else if (values !== null && typeof values === 'object' && !Array.isArray(values) && Object.values(values).every((v) => typeof v === 'boolean')) {
@@ -53,7 +53,7 @@ export const parseEventFilters = (raw: string | undefined): ParsedFilters => {
     } else {
       return { ok: false, message: `filters: ${key}: expected a list of strings or an object of strings to true` };
     }
-    if (list.length > 0) filters.set(key, list);
+    if (list.length > 0 && EVENT_FILTER_KEYS.includes(key)) filters.set(key, list);
   }
   return { ok: true, filters };
 };

@@ -20,6 +20,3 @@ export const parseEventTime = (field: string, raw: string): ParsedTime => {
   }
   return { ok: false, message: `${field}: "${raw}" is not a time: expected Unix seconds (e.g. 1732322222.5) or an RFC 3339 time` };
 };
-
-/** Nanoseconds as Docker prints them in its errors: an RFC 3339 time. */
-export const formatNs = (ns: bigint): string => new Date(Number(ns / 1_000_000n)).toISOString();

@@ -7,7 +7,7 @@ import type { EventLog } from '@shoal/eventlog';
 import { badRequest } from '../audit/docker-validation';
 import { parseEventFilters } from './event-filters';
 import { streamDockerEvents } from './event-stream';
-import { formatNs, parseEventTime } from './event-time';
+import { parseEventTime } from './event-time';
 import { writeChunk } from './write-chunk';
 
 const optionalTime = (field: string, raw: string | undefined): bigint | undefined => {
@@ -44,7 +44,8 @@ export class EventsController {
     const since = optionalTime('since', sinceRaw);
     const until = optionalTime('until', untilRaw);
     if (since !== undefined && until !== undefined && since > until) {
-      throw badRequest(`\`since\` time (${formatNs(since)}) cannot be after \`until\` time (${formatNs(until)})`);
+      // Docker's words, naming each time as the client wrote it.
+      throw badRequest(`\`since\` time (${sinceRaw ?? ''}) cannot be after \`until\` time (${untilRaw ?? ''})`);
     }
     const parsed = parseEventFilters(filtersRaw);
     if (!parsed.ok) throw badRequest(parsed.message);

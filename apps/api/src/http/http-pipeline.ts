@@ -10,7 +10,7 @@ import type { INestApplication } from '@nestjs/common';
 import { decideAccess } from '../access/access-policy';
 import { verifiedClientRole } from '../access/client-certificate';
 import type { TokenRegistry } from '../access/tokens';
-import { stripApiVersion } from './api-version';
+import { API_VERSION, stripApiVersion } from './api-version';
 import { sendDockerError } from './docker-error';
 import { readJsonBody } from './json-body';
 
@@ -36,6 +36,9 @@ const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export const installHttpPipeline = (app: INestApplication, registry: TokenRegistry): void => {
   app.use((req: Request, res: ServerResponse, next: Next) => {
+    // What a client negotiates by, on every answer (a refused version's too), as Docker sends them.
+    res.setHeader('API-Version', API_VERSION);
+    res.setHeader('OSType', 'linux');
     const versioned = stripApiVersion(req.url ?? '/');
     if (!versioned.ok) return sendDockerError(res, 400, versioned.message);
     req.url = versioned.url;
