@@ -8,10 +8,9 @@
  * Its proposals carry the cluster the log names once it names one (the API may start on
  * a log that has none yet, and `docker swarm init` or another process create it).
  */
-import { encode } from '@shoal/contracts';
 import type { Component, EventDataMap, EventOf, EventType, ShoalEvent } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
-import { EventWriter } from '@shoal/runtime';
+import { EventWriter, appendRecords, noteAppended } from '@shoal/runtime';
 import type { Appended, LiveView, ProposeOptions } from '@shoal/runtime';
 
 export class ApiEventWriter extends EventWriter {
@@ -43,8 +42,11 @@ export class ApiEventWriter extends EventWriter {
   }
 
   override append(events: readonly ShoalEvent[]): Promise<Appended> {
+    // Taken now, in the request's turn: the records carry its span.
+    const records = appendRecords(events, (event) => event.cluster);
     const next = this.queue.then(async () => {
-      const { first, last } = await this.target.append(events.map((event) => ({ key: event.cluster, value: encode(event) })));
+      const { first, last } = await this.target.append(records);
+      noteAppended(events, first, last);
       return { events, first, last };
     });
     this.queue = next.catch(() => undefined);

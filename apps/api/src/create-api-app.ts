@@ -16,6 +16,7 @@ import { apiConfig } from './api.config';
 import type { ApiConfig } from './api.config';
 import { loadTokens } from './access/tokens';
 import { installHttpPipeline } from './http/http-pipeline';
+import { installRequestTracing } from './http/request-tracing';
 import { SocketListener } from './http/socket-listener';
 import { API_VERSION } from './http/api-version';
 import { withErrorResponses } from './http/error-responses';
@@ -87,6 +88,7 @@ export const buildApiApp = async (
     forceCloseConnections: true,
     logger: ['error', 'warn'],
   });
+  installRequestTracing(app);
   installHttpPipeline(app, registry);
   const document = openApiDocument(app);
   app.getHttpAdapter().get('/openapi.json', (_req: IncomingMessage, res: ServerResponse) => {

@@ -18,6 +18,7 @@ import { AgentService } from './agent-service';
 import { dispatcherAddresses, hostPort } from './dispatcher-address';
 import { AgentCounters, registerDispatcherGauges } from './dispatcher-metrics';
 import { LogBroker } from './log-broker';
+import { StatusTraces } from './status-traces';
 
 export interface DispatcherServerOptions {
   /** Where the gRPC server listens; default 127.0.0.1. */
@@ -160,6 +161,7 @@ export class DispatcherServer {
       metrics: this.metrics,
       ...(this.options.snapshots ? { snapshots: this.options.snapshots } : {}),
       onActivity: (activity) => this.onActivity(activity),
+      traceCauses: new StatusTraces(() => this.runnerValue?.state === 'active'),
     });
     this.runnerValue = runner;
     try {
