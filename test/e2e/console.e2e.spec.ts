@@ -1,13 +1,7 @@
-import 'reflect-metadata';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NestFactory } from '@nestjs/core';
-import type { INestApplicationContext } from '@nestjs/common';
 import type { Browser, Page } from 'puppeteer-core';
-import { ShoalModule } from '../../apps/shoal/src/shoal.module';
-import { ShoalRunner } from '../../apps/shoal/src/shoal.runner';
-import { configFromEnv } from '../../apps/shoal/src/shoal.config';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { eventually } from '../../libs/testing/src/eventually';
 import { launchChromium } from './console-browser';
@@ -69,30 +63,28 @@ const until = <T>(page: Page, what: string, test: (seen: Awaited<ReturnType<type
   );
 };
 
-// The console as a person uses it: Shoal as `npm start` runs it, here in this process
-// (every component, the API and three simulated nodes on the embedded log), the page opened in chromium with an auditor's token, a service
-// created and scaled through Docker's API, the page following on its own, then the slider
-// moved back to before the scale.
+// The console as a person uses it: `npm start`'s all-in-one process (every component, the
+// API and three simulated nodes on the embedded log), the page opened in chromium with an
+// auditor's token, a service created and scaled through Docker's API, the page following
+// on its own, then the slider moved back to before the scale.
 describe('the console in a browser', () => {
   let browser: Browser | undefined;
-  let shoal: INestApplicationContext | undefined;
-  let dataDir: string | undefined;
+  let deployment: ShoalProcesses | undefined;
 
   beforeAll(() => mkdirSync(OUTPUT, { recursive: true }));
   afterEach(async () => {
     await browser?.close();
-    await shoal?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await deployment?.close();
   });
 
-  /** Shoal as `npm start` runs it, on a data dir of its own with an auditor's token; its API's TCP port. */
+  /** `npm start` on a data dir of its own, with an auditor's token; its API's TCP port and socket. */
   const startShoal = async (): Promise<{ readonly port: number; readonly socket: string }> => {
-    dataDir = mkdtempSync(join(tmpdir(), 'shoal-console-'));
-    writeFileSync(join(dataDir, 'tokens.json'), JSON.stringify([{ token: AUDITOR, role: 'auditor', name: 'console-test' }]));
-    const config = configFromEnv({ ...process.env, SHOAL_DATA_DIR: dataDir, SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0', KAFKA_BROKERS: '', SHOAL_SIM_NODES: '3' });
-    shoal = await NestFactory.createApplicationContext(ShoalModule.forRoot(config), { logger: false });
-    const { apiPort } = await shoal.get(ShoalRunner).start();
-    return { port: apiPort, socket: join(dataDir, 'shoal.sock') };
+    deployment = ShoalProcesses.embedded('console', { SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0', SHOAL_SIM_NODES: '3' });
+    writeFileSync(join(deployment.dataDir, 'tokens.json'), JSON.stringify([{ token: AUDITOR, role: 'auditor', name: 'console-test' }]));
+    const shoal = deployment.start();
+    const [, port] = await shoal.waitFor(/"api":"http:\/\/127\.0\.0\.1:(\d+)"/, 90_000);
+    await shoal.waitFor(/Ctrl-C stops it/, 90_000);
+    return { port: Number(port), socket: join(deployment.dataDir, 'shoal.sock') };
   };
 
   it('follows a service created and scaled, and shows the cluster as it was when the slider moves back', async () => {

@@ -10,10 +10,12 @@ import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import { SessionTable } from '@shoal/domain';
 import type { DispatcherCore } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
-import { DISPATCHER_SERVICE, LOGS_SERVICE, instanceWithAddress } from '@shoal/protocol';
+import { DISPATCHER_SERVICE, DISPATCHER_TLS_NAME, LOGS_SERVICE, NODE_CA_SERVICE, instanceWithAddress } from '@shoal/protocol';
 import { ComponentRunner, ProcessMetrics, componentCore, makeInstanceId, newObjectId } from '@shoal/runtime';
-import type { RunnerActivity, SecretVault, ViewSnapshots } from '@shoal/runtime';
+import type { RunnerActivity, SecretVault, SigningCa, ViewSnapshots } from '@shoal/runtime';
 import { ActiveProbe } from './active-probe';
+import { ClusterTls } from './cluster-tls';
+import { NodeCaService } from './node-ca-service';
 import { AgentService } from './agent-service';
 import { dispatcherAddresses, hostPort } from './dispatcher-address';
 import { AgentCounters, registerDispatcherGauges } from './dispatcher-metrics';
@@ -46,7 +48,21 @@ export interface DispatcherServerOptions {
    * by whoever made it; without it, no secret is sent.
    */
   readonly secrets?: () => Promise<SecretVault>;
+  /**
+   * The cluster's root CA: with it the server speaks mutual TLS (its own certificate signed
+   * by the CA), serves NodeCA, and knows each node by its certificate; without it, plain
+   * gRPC and join tokens on every session.
+   */
+  readonly ca?: SigningCa & { readonly pem: string };
+  /** How long node certificates last; default 90 days. */
+  readonly nodeCertValidityMs?: number;
 }
+
+/** What the server's certificate names: where it is bound and advertised, and loopback. */
+const certificateHosts = (host: string, advertise: string | undefined): string[] => {
+  const named = [DISPATCHER_TLS_NAME, host, advertise?.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'), '127.0.0.1', 'localhost'];
+  return [...new Set(named.filter((name): name is string => !!name && name !== '0.0.0.0' && name !== '::'))];
+};
 
 /** Status batches wait at most this long (SwarmKit: 100 ms). */
 const STATUS_BATCH_MS = 100;
@@ -67,6 +83,7 @@ export class DispatcherServer {
   private logs?: LogBroker;
   private server?: Server;
   private addressValue?: string;
+  private tlsValue?: ClusterTls;
   /** While active: where the dispatchers are, this one first (told to every agent). */
   private dispatchersValue: readonly string[] = [];
   private readonly now: () => Date;
@@ -104,6 +121,11 @@ export class DispatcherServer {
     return this.dispatchersValue;
   }
 
+  /** The server's mutual TLS, when the cluster has a root CA. */
+  get tls(): ClusterTls | undefined {
+    return this.tlsValue;
+  }
+
   /** Log subscriptions open now. */
   get logSubscriptions(): number {
     return this.logs?.size ?? 0;
@@ -114,6 +136,9 @@ export class DispatcherServer {
     if (this.server) throw new Error('the dispatcher is already started');
     this.openVault();
     const host = this.options.host ?? '127.0.0.1';
+    const instance = this.options.instance ?? makeInstanceId('dispatcher');
+    const tls = this.options.ca ? new ClusterTls(this.options.ca, { instance, hosts: certificateHosts(host, this.options.advertise), now: this.now }) : undefined;
+    this.tlsValue = tls;
     const logs = new LogBroker({
       active: () => {
         const runner = this.service?.activeRunner();
@@ -124,6 +149,7 @@ export class DispatcherServer {
       newId: randomUUID,
       log: this.say,
       ...(this.options.logNodeTimeoutMs !== undefined ? { nodeTimeoutMs: this.options.logNodeTimeoutMs } : {}),
+      ...(tls ? { identify: (call) => tls.identify(call) } : {}),
     });
     this.logs = logs;
     const service = new AgentService({
@@ -140,20 +166,33 @@ export class DispatcherServer {
       logs,
       unreachable: (address) => this.probe.unreachable(address),
       openSecret: (id, sealed) => this.openSecret(id, sealed),
+      ...(tls ? { identify: (call) => tls.identify(call) } : {}),
     });
     this.service = service;
     const server = new Server();
     server.addService(DISPATCHER_SERVICE, service.implementation());
     server.addService(LOGS_SERVICE, logs.implementation());
+    if (tls) {
+      const ca = new NodeCaService({
+        tls,
+        state: () => this.runnerValue?.view.state,
+        wasRemoved: (nodeId, state) => this.core.wasRemoved(nodeId, state),
+        newNodeId: newObjectId,
+        now: this.now,
+        log: this.say,
+        ...(this.options.nodeCertValidityMs !== undefined ? { validityMs: this.options.nodeCertValidityMs } : {}),
+      });
+      server.addService(NODE_CA_SERVICE, ca.implementation());
+    }
     const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(hostPort(host, this.options.port ?? 0), ServerCredentials.createInsecure(), (error, bound) =>
+      server.bindAsync(hostPort(host, this.options.port ?? 0), tls ? tls.serverCredentials() : ServerCredentials.createInsecure(), (error, bound) =>
         error ? reject(new Error(`dispatcher: cannot listen on ${hostPort(host, this.options.port ?? 0)}: ${error.message}`)) : resolve(bound),
       ),
     );
     this.server = server;
     this.addressValue = this.options.advertise ?? hostPort(host, port);
     const runner = new ComponentRunner(this.log, this.core, {
-      instance: instanceWithAddress(this.options.instance ?? makeInstanceId('dispatcher'), this.addressValue),
+      instance: instanceWithAddress(instance, this.addressValue),
       ...(this.options.cluster ? { cluster: this.options.cluster } : {}),
       gapMs: 20,
       capMs: STATUS_BATCH_MS,
