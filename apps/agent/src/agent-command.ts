@@ -22,6 +22,10 @@
  * the next when the one it uses is gone (a standby sends it to the active one), and to
  * those the active one lists in its session. The join
  * token and dispatchers may also come from SHOAL_JOIN_TOKEN and SHOAL_DISPATCHER.
+ * --tls (or SHOAL_DISPATCHER_TLS): the cluster has a root CA (its dispatchers run with
+ * SHOAL_CA_DIR): the node pins the CA by the join token's digest, takes a certificate, and
+ * speaks mutual TLS from then on; with --state-dir it keeps its key and certificate there
+ * and is the same node after a restart (node-credentials.ts). Not for simulated fleets.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +38,7 @@ import { AgentSession } from './agent-session';
 import { parseByteSize } from './byte-size';
 import { dispatcherKeeper, keptDispatchers } from './kept-dispatchers';
 import { DispatcherChannels } from './dispatcher-channels';
+import { NodeCredentials } from './node-credentials';
 import { DockerExecutor } from './docker/docker-executor';
 import { DEFAULT_ENGINE, EngineClient, parseEngineAddress } from './docker/engine-client';
 import { ExecExecutor } from './exec-executor';
@@ -60,6 +65,7 @@ export interface AgentCommandOptions {
   executor?: 'exec' | 'docker';
   engine?: string;
   publishAddress?: string;
+  tls?: boolean;
 }
 
 const NODE_ID_FILE = 'node-id';
@@ -212,10 +218,12 @@ const dockerExecutor = async (options: AgentCommandOptions, nodeId: () => string
 
 const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dispatchers: readonly string[]): Promise<void> => {
   const timers = new TimerWheel(25);
-  const channels = new DispatcherChannels();
+  // Under mutual TLS the node is who its certificate says, and sessions carry no token.
+  const identity = options.tls ? await NodeCredentials.join(dispatchers, joinToken, { stateDir: options.stateDir, log: say }) : undefined;
+  const channels = identity ? new DispatcherChannels(undefined, () => identity.channelCredentials()) : new DispatcherChannels();
   const labels = Object.fromEntries(options.label.map(parseLabel));
   const joinedAs: { session?: AgentSession } = {};
-  const nodeId = keptNodeId(options.stateDir);
+  const nodeId = identity?.nodeId ?? keptNodeId(options.stateDir);
   const host =
     options.executor === 'docker' ? await dockerExecutor(options, () => joinedAs.session?.nodeId ?? nodeId, labels) : await execExecutor(options, timers, labels);
   const { executor, logStore } = host;
@@ -228,7 +236,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     dispatchers,
     knownDispatchers: keptDispatchers(options.stateDir),
     onDispatchers: dispatcherKeeper(options.stateDir, say),
-    joinToken,
+    joinToken: identity ? '' : joinToken,
     executor,
     logStore,
     channels,
@@ -240,6 +248,9 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     onHeartbeat: () => metrics.heartbeat(),
   });
   joinedAs.session = session;
+  // A renewed certificate is used from the next connection: the sessions reconnect once, on it.
+  identity?.onRenewed(() => channels.close());
+  identity?.scheduleRenewal(() => session.dispatcher);
   const signalled = untilSignalled();
   const joined = await Promise.race([session.start().then(() => 'joined' as const), signalled]).catch(async (error: unknown) => {
     await session.stop();
@@ -247,6 +258,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     throw error;
   });
   if (joined !== 'joined') {
+    identity?.stop();
     say(`${joined} before the node joined: stopping`);
     await session.stop();
     channels.close();
@@ -259,6 +271,7 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
   const description = executor.describe();
   say(`node ${session.nodeId} (${description.hostname}, ${description.nanoCpus / 1e9} CPUs, ${Math.round(description.memoryBytes / 2 ** 20)} MiB) joined the dispatcher at ${session.dispatcher}`);
   const ended = await Promise.race([signalled, failure]);
+  identity?.stop();
   if (ended instanceof Error) {
     await session.stop({ stopTasks: true });
     channels.close();
@@ -321,12 +334,14 @@ export const agentCommand = (name = 'agent'): Command =>
     .option('--memory <size>', 'memory per simulated node, e.g. 8GiB or 512MiB (default 8GiB)', argument(parseByteSize))
     .option('--label-cycle <key=v1,v2,…>', 'a label whose values are dealt out across simulated nodes in turn, e.g. zone=a,b,c; repeatable', collect, [])
     .option('--hostname-prefix <prefix>', 'simulated node i is named <prefix><i> (default sim-node-)')
+    .option('--tls', "join over mutual TLS: pin the cluster's root CA by the join token's digest, take a node certificate (kept in --state-dir) and use it (default $SHOAL_DISPATCHER_TLS)")
     .showHelpAfterError()
     .action(async (options: AgentCommandOptions) => {
       installProcessLogger('agent');
       const settings = shoalSettings();
       const joinToken = required(options.joinToken ?? settings.SHOAL_JOIN_TOKEN, '--join-token', 'SHOAL_JOIN_TOKEN');
       const dispatchers = options.dispatcher ?? dispatchersFromEnv(required(settings.SHOAL_DISPATCHER, '--dispatcher', 'SHOAL_DISPATCHER'));
+      options.tls = options.tls ?? settings.SHOAL_DISPATCHER_TLS;
       if (options.simulate === undefined) {
         for (const [flag, value] of [['--cpus', options.cpus], ['--memory', options.memory], ['--hostname-prefix', options.hostnamePrefix]] as const)
           if (value !== undefined) throw new Error(`${flag} is for simulated nodes: add --simulate N`);
@@ -337,6 +352,7 @@ export const agentCommand = (name = 'agent'): Command =>
       } else {
         if (options.hostname !== undefined) throw new Error('--hostname names this host; simulated nodes take --hostname-prefix');
         if (options.executor !== undefined || options.engine !== undefined) throw new Error('simulated nodes run no executor of this host: drop --executor and --engine, or --simulate');
+        if (options.tls) throw new Error('--tls is for one node on this host: a simulated fleet joins over plain gRPC (drop --tls or SHOAL_DISPATCHER_TLS, or --simulate)');
         await runFleet(options, options.simulate, joinToken, dispatchers);
       }
     });

@@ -6,8 +6,8 @@
  * stream, which carries the heartbeats of all its sessions (Heartbeats).
  */
 import { credentials } from '@grpc/grpc-js';
-import type { CallOptions, Client, ClientReadableStream, ClientUnaryCall, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
-import { DISPATCHER_CHANNEL_OPTIONS, DispatcherClient } from '@shoal/protocol';
+import type { CallOptions, ChannelCredentials, Client, ClientReadableStream, ClientUnaryCall, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
+import { DISPATCHER_CHANNEL_OPTIONS, DISPATCHER_TLS_OPTIONS, DispatcherClient } from '@shoal/protocol';
 import type {
   AssignmentsMessage,
   AssignmentsRequest,
@@ -38,12 +38,27 @@ export interface DispatcherApi {
   publishLogs(callback: Callback<object>): ClientWritableStream<PublishLogsMessage>;
 }
 
+const insecure = credentials.createInsecure();
+
 export class DispatcherChannels {
   private readonly pools = new Map<string, Client[]>();
   private readonly uplinks = new Map<Client, StatusUplink>();
   private readonly heartbeatStreams = new Map<Client, HeartbeatStream>();
 
-  constructor(private readonly sessionsPerChannel = 500) {}
+  /**
+   * @param tls what each new channel dials with under mutual TLS: the node's
+   *   certificate (NodeCredentials.channelCredentials); without, plain gRPC
+   */
+  constructor(
+    private readonly sessionsPerChannel = 500,
+    tls?: () => ChannelCredentials,
+  ) {
+    this.credentials = tls ?? (() => insecure);
+    this.tlsOptions = tls ? DISPATCHER_TLS_OPTIONS : {};
+  }
+
+  private readonly credentials: () => ChannelCredentials;
+  private readonly tlsOptions: Readonly<Record<string, string>>;
 
   /** The client the session numbered `index` uses to reach `address` (host:port). */
   client(address: string, index = 0): DispatcherApi {
@@ -53,9 +68,10 @@ export class DispatcherChannels {
     let client = pool[slot];
     if (!client) {
       // Its own subchannel pool: each client is its own connection, not one shared by all.
-      client = new DispatcherClient(address, credentials.createInsecure(), {
+      client = new DispatcherClient(address, this.credentials(), {
         'grpc.use_local_subchannel_pool': 1,
         ...DISPATCHER_CHANNEL_OPTIONS,
+        ...this.tlsOptions,
       });
       pool[slot] = client;
     }

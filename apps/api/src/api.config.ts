@@ -1,6 +1,8 @@
 /** The API's settings: where its socket and tokens live, its TCP port, the cluster it serves. */
 import { join } from 'node:path';
 import { defaultSettings, shoalSettings } from '@shoal/config';
+import { ensureCa } from '@shoal/runtime';
+import type { SigningCa } from '@shoal/runtime';
 
 export interface ApiConfig {
   /** $SHOAL_DATA_DIR: the socket, admin.token and tokens.json live here. */
@@ -13,6 +15,11 @@ export interface ApiConfig {
   readonly socketPath: string;
   /** The address agents join at, shown by `docker swarm join-token`. */
   readonly joinAddr: string;
+  /**
+   * The cluster's root CA ($SHOAL_CA_DIR), the dispatchers' too: join tokens then carry its
+   * digest, and the API calls the dispatchers' Logs service with a manager certificate of it.
+   */
+  readonly ca?: SigningCa & { readonly pem: string };
 }
 
 export const DEFAULT_API_PORT = defaultSettings().SHOAL_API_PORT;
@@ -23,15 +30,17 @@ export const apiConfig = (options: {
   readonly port: number;
   readonly cluster?: string;
   readonly joinAddr?: string;
+  readonly ca?: SigningCa & { readonly pem: string };
 }): ApiConfig => ({
   dataDir: options.dataDir,
   port: options.port,
   socketPath: join(options.dataDir, 'shoal.sock'),
   joinAddr: options.joinAddr ?? DEFAULT_JOIN_ADDR,
   ...(options.cluster ? { cluster: options.cluster } : {}),
+  ...(options.ca ? { ca: options.ca } : {}),
 });
 
-/** SHOAL_DATA_DIR (.shoal), SHOAL_API_PORT (8080), SHOAL_CLUSTER_ID, SHOAL_JOIN_ADDR (127.0.0.1:2377). */
+/** SHOAL_DATA_DIR (.shoal), SHOAL_API_PORT (8080), SHOAL_CLUSTER_ID, SHOAL_JOIN_ADDR (127.0.0.1:2377), SHOAL_CA_DIR (none). */
 export const apiConfigFromEnv = (env: NodeJS.ProcessEnv): ApiConfig => {
   const settings = shoalSettings(env);
   return apiConfig({
@@ -39,5 +48,6 @@ export const apiConfigFromEnv = (env: NodeJS.ProcessEnv): ApiConfig => {
     port: settings.SHOAL_API_PORT,
     ...(settings.SHOAL_CLUSTER_ID ? { cluster: settings.SHOAL_CLUSTER_ID } : {}),
     joinAddr: settings.SHOAL_JOIN_ADDR,
+    ...(settings.SHOAL_CA_DIR ? { ca: ensureCa(settings.SHOAL_CA_DIR) } : {}),
   });
 };

@@ -11,7 +11,7 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import type { ServerReadableStream, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
 import type { DispatcherCore, SessionTable } from '@shoal/domain';
-import type { TaskStatusReport } from '@shoal/contracts';
+import type { NodeRole, TaskStatusReport } from '@shoal/contracts';
 import { DISPATCHER_REDIRECT_KEY, addressOfInstance } from '@shoal/protocol';
 import type {
   AssignmentsMessage,
@@ -26,7 +26,8 @@ import type {
   UpdateTaskStatusesRequest,
   UpdateTaskStatusesResponse,
 } from '@shoal/protocol';
-import type { ComponentRunner } from '@shoal/runtime';
+import type { ServerSurfaceCall } from '@grpc/grpc-js/build/src/server-call';
+import type { ComponentRunner, NodeIdentity } from '@shoal/runtime';
 import { AgentSession } from './agent-session';
 import type { SessionSource } from './agent-session';
 import type { SecretOpener } from './protocol-mapping';
@@ -58,6 +59,12 @@ export interface AgentServiceDeps {
   readonly unreachable?: (address: string) => boolean;
   /** Opens the secrets sent to nodes; none without. */
   readonly openSecret?: SecretOpener;
+  /**
+   * Under mutual TLS: who is calling, by the certificate it presented (or why it is not a
+   * node of this cluster). A node then speaks only for itself, and joins by certificate
+   * rather than by token.
+   */
+  readonly identify?: (call: Pick<ServerSurfaceCall, 'getAuthContext'>) => NodeIdentity | string;
 }
 
 /** A node id an agent may keep: letters, digits, '.', '_', '-'; at most 128. */
@@ -110,11 +117,11 @@ export class AgentService {
     const runner = this.activeRunner();
     if (!('view' in runner)) return void call.emit('error', runner);
     const request = call.request;
-    const check = this.deps.core.admit(runner.view.state, request.joinToken ?? '', request.nodeId ?? '');
-    if (!check.ok) return void call.emit('error', refusal(status.UNAUTHENTICATED, check.reason));
-    const description = toNodeDescription(request.description, check.role);
+    const admitted = this.admit(call, request, runner);
+    if ('code' in admitted) return void call.emit('error', admitted);
+    const description = toNodeDescription(request.description, admitted.role);
     if (typeof description === 'string') return void call.emit('error', refusal(status.INVALID_ARGUMENT, description));
-    const nodeId = request.nodeId || this.deps.newNodeId();
+    const nodeId = admitted.nodeId ?? (request.nodeId || this.deps.newNodeId());
     if (!NODE_ID.test(nodeId)) {
       return void call.emit('error', refusal(status.INVALID_ARGUMENT, `invalid node id "${nodeId}": letters, digits, '.', '_' and '-', at most 128`));
     }
@@ -125,10 +132,37 @@ export class AgentService {
     const session = new AgentSession(nodeId, sessionId, call, this.source(runner));
     this.deps.core.open(
       runner.view.state,
-      { nodeId, sessionId, role: check.role, description, addr: peerHost(call.getPeer()), link: session },
+      { nodeId, sessionId, role: admitted.role, description, addr: peerHost(call.getPeer()), link: session },
       this.deps.now().getTime(),
     );
     runner.wake();
+  }
+
+  /**
+   * Who opens a session: under mutual TLS the node its certificate names (no token needed:
+   * the certificate is its membership, and a session may name no other node); else whoever
+   * holds a join token the cluster takes.
+   */
+  private admit(call: ServerWritableStream<SessionRequest, SessionMessage>, request: SessionRequest, runner: ComponentRunner): { role: NodeRole; nodeId?: string } | Refusal {
+    if (this.deps.identify) {
+      const caller = this.deps.identify(call);
+      if (typeof caller === 'string') return refusal(status.UNAUTHENTICATED, caller);
+      if (request.nodeId && request.nodeId !== caller.nodeId) {
+        return refusal(status.PERMISSION_DENIED, `the session names node ${request.nodeId}, but the certificate is node ${caller.nodeId}'s`);
+      }
+      return { role: caller.role, nodeId: caller.nodeId };
+    }
+    const check = this.deps.core.admit(runner.view.state, request.joinToken ?? '', request.nodeId ?? '');
+    return check.ok ? { role: check.role } : refusal(status.UNAUTHENTICATED, check.reason);
+  }
+
+  /** Under mutual TLS, why the caller may not speak for these nodes (its certificate names another, or none); else undefined. */
+  private speaksFor(call: Pick<ServerSurfaceCall, 'getAuthContext'>, nodeIds: readonly string[]): Refusal | undefined {
+    if (!this.deps.identify) return undefined;
+    const caller = this.deps.identify(call);
+    if (typeof caller === 'string') return refusal(status.UNAUTHENTICATED, caller);
+    const other = nodeIds.find((nodeId) => nodeId !== caller.nodeId);
+    return other === undefined ? undefined : refusal(status.PERMISSION_DENIED, `node ${caller.nodeId}'s certificate cannot speak for node ${other}`);
   }
 
   /**
@@ -152,9 +186,13 @@ export class AgentService {
     const counts: HeartbeatsResponse = { taken: 0, unknown: 0 };
     const first = this.activeRunner();
     if (!('view' in first)) return answer(first);
+    const unauthorised = this.speaksFor(call, []);
+    if (unauthorised) return answer(unauthorised);
     this.heartbeatStreams.add(answer);
     call.on('data', (request: HeartbeatRequest) => {
       if (answered) return;
+      const other = this.speaksFor(call, [request.nodeId]);
+      if (other) return answer(other);
       const runner = this.activeRunner();
       if (!('view' in runner)) return answer(runner);
       const known = this.deps.core.heartbeat(runner.view.state, request.nodeId, request.sessionId, this.deps.now().getTime()) !== undefined;
@@ -175,6 +213,8 @@ export class AgentService {
     const runner = this.activeRunner();
     if (!('view' in runner)) return done(runner);
     const { nodeId, sessionId } = call.request;
+    const other = this.speaksFor(call, [nodeId]);
+    if (other) return done(other);
     const periodMs = this.deps.core.heartbeat(runner.view.state, nodeId, sessionId, this.deps.now().getTime());
     this.deps.counters.heartbeat('unary', periodMs !== undefined);
     if (periodMs === undefined) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
@@ -184,6 +224,8 @@ export class AgentService {
   private updateTaskStatus(call: ServerUnaryCall<UpdateTaskStatusRequest, object>, done: sendUnaryData<object>): void {
     const runner = this.activeRunner();
     if (!('view' in runner)) return done(runner);
+    const other = this.speaksFor(call, [call.request.nodeId]);
+    if (other) return done(other);
     const taken = this.take(call.request, this.deps.now());
     if (taken === undefined) return done(refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
     if (taken > 0) runner.wake();
@@ -193,6 +235,8 @@ export class AgentService {
   private updateTaskStatuses(call: ServerUnaryCall<UpdateTaskStatusesRequest, UpdateTaskStatusesResponse>, done: sendUnaryData<UpdateTaskStatusesResponse>): void {
     const runner = this.activeRunner();
     if (!('view' in runner)) return done(runner);
+    const other = this.speaksFor(call, (call.request.sessions ?? []).map((entry) => entry.nodeId));
+    if (other) return done(other);
     const now = this.deps.now();
     const unknownSessions: string[] = [];
     let taken = 0;
@@ -229,6 +273,8 @@ export class AgentService {
     const runner = this.activeRunner();
     if (!('view' in runner)) return void call.emit('error', runner);
     const { nodeId, sessionId } = call.request;
+    const other = this.speaksFor(call, [nodeId]);
+    if (other) return void call.emit('error', other);
     const link = this.deps.sessions.current(nodeId, sessionId)?.link;
     if (!(link instanceof AgentSession)) return void call.emit('error', refusal(status.NOT_FOUND, SESSION_NOT_FOUND));
     link.attach(call);

@@ -5,9 +5,11 @@
  *   SHOAL_DISPATCHER_PORT      the agents' port (default 2377, as SwarmKit; 0 = any free port)
  *   SHOAL_DISPATCHER_ADVERTISE the host:port agents are sent to when this instance is active
  *                              (default host:port as bound)
+ *   SHOAL_CA_DIR               the cluster's root CA (made there if missing): mutual TLS, and
+ *                              NodeCA for joining nodes; unset, plain gRPC
  */
 import { defaultSettings, shoalSettings } from '@shoal/config';
-import { componentSettingsFromEnv } from '@shoal/runtime';
+import { componentSettingsFromEnv, ensureCa } from '@shoal/runtime';
 import type { DispatcherServerOptions } from './dispatcher-server';
 
 export const DEFAULT_DISPATCHER_PORT = defaultSettings().SHOAL_DISPATCHER_PORT;
@@ -16,7 +18,9 @@ export const dispatcherOptionsFromEnv = (env: NodeJS.ProcessEnv): DispatcherServ
   const settings = shoalSettings(env);
   const advertise = settings.SHOAL_DISPATCHER_ADVERTISE;
   const { host, cluster, snapshots } = componentSettingsFromEnv(env, 'dispatcher');
+  const caDir = settings.SHOAL_CA_DIR;
   return {
+    ...(caDir ? { ca: ensureCa(caDir) } : {}),
     host,
     port: settings.SHOAL_DISPATCHER_PORT,
     ...(advertise ? { advertise } : {}),

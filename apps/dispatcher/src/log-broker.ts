@@ -19,6 +19,7 @@ import type {
   SubscribeLogsMessage,
   SubscribeLogsRequest,
 } from '@shoal/protocol';
+import type { NodeIdentity } from '@shoal/runtime';
 import { SESSION_NOT_FOUND } from './refusal';
 import type { Refusal } from './refusal';
 
@@ -40,6 +41,8 @@ export interface LogBrokerDeps {
   readonly log: (line: string) => void;
   /** How long a node may stay silent before a subscription that does not follow gives up on it. */
   readonly nodeTimeoutMs?: number;
+  /** Under mutual TLS: who is calling (logs are for managers only); without, the manager token alone. */
+  readonly identify?: (call: Pick<SubscribeCall, 'getAuthContext'>) => NodeIdentity | string;
 }
 
 /** A subscription not following gives up on a node that sent nothing for this long. */
@@ -100,6 +103,9 @@ export class LogBroker {
       if (answered) return;
       if (!subscription) {
         nodeId = message.nodeId;
+        const caller = this.deps.identify?.(call);
+        if (typeof caller === 'string') return answer({ code: status.UNAUTHENTICATED, details: caller });
+        if (caller !== undefined && caller.nodeId !== nodeId) return answer({ code: status.PERMISSION_DENIED, details: `node ${caller.nodeId}'s certificate cannot speak for node ${nodeId}` });
         if (!this.deps.sessions.current(message.nodeId, message.sessionId)) return answer({ code: status.NOT_FOUND, details: SESSION_NOT_FOUND });
         subscription = this.subscriptions.get(message.subscriptionId);
         // Over already (the caller went away), or never asked of this node: nothing to forward.
@@ -162,6 +168,11 @@ export class LogBroker {
     const view = this.deps.active();
     if (!('state' in view)) return refuse(view);
     const request = call.request;
+    const caller = this.deps.identify?.(call);
+    if (typeof caller === 'string') return refuse({ code: status.UNAUTHENTICATED, details: caller });
+    if (caller !== undefined && caller.role !== 'manager') {
+      return refuse({ code: status.PERMISSION_DENIED, details: `logs are for the control plane: node ${caller.nodeId} holds a worker certificate` });
+    }
     const manager = view.state.cluster?.tokens.manager;
     if (!manager || request.managerToken !== manager) return refuse({ code: status.UNAUTHENTICATED, details: "logs are for the control plane: present the cluster's manager join token" });
     const selector: LogSelectorMessage = request.selector ?? { serviceIds: [], taskIds: [] };

@@ -183,6 +183,13 @@ export class ShoalEnvironment {
   @Setting({ meaning: 'a file holding the unlock key (SWMKEY-1-…), read at start to unlock a locked cluster key', readBy: ['dispatcher'] })
   SHOAL_UNLOCK_KEY_FILE?: string;
 
+  @Setting({
+    meaning: "the cluster's root CA (ca.pem, ca-key.pem; made there if missing): the dispatcher then speaks mutual TLS and issues nodes their certificates, and join tokens carry the CA's digest. The same directory on every API and dispatcher",
+    readBy: ['api', 'dispatcher'],
+    shownDefault: 'none: plain gRPC, for one host',
+  })
+  SHOAL_CA_DIR?: string;
+
   // The reaper's audit checkpoints
 
   @Setting({ meaning: 'PEM file: the Ed25519 key audit checkpoints are signed with; unset: no checkpoints', readBy: ['reaper', 'all-in-one'] })
@@ -244,4 +251,8 @@ export class ShoalEnvironment {
 
   @Setting({ meaning: 'the dispatchers to join through (host:port, comma-separated), when --dispatcher is not given', readBy: ['agent'] })
   SHOAL_DISPATCHER?: string;
+
+  @Setting({ meaning: "join over mutual TLS (the agent's --tls): pin the root CA by the join token's digest, and keep the node's certificate in --state-dir", readBy: ['agent'] })
+  @Flag()
+  SHOAL_DISPATCHER_TLS = false;
 }

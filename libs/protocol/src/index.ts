@@ -35,11 +35,27 @@ export const DISPATCHER_CHANNEL_OPTIONS: Readonly<Record<string, number>> = {
   'grpc.max_receive_message_length': 128 * 1024 * 1024,
 };
 
+/**
+ * The name a client dialling a dispatcher over the cluster's TLS gives it (SNI), whatever
+ * address it dials: every dispatcher's certificate carries it, and clients check the peer's
+ * role rather than its name, as SwarmKit's do (an IP address is no TLS server name).
+ */
+export const DISPATCHER_TLS_NAME = 'shoal-dispatcher';
+
+/** Channel options that make a TLS channel use DISPATCHER_TLS_NAME. */
+export const DISPATCHER_TLS_OPTIONS: Readonly<Record<string, string>> = { 'grpc.ssl_target_name_override': DISPATCHER_TLS_NAME, 'grpc.default_authority': DISPATCHER_TLS_NAME };
+
 /** The Logs service's client constructor (method: subscribeLogs), for the API. */
 export const LogsClient = agentPackage.Logs as ServiceClientConstructor;
 
 /** The Logs service's definition, for `server.addService`: the active dispatcher serves it. */
 export const LOGS_SERVICE: ServiceDefinition = LogsClient.service;
+
+/** The NodeCA service's client constructor (methods: getRootCaCertificate, issueNodeCertificate, renewNodeCertificate), for joining nodes. */
+export const NodeCaClient = agentPackage.NodeCA as ServiceClientConstructor;
+
+/** The NodeCA service's definition, for `server.addService`: a dispatcher with a root CA serves it. */
+export const NODE_CA_SERVICE: ServiceDefinition = NodeCaClient.service;
 
 export * from './dispatcher-instances';
 export * from './messages';

@@ -179,3 +179,24 @@ export interface SubscribeLogsMessage {
   warnings: string[];
 }
 
+
+export interface GetRootCaCertificateResponse {
+  certificate: string;
+}
+
+export interface IssueNodeCertificateRequest {
+  token: string;
+  publicKey: string;
+  signature: Buffer;
+}
+
+export interface RenewNodeCertificateRequest {
+  publicKey: string;
+  signature: Buffer;
+}
+
+export interface NodeCertificateResponse {
+  nodeId: string;
+  certificate: string;
+  ca: string;
+}

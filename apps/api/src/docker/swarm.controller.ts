@@ -9,6 +9,8 @@ import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
 import type { ShoalEvent } from '@shoal/contracts';
 import { newJoinTokens, joinToken } from '@shoal/runtime';
+import type { ApiConfig } from '../api.config';
+import { API_CONFIG } from '../api.tokens';
 import { badRequest } from '../audit/docker-validation';
 import { Intents } from '../intents/intents';
 import { controlPlaneNodeId } from './control-plane-node';
@@ -30,6 +32,7 @@ export class SwarmController {
   constructor(
     @Inject(Intents) private readonly intents: Intents,
     @Inject(ApiSecretVault) private readonly secrets: ApiSecretVault,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
   @Get()
@@ -51,7 +54,7 @@ export class SwarmController {
     const spec = fromDockerSwarmSpec(request.AutoLockManagers ? { ...given, EncryptionConfig: { AutoLockManagers: true } } : given, DEFAULT_CLUSTER_SPEC);
     const cluster = this.intents.clusterId;
     if (autoLocked(spec)) await this.secrets.keyring.setAutolock(true);
-    await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster), logLevel: LOG_LEVEL });
+    await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster, this.config.ca?.certificate), logLevel: LOG_LEVEL });
     return JSON.stringify(controlPlaneNodeId(cluster));
   }
 
@@ -121,7 +124,7 @@ export class SwarmController {
     const expect = { clusterVersion: version };
     const correlation = randomUUID();
     if (!sameSpec(spec, cluster.spec)) events.push(this.intents.propose('ClusterSpecUpdated', { spec }, expect, correlation));
-    const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id) } : {}) };
+    const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id, this.config.ca?.certificate) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id, this.config.ca?.certificate) } : {}) };
     if (Object.keys(rotate).length > 0) events.push(this.intents.propose('JoinTokensRotated', rotate, events.length === 0 ? expect : undefined, correlation));
     const outOfSequence = (): HttpException => new HttpException(`update out of sequence: cluster is at version ${cluster.version}, not ${version}`, 409);
     if (events.length === 0 && version !== cluster.version) throw outOfSequence();

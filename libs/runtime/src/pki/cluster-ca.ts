@@ -6,7 +6,7 @@
  *   server dir:  ca.pem, server-cert.pem, server-key.pem (0600) — `shoal run api --tlsverify`
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCertificate, newKeyPair, privateKeyPem } from './x509-builder';
 
@@ -166,4 +166,37 @@ export const issueServer = (options: IssueServerOptions): Issued => {
       ...validity,
     }),
   );
+};
+
+/**
+ * The cluster's root CA in `dir`, made there if it has none: the first process to start with
+ * the directory makes it, and any other, racing, takes the one that won. The certificate is
+ * linked into place after its key, each from a file of its own, so that a reader finds both
+ * or waits for the certificate.
+ */
+export const ensureCa = (dir: string, commonName = 'Shoal cluster root CA'): ReturnType<typeof loadCa> => {
+  const certPath = join(dir, CA_CERT);
+  const keyPath = join(dir, CA_KEY);
+  if (!existsSync(certPath)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const suffix = `.${process.pid}.${Date.now()}`;
+    const made = initCa({ out: join(dir, `.new${suffix}`), commonName });
+    try {
+      linkSync(made.keyPath, keyPath);
+      linkSync(made.certPath, certPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(join(dir, `.new${suffix}`), { recursive: true, force: true });
+    }
+  }
+  const until = Date.now() + 5_000;
+  for (;;) {
+    try {
+      return loadCa(dir);
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
 };

@@ -8,6 +8,7 @@
  */
 import { X509Certificate, createHash, createPublicKey, sign, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
+import type { PeerCertificate } from 'node:tls';
 import { base36 } from '../object-id';
 import { buildCertificate } from './x509-builder';
 
@@ -126,4 +127,16 @@ export const renewalAt = (certificate: X509Certificate, jitter: number): Date =>
   const from = new Date(certificate.validFrom).getTime();
   const to = new Date(certificate.validTo).getTime();
   return new Date(from + (to - from) * (0.5 + 0.3 * Math.min(Math.max(jitter, 0), 0.999)));
+};
+
+/**
+ * A TLS client's check of a dispatcher (tls' checkServerIdentity): a manager of the cluster,
+ * as its certificate's OU says; the chain to the pinned root CA is TLS's own check. Names are
+ * not checked, as SwarmKit does not: a manager is dialled at whatever address reaches it.
+ */
+export const managerPeerCheck = (_host: string, certificate: PeerCertificate): Error | undefined => {
+  const ou = certificate.subject?.OU;
+  return (Array.isArray(ou) ? ou.includes(NODE_ROLES.manager) : ou === NODE_ROLES.manager)
+    ? undefined
+    : new Error(`the dispatcher's certificate is not a manager's (OU ${String(ou)})`);
 };

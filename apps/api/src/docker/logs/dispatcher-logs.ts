@@ -6,8 +6,10 @@
  * tried once more there.
  */
 import { credentials, status as GrpcStatus } from '@grpc/grpc-js';
-import type { CallOptions, Client, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { DISPATCHER_CHANNEL_OPTIONS, LogsClient, redirectOf } from '@shoal/protocol';
+import type { CallOptions, ChannelCredentials, Client, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
+import { issueNodeCertificate, managerPeerCheck, newKeyPair, newObjectId, privateKeyPem } from '@shoal/runtime';
+import type { SigningCa } from '@shoal/runtime';
+import { DISPATCHER_CHANNEL_OPTIONS, DISPATCHER_TLS_OPTIONS, LogsClient, redirectOf } from '@shoal/protocol';
 import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
 import { LogsCall } from './logs-call';
 
@@ -19,7 +21,20 @@ interface LogsApi {
 export interface DispatcherLogsOptions {
   /** How long a dispatcher has to take a subscription: the connection, and its first message (default 5 s). */
   readonly answerTimeoutMs?: number;
+  /**
+   * The cluster's root CA, when the dispatchers speak mutual TLS: the API calls them with a
+   * manager certificate of its own (made in memory, for as long as the process runs; it
+   * lasts the CA's default 90 days) and takes only a manager at the other end.
+   */
+  readonly ca?: SigningCa & { readonly pem: string };
 }
+
+/** A manager's credentials for the API, signed by `ca`: the Logs service is for managers only. */
+const managerCredentials = (ca: SigningCa & { readonly pem: string }): ChannelCredentials => {
+  const keys = newKeyPair();
+  const certificate = issueNodeCertificate(ca, { nodeId: `api-${newObjectId()}`, role: 'manager', publicKey: keys.publicKey, now: new Date() });
+  return credentials.createSsl(Buffer.from(ca.pem), Buffer.from(privateKeyPem(keys.privateKey)), Buffer.from(certificate.toString()), { checkServerIdentity: managerPeerCheck });
+};
 
 /** Why a subscription could not start: the address last tried and the gRPC status, if one came. */
 export class DispatcherCallError extends Error {
@@ -44,9 +59,15 @@ export class DispatcherLogs {
   private readonly clients = new Map<string, Client>();
   private readonly answerTimeoutMs: number;
 
+  private readonly credentials: ChannelCredentials;
+
   constructor(options: DispatcherLogsOptions = {}) {
     this.answerTimeoutMs = options.answerTimeoutMs ?? 5_000;
+    this.credentials = options.ca ? managerCredentials(options.ca) : credentials.createInsecure();
+    this.channelOptions = options.ca ? { ...DISPATCHER_CHANNEL_OPTIONS, ...DISPATCHER_TLS_OPTIONS } : { ...DISPATCHER_CHANNEL_OPTIONS };
   }
+
+  private readonly channelOptions: Record<string, string | number>;
 
   /**
    * Subscribes at `address`, or at the address its refusal names; resolves once the call
@@ -102,7 +123,7 @@ export class DispatcherLogs {
   private client(address: string): Client {
     let client = this.clients.get(address);
     if (!client) {
-      client = new LogsClient(address, credentials.createInsecure(), { ...DISPATCHER_CHANNEL_OPTIONS });
+      client = new LogsClient(address, this.credentials, this.channelOptions);
       this.clients.set(address, client);
     }
     return client;

@@ -1,0 +1,233 @@
+/**
+ * A node's identity in a cluster with a root CA (the agent's --tls), as a SwarmKit node
+ * joins: it takes the root CA's certificate from a dispatcher, refuses it unless its digest
+ * is the one the join token carries (the token pins the CA: a dispatcher of another cluster,
+ * or someone in the way, is found out here), then asks for its own certificate with the
+ * token, over TLS verified against that CA. From then on it calls over mutual TLS with its
+ * certificate, and asks for the next one between half and four fifths of the current one's
+ * life. With a state directory it keeps its key (0600), certificate and the CA there, and a
+ * restart is the same node; without one, each start is a new node.
+ */
+import { X509Certificate, createPrivateKey, randomInt } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { credentials, status } from '@grpc/grpc-js';
+import type { ChannelCredentials, Client, ServiceError } from '@grpc/grpc-js';
+import { DISPATCHER_TLS_OPTIONS, NodeCaClient } from '@shoal/protocol';
+import type { GetRootCaCertificateResponse, IssueNodeCertificateRequest, NodeCertificateResponse, RenewNodeCertificateRequest } from '@shoal/protocol';
+import { caDigest, certificateRequest, managerPeerCheck, newKeyPair, nodeIdentity, privateKeyPem, renewalAt, tokenDigest } from '@shoal/runtime';
+import type { NodeIdentity } from '@shoal/runtime';
+
+export const NODE_KEY_FILE = 'node-key.pem';
+export const NODE_CERT_FILE = 'node-cert.pem';
+export const ROOT_CA_FILE = 'root-ca.pem';
+
+/** The longest a timer may wait in Node (about 24.8 days); a renewal further off waits in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const CALL_DEADLINE_MS = 10_000;
+
+/** A refusal that asking again will not change: the join stops with it. */
+export class JoinRefused extends Error {}
+
+type Unary<Req, Res> = (request: Req, options: { deadline: Date }, callback: (error: ServiceError | null, response?: Res) => void) => void;
+
+interface NodeCaApi {
+  getRootCaCertificate: Unary<object, GetRootCaCertificateResponse>;
+  issueNodeCertificate: Unary<IssueNodeCertificateRequest, NodeCertificateResponse>;
+  renewNodeCertificate: Unary<RenewNodeCertificateRequest, NodeCertificateResponse>;
+}
+
+const ask = <Req, Res>(address: string, creds: ChannelCredentials, method: keyof NodeCaApi, request: Req): Promise<Res> => {
+  const client = new NodeCaClient(address, creds, { ...DISPATCHER_TLS_OPTIONS }) as unknown as NodeCaApi & Client;
+  return new Promise<Res>((resolve, reject) =>
+    (client[method] as unknown as Unary<Req, Res>).call(client, request, { deadline: new Date(Date.now() + CALL_DEADLINE_MS) }, (error, response) => {
+      client.close();
+      if (error) reject(error);
+      else resolve(response!);
+    }),
+  );
+};
+
+/** Codes a dispatcher answers that asking again will not change. */
+const FINAL = new Set<number>([status.UNAUTHENTICATED, status.PERMISSION_DENIED, status.INVALID_ARGUMENT, status.UNIMPLEMENTED]);
+
+export interface NodeCredentialsOptions {
+  readonly stateDir?: string;
+  readonly now?: () => Date;
+  readonly log?: (line: string) => void;
+}
+
+interface Held {
+  readonly key: KeyObject;
+  readonly certificate: X509Certificate;
+  readonly ca: X509Certificate;
+  readonly identity: NodeIdentity;
+}
+
+export class NodeCredentials {
+  private held: Held;
+  private renewal?: NodeJS.Timeout;
+  private readonly now: () => Date;
+  private readonly say: (line: string) => void;
+  private readonly renewed = new Set<() => void>();
+
+  private constructor(
+    held: Held,
+    private readonly options: NodeCredentialsOptions,
+  ) {
+    this.held = held;
+    this.now = options.now ?? (() => new Date());
+    this.say = options.log ?? (() => undefined);
+  }
+
+  /**
+   * The node's credentials: those kept in the state directory while valid, else new ones
+   * from the first dispatcher that answers, pinned by the token. Transient failures (no
+   * dispatcher answers, a standby starting) are tried again, each address in turn; a
+   * refusal (the token, the CA's digest) ends the join with a JoinRefused.
+   */
+  static async join(dispatchers: readonly string[], joinToken: string, options: NodeCredentialsOptions = {}): Promise<NodeCredentials> {
+    const now = options.now ?? (() => new Date());
+    const kept = NodeCredentials.kept(options.stateDir, now());
+    if (kept) return new NodeCredentials(kept, options);
+    const digest = tokenDigest(joinToken);
+    if (digest === undefined) throw new JoinRefused('the join token is not a SWMTKN-1-<root CA digest>-<secret> token: copy it whole from `docker swarm join-token worker`');
+    for (let attempt = 0; ; attempt += 1) {
+      const address = dispatchers[attempt % dispatchers.length]!;
+      try {
+        const held = await NodeCredentials.issue(address, joinToken, digest, now);
+        const credentialsValue = new NodeCredentials(held, options);
+        credentialsValue.keep();
+        options.log?.(`node ${held.identity.nodeId}: ${held.identity.role} certificate from the dispatcher at ${address}, valid to ${held.certificate.validTo}`);
+        return credentialsValue;
+      } catch (error) {
+        if (error instanceof JoinRefused) throw error;
+        const code = (error as ServiceError).code;
+        if (code !== undefined && FINAL.has(code)) throw new JoinRefused(`the dispatcher at ${address} refused the join: ${(error as ServiceError).details}`);
+        options.log?.(`joining through ${address}: ${(error as Error).message}; trying again`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 500 * (attempt + 1))));
+      }
+    }
+  }
+
+  private static kept(stateDir: string | undefined, now: Date): Held | undefined {
+    if (!stateDir) return undefined;
+    const paths = [NODE_KEY_FILE, NODE_CERT_FILE, ROOT_CA_FILE].map((file) => join(stateDir, file));
+    if (!paths.every((path) => existsSync(path))) return undefined;
+    const [key, certificate, ca] = [createPrivateKey(readFileSync(paths[0]!)), new X509Certificate(readFileSync(paths[1]!)), new X509Certificate(readFileSync(paths[2]!))];
+    const identity = nodeIdentity(certificate, ca, now);
+    // Expired (the agent was down past it) or otherwise unusable: join again, as a new node.
+    return typeof identity === 'string' || !certificate.checkPrivateKey(key) ? undefined : { key, certificate, ca, identity };
+  }
+
+  private static async issue(address: string, joinToken: string, digest: string, now: () => Date): Promise<Held> {
+    // The CA is not known yet: take what the dispatcher presents, and trust it only if its digest is the token's.
+    const unverified = credentials.createSsl(null, null, null, { rejectUnauthorized: false, checkServerIdentity: () => undefined });
+    const root = await ask<object, GetRootCaCertificateResponse>(address, unverified, 'getRootCaCertificate', {});
+    const ca = new X509Certificate(root.certificate);
+    if (caDigest(ca) !== digest) {
+      throw new JoinRefused(
+        `the dispatcher at ${address} presented a root CA whose digest is not the join token's: the token is of another cluster, or something stands between this node and the dispatcher`,
+      );
+    }
+    const keys = newKeyPair();
+    const request = certificateRequest(keys.privateKey);
+    const pinned = credentials.createSsl(Buffer.from(root.certificate), null, null, { checkServerIdentity: managerPeerCheck });
+    const answer = await ask<IssueNodeCertificateRequest, NodeCertificateResponse>(address, pinned, 'issueNodeCertificate', { token: joinToken, ...request });
+    return NodeCredentials.accept(answer, keys.privateKey, ca, now());
+  }
+
+  /** An issued certificate, once it is for this key, from the pinned CA, and valid. */
+  private static accept(answer: NodeCertificateResponse, key: KeyObject, ca: X509Certificate, now: Date): Held {
+    const certificate = new X509Certificate(answer.certificate);
+    const identity = nodeIdentity(certificate, ca, now);
+    if (typeof identity === 'string') throw new JoinRefused(`the certificate the dispatcher issued is not usable: ${identity}`);
+    if (!certificate.checkPrivateKey(key)) throw new JoinRefused('the certificate the dispatcher issued is not for this node\'s key');
+    return { key, certificate, ca, identity };
+  }
+
+  get nodeId(): string {
+    return this.held.identity.nodeId;
+  }
+
+  get role(): NodeIdentity['role'] {
+    return this.held.identity.role;
+  }
+
+  get certificate(): X509Certificate {
+    return this.held.certificate;
+  }
+
+  /** What a channel to a dispatcher dials with: this node's certificate, the pinned CA, a manager at the other end. */
+  channelCredentials(): ChannelCredentials {
+    return credentials.createSsl(Buffer.from(this.held.ca.toString()), Buffer.from(privateKeyPem(this.held.key)), Buffer.from(this.held.certificate.toString()), {
+      checkServerIdentity: managerPeerCheck,
+    });
+  }
+
+  /** Tells `listener` each time a new certificate is in use. */
+  onRenewed(listener: () => void): void {
+    this.renewed.add(listener);
+  }
+
+  /** Asks for the next certificate in its window, through `dispatcher()` (the one in use then); a minute later again on failure. */
+  scheduleRenewal(dispatcher: () => string): void {
+    this.renewDispatcher = dispatcher;
+    this.at(renewalAt(this.held.certificate, randomInt(0, 1_000_000) / 1_000_000).getTime());
+  }
+
+  private renewDispatcher?: () => string;
+
+  /** Renews at `time` (ms since the epoch), waiting in steps no timer exceeds. */
+  private at(time: number): void {
+    clearTimeout(this.renewal);
+    const left = time - this.now().getTime();
+    this.renewal = setTimeout(() => {
+      if (this.now().getTime() < time) return this.at(time);
+      const dispatcher = this.renewDispatcher;
+      if (dispatcher) this.renew(dispatcher()).catch(() => this.at(this.now().getTime() + 60_000));
+    }, Math.min(Math.max(left, 0), MAX_TIMER_MS));
+    this.renewal.unref();
+  }
+
+  /** Asks `address` for the next certificate now (for a new key), and uses it from then on. */
+  async renew(address: string): Promise<void> {
+    const keys = newKeyPair();
+    try {
+      const answer = await ask<RenewNodeCertificateRequest, NodeCertificateResponse>(address, this.channelCredentials(), 'renewNodeCertificate', certificateRequest(keys.privateKey));
+      const held = NodeCredentials.accept(answer, keys.privateKey, this.held.ca, this.now());
+      if (held.identity.nodeId !== this.nodeId) throw new Error(`the renewed certificate names node ${held.identity.nodeId}, not ${this.nodeId}`);
+      this.held = held;
+      this.keep();
+      this.say(`node ${this.nodeId}: certificate renewed, valid to ${held.certificate.validTo}`);
+      for (const listener of this.renewed) listener();
+      if (this.renewDispatcher) this.scheduleRenewal(this.renewDispatcher);
+    } catch (error) {
+      this.say(`node ${this.nodeId}: renewing its certificate failed (${(error as Error).message})`);
+      throw error;
+    }
+  }
+
+  stop(): void {
+    clearTimeout(this.renewal);
+    this.renewal = undefined;
+    this.renewDispatcher = undefined;
+  }
+
+  /** Writes the key (0600), the certificate and the CA to the state directory, each replaced whole. */
+  private keep(): void {
+    const dir = this.options.stateDir;
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const write = (file: string, text: string, mode: number): void => {
+      const temporary = join(dir, `.${file}.new`);
+      writeFileSync(temporary, text, { mode });
+      chmodSync(temporary, mode);
+      renameSync(temporary, join(dir, file));
+    };
+    write(NODE_KEY_FILE, privateKeyPem(this.held.key), 0o600);
+    write(NODE_CERT_FILE, this.held.certificate.toString(), 0o644);
+    write(ROOT_CA_FILE, this.held.ca.toString(), 0o644);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The NodeCA gRPC service (dispatcher.proto), served beside the Dispatcher when the cluster
+ * has a root CA: the root's certificate for anyone (a joining node pins it by the digest in
+ * its token), a first certificate for a node that presents a current join token (its kind
+ * gives the role; the node gets a fresh id), and the next certificate for a node that holds
+ * a valid one and has not been removed. Tokens are checked against the view's cluster, which
+ * a standby has as well as the active instance; nothing here is written to the log, and no
+ * token or key is ever logged.
+ */
+import { status } from '@grpc/grpc-js';
+import type { ServerUnaryCall, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { ClusterState } from '@shoal/domain';
+import { checkJoinToken } from '@shoal/domain';
+import type { GetRootCaCertificateResponse, IssueNodeCertificateRequest, NodeCertificateResponse, RenewNodeCertificateRequest } from '@shoal/protocol';
+import { issueNodeCertificate, requestedKey } from '@shoal/runtime';
+import type { NodeCertificateRole } from '@shoal/runtime';
+import type { ClusterTls } from './cluster-tls';
+import { refusal } from './refusal';
+
+export interface NodeCaDeps {
+  readonly tls: ClusterTls;
+  /** The view's state, once the dispatcher has one. */
+  readonly state: () => ClusterState | undefined;
+  /** Whether a node was removed from the cluster (its certificate is then refused). */
+  readonly wasRemoved: (nodeId: string, state: ClusterState) => boolean;
+  readonly newNodeId: () => string;
+  readonly now: () => Date;
+  readonly log: (line: string) => void;
+  /** How long the certificates issued last; default SwarmKit's 90 days. */
+  readonly validityMs?: number;
+}
+
+export class NodeCaService {
+  constructor(private readonly deps: NodeCaDeps) {}
+
+  implementation(): UntypedServiceImplementation {
+    return {
+      getRootCaCertificate: (_call: ServerUnaryCall<object, GetRootCaCertificateResponse>, done: sendUnaryData<GetRootCaCertificateResponse>) =>
+        done(null, { certificate: this.deps.tls.ca.pem }),
+      issueNodeCertificate: (call: ServerUnaryCall<IssueNodeCertificateRequest, NodeCertificateResponse>, done: sendUnaryData<NodeCertificateResponse>) =>
+        this.issue(call, done),
+      renewNodeCertificate: (call: ServerUnaryCall<RenewNodeCertificateRequest, NodeCertificateResponse>, done: sendUnaryData<NodeCertificateResponse>) =>
+        this.renew(call, done),
+    };
+  }
+
+  private issue(call: ServerUnaryCall<IssueNodeCertificateRequest, NodeCertificateResponse>, done: sendUnaryData<NodeCertificateResponse>): void {
+    const state = this.deps.state();
+    if (!state) return done(refusal(status.UNAVAILABLE, 'the dispatcher is starting: ask again'));
+    const check = checkJoinToken(state.cluster?.tokens, call.request.token ?? '');
+    if (!check.ok) return done(refusal(status.UNAUTHENTICATED, check.reason));
+    const nodeId = this.deps.newNodeId();
+    this.sign(nodeId, check.role, call.request, done);
+  }
+
+  private renew(call: ServerUnaryCall<RenewNodeCertificateRequest, NodeCertificateResponse>, done: sendUnaryData<NodeCertificateResponse>): void {
+    const caller = this.deps.tls.identify(call);
+    if (typeof caller === 'string') return done(refusal(status.UNAUTHENTICATED, caller));
+    const state = this.deps.state();
+    if (!state) return done(refusal(status.UNAVAILABLE, 'the dispatcher is starting: ask again'));
+    if (this.deps.wasRemoved(caller.nodeId, state)) {
+      return done(refusal(status.PERMISSION_DENIED, `node ${caller.nodeId} was removed from the cluster: join again as a new node with a join token`));
+    }
+    this.sign(caller.nodeId, caller.role, call.request, done);
+  }
+
+  private sign(nodeId: string, role: NodeCertificateRole, request: RenewNodeCertificateRequest, done: sendUnaryData<NodeCertificateResponse>): void {
+    const key = requestedKey({ publicKey: request.publicKey ?? '', signature: Buffer.from(request.signature ?? []) });
+    if (typeof key === 'string') return done(refusal(status.INVALID_ARGUMENT, key));
+    const certificate = issueNodeCertificate(this.deps.tls.ca, {
+      nodeId,
+      role,
+      publicKey: key,
+      now: this.deps.now(),
+      ...(this.deps.validityMs !== undefined ? { validityMs: this.deps.validityMs } : {}),
+    });
+    this.deps.log(`issued node ${nodeId} a ${role} certificate, valid to ${certificate.validTo}`);
+    done(null, { nodeId, certificate: certificate.toString(), ca: this.deps.tls.ca.pem });
+  }
+}
