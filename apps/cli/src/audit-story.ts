@@ -11,6 +11,7 @@ import { taskStateName } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { buildStoryIndex, checkStoryIndex, readStory, taskItemOf } from '@shoal/runtime';
 import type { StoryBuild, StoryRecord } from '@shoal/runtime';
+import { FileSnapshotStore } from '@shoal/eventlog';
 import { withLog } from './log-source';
 import { withPointReads } from './point-reads';
 import { progressReporter } from './progress';
@@ -109,12 +110,21 @@ export const auditStory = (id: string, options: AuditStoryOptions): Promise<numb
   });
 
 /** shoal audit index: the story index built, or brought up to the log's end; its manifest. */
-export const auditIndex = (options: { readonly index?: string; readonly rebuild?: boolean }): Promise<number> =>
+export interface AuditIndexOptions {
+  readonly index?: string;
+  readonly rebuild?: boolean;
+  /** Also a snapshot every this many records, all kept, in `<SHOAL_DATA_DIR>/snapshots/audit`. */
+  readonly snapshotsEvery?: number;
+}
+
+export const auditIndex = (options: AuditIndexOptions): Promise<number> =>
   withLog(async (log) => {
-    const dir = options.index ?? join(shoalSettings().SHOAL_DATA_DIR, 'story-index');
+    const data = shoalSettings().SHOAL_DATA_DIR;
+    const dir = options.index ?? join(data, 'story-index');
+    const snapshots = options.snapshotsEvery ? { store: new FileSnapshotStore(join(data, 'snapshots', 'audit'), Number.MAX_SAFE_INTEGER), every: options.snapshotsEvery } : undefined;
     const progress = progressReporter(process.stderr);
     progress.start('indexed');
-    const build = await buildStoryIndex(log, dir, { fresh: options.rebuild ?? false, onProgress: (at, end) => progress.update(at, end) }).finally(() => progress.clear());
+    const build = await buildStoryIndex(log, dir, { fresh: options.rebuild ?? false, onProgress: (at, end) => progress.update(at, end), ...(snapshots ? { snapshots } : {}) }).finally(() => progress.clear());
     const { through, records, entities, postings, digest, hash } = build.manifest;
     process.stdout.write(
       [
@@ -124,6 +134,7 @@ export const auditIndex = (options: { readonly index?: string; readonly rebuild?
         `entities  ${entities} (${postings} records touching them)`,
         `digest    ${digest}`,
         `state     ${hash}`,
+        ...(snapshots ? [`snapshots ${(await snapshots.store.list()).length} in ${snapshots.store.dir}, every ${snapshots.every} records`] : []),
       ].join('\n') + '\n',
     );
     return 0;

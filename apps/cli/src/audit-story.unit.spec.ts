@@ -102,5 +102,8 @@ describe('shoal audit story', () => {
     out = '';
     expect(await auditIndex({})).toBe(0);
     expect(out).toMatch(/how {7}current: nothing to read\nthrough {3}offset 9 \(9 records\)\nentities {2}9 \(9 records touching them\)/);
+    out = '';
+    expect(await auditIndex({ rebuild: true, snapshotsEvery: 4 })).toBe(0);
+    expect(out).toContain(`snapshots 2 in ${join(dataDir, 'snapshots', 'audit')}, every 4 records`);
   });
 });

@@ -5,7 +5,7 @@
  *   shoal audit verify [--key PEM] [--expect P] [--workers N] [--json]  the signed checkpoints hold; replays agree?
  *   shoal audit report [--from T1] [--to T2] [--format json|html]  who changed what, refusals, nodes, failures, proof
  *   shoal audit story <id> [--index DIR] [--rebuild] [--json]  every record that touched a task, service, node…, from the story index
- *   shoal audit index [--index DIR] [--rebuild]  build the story index, or bring it up to the log's end
+ *   shoal audit index [--index DIR] [--rebuild] [--snapshots-every N]  build the story index, or bring it up to the log's end
  *   shoal audit keygen <file>                    a new Ed25519 key for the audit checkpoints
  *   shoal agent --join-token T --dispatcher H:P  a node agent on this host (or --simulate N nodes)
  *   shoal certs ca init | issue | server         the cluster CA and certificates for the API's TLS
@@ -20,7 +20,7 @@ import { parseWorkers } from './audit-proof-options';
 import { auditReportCommand } from './audit-report';
 import { auditKeygen } from './audit-keygen';
 import { auditIndex, auditStory } from './audit-story';
-import type { AuditStoryOptions } from './audit-story';
+import type { AuditIndexOptions, AuditStoryOptions } from './audit-story';
 import { agentCommand } from '../../agent/src/agent-command';
 import { certsCommand } from './certs/certs-command';
 import { SHELLS, completionScript } from './completion';
@@ -32,6 +32,11 @@ type Runnable = (typeof RUNNABLE)[number];
 
 const offset = (value: string): number => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a non-negative whole number, e.g. --to 1200');
+  return Number(value);
+};
+
+const parseRecords = (value: string): number => {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('expected a positive whole number, e.g. --snapshots-every 25000');
   return Number(value);
 };
 
@@ -101,7 +106,8 @@ export const cli = (): Command => {
     .description('build the story index by replay, or bring it up to the end of the log (the tail only); it is checked against the log before use')
     .option('--index <dir>', 'where the story index is kept (default: $SHOAL_DATA_DIR/story-index)')
     .option('--rebuild', 'build it again from offset 0')
-    .action(async (options: { index?: string; rebuild?: boolean }) => {
+    .option('--snapshots-every <records>', 'on the way, a snapshot every this many records, all kept, in $SHOAL_DATA_DIR/snapshots/audit: the state at any point is then one of them and at most that many records (shoal audit replay)', parseRecords)
+    .action(async (options: AuditIndexOptions) => {
       process.exitCode = await auditIndex(options);
     });
   audit

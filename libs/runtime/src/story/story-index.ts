@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { decode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
-import type { EventLog, LogRecord } from '@shoal/eventlog';
+import type { EventLog, LogRecord, SnapshotStore } from '@shoal/eventlog';
 import { entityIdsOf } from './entities';
 import { StoryPostings } from './story-postings';
 import type { StoredVerdict } from './story-postings';
@@ -87,6 +87,12 @@ export interface StoryBuildOptions {
   readonly fresh?: boolean;
   /** Told the position now and then during the replay. */
   readonly onProgress?: (position: number, end: number) => void;
+  /**
+   * On the way, a snapshot of the state at every multiple of `every` offsets into `store`
+   * (one none holds yet): with them kept, the state at any point is the nearest one and at
+   * most `every` records of tail (`shoal audit replay`).
+   */
+  readonly snapshots?: { readonly store: SnapshotStore; readonly every: number };
 }
 
 /**
@@ -120,8 +126,12 @@ export const buildStoryIndex = async (log: EventLog, dir: string, options: Story
   const digests = Buffer.alloc(end * RECORD_DIGEST_BYTES);
   previous?.copy(digests, 0, 0, from * RECORD_DIGEST_BYTES);
   let last: StoryAnchor | undefined = check?.ok && from > 0 ? check.manifest.last : undefined;
+  const every = options.snapshots?.every;
+  const held = new Set(options.snapshots ? await options.snapshots.store.list() : []);
   while (projection.position < end && !projection.halted) {
-    const batch = await log.read(projection.position, { to: end, max: CHUNK });
+    // Up to the next multiple of `every`, where a snapshot is due.
+    const to = every ? Math.min(end, (Math.floor(projection.position / every) + 1) * every) : end;
+    const batch = await log.read(projection.position, { to, max: CHUNK });
     if (batch.length === 0) break;
     for (const record of batch) {
       if (record.offset < projection.position) continue;
@@ -140,6 +150,10 @@ export const buildStoryIndex = async (log: EventLog, dir: string, options: Story
       }
     }
     if (!projection.halted) projection.position = Math.max(projection.position, batch[batch.length - 1]!.offset + 1);
+    if (every && options.snapshots && projection.position % every === 0 && !projection.halted && !held.has(projection.position)) {
+      await options.snapshots.store.save(projection.snapshot());
+      held.add(projection.position);
+    }
     options.onProgress?.(projection.position, end);
   }
   const manifest = await writeStoryIndex(dir, {

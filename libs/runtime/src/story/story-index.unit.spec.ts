@@ -10,9 +10,10 @@ import fc from 'fast-check';
 import { TaskState, decode, encode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
-import { EmbeddedEventLog } from '@shoal/eventlog';
+import { EmbeddedEventLog, FileSnapshotStore, snapshotAtOrBefore } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { EventBuilder, clusterInit, histories, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { replayLog } from '../audit';
 import { entityIdsOf } from './entities';
 import { buildStoryIndex, checkStoryIndex, readStory } from './story-index';
 import { readRecordDigests, readStoryManifest, shardOf, writeStoryIndex } from './story-index-files';
@@ -113,6 +114,22 @@ describe('the story index', () => {
     expect((await story(dir, growing, 's1')).map((entry) => entry.record.offset)).toEqual([2, 3, 7, 11]);
     // The generation before is kept for a reader still on it; older ones go.
     expect((await readdir(dir)).filter((name) => name !== 'index.json')).toHaveLength(2);
+  });
+
+  it('keeps a snapshot at every multiple of `every` on the way, from which the state at any point is the same as from offset 0', async () => {
+    const log = await open('log', values(HISTORY));
+    const store = new FileSnapshotStore(join(root, 'snapshots', 'audit'), Number.MAX_SAFE_INTEGER);
+    const dir = join(root, 'index');
+    await buildStoryIndex(log, dir, { snapshots: { store, every: 4 } });
+    expect(await store.list()).toEqual([4, 8]);
+    await log.append(values(MORE).map((value) => ({ key: 'c1', value })));
+    expect(await buildStoryIndex(log, dir, { snapshots: { store, every: 4 } })).toMatchObject({ how: 'extended', read: 2 });
+    expect(await store.list()).toEqual([4, 8, 12]);
+    for (const to of [5, 9, 11]) {
+      const start = await snapshotAtOrBefore(join(root, 'snapshots'), to);
+      expect(start).toMatchObject({ name: 'audit', snapshot: { offset: Math.floor(to / 4) * 4 } });
+      expect((await replayLog(log, { to, snapshot: start!.snapshot })).hash()).toBe((await replayLog(log, { to })).hash());
+    }
   });
 
   it('refuses an index of another log, and one the log was cut short of, and builds it again from offset 0', async () => {
