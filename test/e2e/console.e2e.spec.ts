@@ -173,6 +173,11 @@ describe('the console in a browser', () => {
     expect(await page.$eval('#verify-result', (element) => element.textContent ?? '')).toContain('no poison records');
     await page.screenshot({ path: join(OUTPUT, 'console-audit.png'), fullPage: true });
 
+    // The token was given once: a reload asks for none, and the live cluster is back.
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await until(page, 'web 3/3 after a reload', (seen) => seen.mode === 'live' && seen.web === '3/3');
+    expect(await page.$eval('#login', (form) => form.hasAttribute('hidden'))).toBe(true);
+
     expect(failures).toEqual([]);
     expect([...requested]).toEqual([`http://127.0.0.1:${port}`]);
   });

@@ -12,6 +12,8 @@ import type { ConsoleNode, ConsoleService, ConsoleTask, ConsoleView } from './co
 
 /** At most this many tasks are listed (the newest); every task is counted. */
 export const TASKS_LISTED = 200;
+/** At most this many nodes are listed (those that need a look first); every node is counted. */
+export const NODES_LISTED = 500;
 
 /** Update states that mean an update or a rollback is under way. */
 const UNDER_WAY = new Set(['updating', 'paused', 'rollback_started', 'rollback_paused']);
@@ -64,6 +66,21 @@ const nodeOf = (node: Node, state: ClusterState, tasksOnNode: number): ConsoleNo
   };
 };
 
+/** A node that needs a look: not ready, or not taking tasks. */
+const troubled = (node: Node): boolean => node.status.state !== 'ready' || node.spec.availability !== 'active';
+
+const nodesOf = (state: ClusterState, onNode: ReadonlyMap<string, number>): Pick<ConsoleView, 'nodes' | 'nodeCount' | 'nodesByStatus'> => {
+  const nodesByStatus: Record<string, number> = {};
+  const first: Node[] = [];
+  const rest: Node[] = [];
+  for (const node of state.nodes.values()) {
+    nodesByStatus[node.status.state] = (nodesByStatus[node.status.state] ?? 0) + 1;
+    (troubled(node) ? first : rest).push(node);
+  }
+  const listed = [...first, ...rest].slice(0, NODES_LISTED);
+  return { nodes: listed.map((node) => nodeOf(node, state, onNode.get(node.id) ?? 0)), nodeCount: state.nodes.size, nodesByStatus };
+};
+
 /** The console's view of `state` at `point`. */
 export const consoleView = (state: ClusterState, point: ViewPoint): ConsoleView => {
   const statuses = serviceStatuses(state);
@@ -85,7 +102,7 @@ export const consoleView = (state: ClusterState, point: ViewPoint): ConsoleView 
     tasksByState,
     tasks: newest.map((task) => taskOf(task, state)),
     taskCount: state.tasks.size,
-    nodes: [...state.nodes.values()].map((node) => nodeOf(node, state, onNode.get(node.id) ?? 0)),
+    ...nodesOf(state, onNode),
     updates: services.filter((service) => service.update !== undefined && UNDER_WAY.has(service.update.state)),
   };
 };

@@ -1,8 +1,8 @@
 import { replay } from '@shoal/domain';
 import { toRecords } from '@shoal/testing';
 import { consoleHistory } from './console-history.fixture';
-import { TASKS_LISTED, consoleView } from './console-view';
-import { EventBuilder, clusterInit, newTask, serviceSpec } from '@shoal/testing';
+import { NODES_LISTED, TASKS_LISTED, consoleView } from './console-view';
+import { EventBuilder, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 
 const stateAt = (to: number) => replay(toRecords(consoleHistory()), { to }).state;
 
@@ -26,11 +26,14 @@ describe('consoleView', () => {
       ['t2', 'PENDING', 'no suitable node (1 node out of memory)'],
       ['t1', 'RUNNING', undefined],
     ]);
+    // The node that needs a look first.
     expect(view.nodes.map((node) => [node.hostname, node.status, node.availability, node.role, node.tasks])).toEqual([
-      ['node-1', 'ready', 'active', 'worker', 1],
       ['node-2', 'down', 'active', 'worker', 0],
+      ['node-1', 'ready', 'active', 'worker', 1],
     ]);
-    expect(view.nodes[0]!.nanoCpus).toEqual({ reserved: 0, total: 4e9 });
+    expect(view.nodeCount).toBe(2);
+    expect(view.nodesByStatus).toEqual({ ready: 1, down: 1 });
+    expect(view.nodes[1]!.nanoCpus).toEqual({ reserved: 0, total: 4e9 });
   });
 
   it('counts every task but lists only the newest', () => {
@@ -49,5 +52,24 @@ describe('consoleView', () => {
     expect(view.tasks).toHaveLength(TASKS_LISTED);
     expect(view.tasks[0]!.id).toBe(`t${TASKS_LISTED + 5}`);
     expect(view.tasks[TASKS_LISTED - 1]!.id).toBe('t6');
+  });
+
+  it('counts every node but lists at most NODES_LISTED, those that need a look first', () => {
+    const b = new EventBuilder('c1');
+    const count = NODES_LISTED + 3;
+    const last = `n${count}`;
+    const state = replay(
+      toRecords([
+        clusterInit(b),
+        ...Array.from({ length: count }, (_, i) => b.event('NodeRegistered', { id: `n${i + 1}`, role: 'worker', description: nodeDescription(`node-${i + 1}`) })),
+        b.event('NodeSpecUpdated', { id: last, spec: { labels: {}, role: 'worker', availability: 'drain' } }, { expect: { nodeVersions: { [last]: 1 } } }),
+      ]),
+    ).state;
+    const view = consoleView(state, { position: count + 2, highWaterMark: count + 2 });
+    expect(view.nodeCount).toBe(count);
+    expect(view.nodesByStatus).toEqual({ ready: count });
+    expect(view.nodes).toHaveLength(NODES_LISTED);
+    expect(view.nodes[0]).toMatchObject({ id: last, availability: 'drain' });
+    expect(view.nodes[1]!.id).toBe('n1');
   });
 });

@@ -64,7 +64,11 @@ export interface ConsoleView {
   /** The tasks themselves, the newest first; at most `TASKS_LISTED` of `taskCount`. */
   readonly tasks: readonly ConsoleTask[];
   readonly taskCount: number;
+  /** The nodes, those not ready or not active first; at most `NODES_LISTED` of `nodeCount`. */
   readonly nodes: readonly ConsoleNode[];
+  readonly nodeCount: number;
+  /** Nodes by status (ready, down, …). */
+  readonly nodesByStatus: Readonly<Record<string, number>>;
   /** Services whose rolling update or rollback is under way (updating, paused, rollback_started, rollback_paused). */
   readonly updates: readonly ConsoleService[];
 }

@@ -70,7 +70,15 @@ export const renderView = (view: ConsoleView, onTask: (id: string) => void): Rec
       ),
       view.taskCount > view.tasks.length ? h('p', { class: 'note' }, `the newest ${view.tasks.length} of ${view.taskCount} tasks`) : null,
     ),
-    nodes: table(['node', 'role', 'status', 'availability', 'tasks', 'cpu reserved', 'memory reserved'], view.nodes.map(nodeRow), 'no nodes'),
+    nodes: h(
+      'div',
+      {},
+      view.nodeCount > 0
+        ? h('p', { class: 'note' }, Object.entries(view.nodesByStatus).map(([status, count]) => `${count} ${status}`).join(' · '))
+        : null,
+      table(['node', 'role', 'status', 'availability', 'tasks', 'cpu reserved', 'memory reserved'], view.nodes.map(nodeRow), 'no nodes'),
+      view.nodeCount > view.nodes.length ? h('p', { class: 'note' }, `${view.nodes.length} of ${view.nodeCount} nodes: those not ready or not active first`) : null,
+    ),
     updates:
       view.updates.length === 0
         ? h('p', { class: 'empty' }, 'no update under way')
