@@ -63,6 +63,8 @@ describe('shoal agent', () => {
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--executor', 'docker', '--engine', 'docker.example'])).rejects.toThrow(/an engine address is unix:\/\/\/path\/to\/docker.sock or tcp:\/\/host:port; got "docker.example"/);
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--executor', 'podman'])).rejects.toThrow(/Allowed choices are exec, docker/);
       await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--simulate', '2', '--executor', 'docker'])).rejects.toThrow(/simulated nodes run no executor of this host/);
+      await expect(run(['--join-token', 'x', '--dispatcher', dispatcher.address, '--simulate', '2', '--tls'])).rejects.toThrow(/--tls is for one node on this host: a simulated fleet joins over plain gRPC/);
+      await expect(run(['--join-token', 'SWMTKN-1-short-x', '--dispatcher', dispatcher.address, '--tls'])).rejects.toThrow(/not a SWMTKN-1-<root CA digest>-<secret> token/);
     } finally {
       if (saved.token !== undefined) process.env.SHOAL_JOIN_TOKEN = saved.token;
       if (saved.dispatcher !== undefined) process.env.SHOAL_DISPATCHER = saved.dispatcher;

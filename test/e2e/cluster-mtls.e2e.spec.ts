@@ -1,0 +1,121 @@
+/**
+ * Shoal as separate processes on the real broker with a cluster root CA (SHOAL_CA_DIR):
+ * the API's join tokens carry the CA's digest, the dispatcher speaks mutual TLS, and two
+ * `shoal agent --tls` processes (one node each, tasks as host processes) join by pinning
+ * the CA, run a service's tasks, and hand their output to `docker service logs` (the API
+ * calls the dispatcher with a manager certificate). A restarted agent is the same node; an
+ * agent with a token rotated out is refused; no process writes a join token or a key.
+ */
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { caDigest } from '../../libs/runtime/src/pki/node-certificates';
+import { eventually } from '../../libs/testing/src/eventually';
+import { ShoalCluster } from '../../libs/testing/src/processes/shoal-cluster';
+import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
+
+interface DockerNode {
+  readonly ID: string;
+  readonly Description: { readonly Hostname: string };
+  readonly Status: { readonly State: string };
+}
+interface DockerTask {
+  readonly NodeID?: string;
+  readonly Status: { readonly State: string };
+}
+
+describe('Shoal on Kafka with mutual TLS between agents and the dispatcher', () => {
+  const caDir = join(mkdtempSync(join(tmpdir(), 'shoal-mtls-ca-')), 'ca');
+  let deployment: ShoalProcesses;
+  let cluster: ShoalCluster;
+  const agents: ShoalProcess[] = [];
+  const stateDirs = [mkdtempSync(join(tmpdir(), 'shoal-mtls-a-')), mkdtempSync(join(tmpdir(), 'shoal-mtls-b-'))];
+  let token: string;
+
+  const agent = (index: number, joinToken = token, stateDir = stateDirs[index]!): ShoalProcess => {
+    const process = deployment.cli(['agent', '--tls', '--join-token', joinToken, '--dispatcher', cluster.dispatchers, '--state-dir', stateDir, '--hostname', `tls-${index}`]);
+    agents.push(process);
+    return process;
+  };
+  const readyNodes = async (): Promise<DockerNode[]> =>
+    (await cluster.request<DockerNode[]>('GET', `/nodes?filters=${encodeURIComponent(JSON.stringify({ role: ['worker'] }))}`)).body.filter((n) => n.Status.State === 'ready');
+
+  beforeAll(async () => {
+    deployment = ShoalProcesses.onKafka('mtls', { SHOAL_HEALTH_PORT: '0', SHOAL_API_PORT: '0', SHOAL_DISPATCHER_PORT: '0', SHOAL_CA_DIR: caDir });
+    cluster = await ShoalCluster.start(deployment);
+    token = await cluster.workerToken();
+  });
+  afterAll(() => deployment?.close());
+
+  it("gives join tokens the root CA's digest, made once in SHOAL_CA_DIR for the API and the dispatcher", () => {
+    const ca = new X509Certificate(readFileSync(join(caDir, 'ca.pem')));
+    expect(token).toBe(`SWMTKN-1-${caDigest(ca)}-${token.slice(-25)}`);
+    expect(readdirSync(caDir).sort()).toEqual(['ca-key.pem', 'ca.pem']);
+  });
+
+  it('runs a service on two agents that joined over mutual TLS, and docker service logs reads their output', async () => {
+    agent(0);
+    agent(1);
+    const nodes = await eventually('two TLS nodes ready', async () => {
+      const ready = await readyNodes();
+      return ready.length === 2 ? ready : undefined;
+    }, 90_000);
+    expect(nodes.map((n) => n.Description.Hostname).sort()).toEqual(['tls-0', 'tls-1']);
+    for (const [i, dir] of stateDirs.entries()) {
+      const certificate = new X509Certificate(readFileSync(join(dir, 'node-cert.pem')));
+      expect(certificate.subject).toContain('OU=swarm-worker');
+      expect(nodes.find((n) => n.Description.Hostname === `tls-${i}`)!.ID).toBe(/CN=(\w+)/.exec(certificate.subject)![1]);
+    }
+
+    const created = await cluster.docker(['service', 'create', '-d', '--name', 'web', '--replicas', '2', '--replicas-max-per-node', '1', 'busybox', 'sh', '-c', 'echo hello over tls; exec sleep 1000']);
+    expect(created.code).toBe(0);
+    await eventually('both tasks running, one a node', async () => {
+      const { body } = await cluster.request<DockerTask[]>('GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['web'], 'desired-state': ['running'] }))}`);
+      const running = body.filter((t) => t.Status.State === 'running');
+      return running.length === 2 && new Set(running.map((t) => t.NodeID)).size === 2 ? running : undefined;
+    }, 90_000);
+    const logs = await eventually('both tasks said hello', async () => {
+      const ran = await cluster.docker(['service', 'logs', '--raw', 'web']);
+      return ran.code === 0 && ran.stdout.split('\n').filter((line) => line === 'hello over tls').length === 2 ? ran : undefined;
+    }, 60_000);
+    expect(logs.stderr).toBe('');
+  });
+
+  it('takes a restarted agent back as the same node, from its state directory', async () => {
+    const before = (await readyNodes()).map((n) => n.ID).sort();
+    const first = agents[0]!;
+    expect(await first.stop()).toBe(0);
+    const again = agent(0);
+    await again.waitFor(/joined the dispatcher/, 60_000);
+    await eventually('the same two nodes ready', async () => {
+      const ready = (await readyNodes()).map((n) => n.ID).sort();
+      return ready.length === 2 && ready.join() === before.join() ? ready : undefined;
+    }, 60_000);
+    const { body } = await cluster.request<DockerNode[]>('GET', '/nodes');
+    expect(body.filter((n) => n.Description.Hostname === 'tls-0')).toHaveLength(1);
+  });
+
+  it('refuses an agent whose join token was rotated out, and it stops saying why', async () => {
+    const rotated = await cluster.docker(['swarm', 'join-token', '--rotate', '-q', 'worker']);
+    expect(rotated.code).toBe(0);
+    const refused = agent(2, token, mkdtempSync(join(tmpdir(), 'shoal-mtls-c-')));
+    await eventually('the agent to stop', async () => (refused.running ? undefined : true), 60_000);
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.output).toMatch(/refused the join: invalid join token: it is not a current token of this cluster/);
+    // The new token works, and carries the same CA's digest.
+    const fresh = rotated.stdout.trim();
+    expect(fresh.slice(0, 60)).toBe(token.slice(0, 60));
+    const joined = agent(2, fresh, mkdtempSync(join(tmpdir(), 'shoal-mtls-d-')));
+    await joined.waitFor(/joined the dispatcher/, 60_000);
+  });
+
+  it('writes no join token and no private key in any process output', async () => {
+    const current = await cluster.workerToken();
+    const outputs = [cluster.api, ...cluster.components.map((c) => c.process), ...agents].map((p) => p.output).join('\n');
+    expect(outputs).toContain('certificate from the dispatcher');
+    for (const secret of [token, current, token.slice(-25), current.slice(-25)]) expect(outputs).not.toContain(secret);
+    expect(outputs).not.toMatch(/PRIVATE KEY/);
+  });
+});
