@@ -1,6 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
+import { TaskState } from '@shoal/contracts';
+import { newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { startApi } from '../../apps/api/src/testing/api-harness';
+import type { ApiHarness } from '../../apps/api/src/testing/api-harness';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { eventually } from '../../libs/testing/src/eventually';
@@ -180,5 +184,55 @@ describe('the console in a browser', () => {
 
     expect(failures).toEqual([]);
     expect([...requested]).toEqual([`http://127.0.0.1:${port}`]);
+  });
+
+  // What a live cluster rarely shows on cue, written on the log as the components would: a
+  // placement refused (the node it named is not there) before the one that held, and a
+  // record no build can read.
+  it('tells a task\'s story with the proposals refused, and names the poison records verify found', async () => {
+    browser = await launchChromium();
+    const api: ApiHarness = await startApi({ tokens: [{ token: AUDITOR, role: 'auditor', name: 'console-test' }] });
+    try {
+      const b = api.events;
+      const web = serviceSpec('web', { kind: 'replicated', replicas: 1 });
+      await api.append(
+        b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('node-1') }),
+        b.event('ServiceCreated', { id: 's1', spec: web }),
+        b.event('TasksCreated', { tasks: [newTask('t1', 's1', web, { slot: 1 })] }),
+        b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] }),
+        b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n-gone', why: 'n-gone has room' }] }),
+        b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'node-1 has the fewest tasks of web' }] }),
+        b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: TaskState.RUNNING, at: b.now() }] }),
+      );
+      const { last } = await api.log.append([{ key: api.cluster, value: '{"not":"an envelope"' }]);
+      await api.view.waitFor(last + 1);
+
+      const page = await browser.newPage();
+      await page.setViewport({ width: 1280, height: 1000 });
+      await page.goto(`http://127.0.0.1:${api.port}/console`, { waitUntil: 'domcontentloaded' });
+      await page.waitForSelector('#login:not([hidden])');
+      await page.type('#token', AUDITOR);
+      await page.click('#login button[type=submit]');
+      await until(page, 'web 1/1', (seen) => seen.web === '1/1');
+
+      await page.click('#tasks tr[data-task="t1"]');
+      await page.waitForSelector('#story [data-story="t1"]');
+      const refused = await page.$$eval('#story li.refused', (items) => items.map((item) => item.textContent ?? ''));
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatch(/TasksAssigned/);
+      expect(refused[0]).toMatch(/n-gone has room/);
+      expect(refused[0]).toMatch(/refused: .*n-gone/);
+      expect(await page.$eval('#story .placement', (element) => element.textContent)).toBe('Placed: node-1 has the fewest tasks of web');
+
+      await page.click('#verify');
+      await page.waitForSelector('#verify-result [data-agree]');
+      const report = await page.$eval('#verify-result', (element) => element.textContent ?? '');
+      expect(report).toContain('every replay agrees');
+      expect(report).toMatch(/1 poison record\b/);
+      expect(report).toMatch(new RegExp(`@${last}: `));
+      await page.screenshot({ path: join(OUTPUT, 'console-refusals.png'), fullPage: true });
+    } finally {
+      await api.close();
+    }
   });
 });

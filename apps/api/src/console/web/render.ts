@@ -171,7 +171,7 @@ export const renderVerify = (report: VerifyReport): HTMLElement => {
     report.halted ? h('p', { class: 'disagree' }, `halted at offset ${report.halted.offset}: ${report.halted.reason}`) : null,
     h('ul', {}, report.checks.map((check) => h('li', { class: check.agrees ? 'agree' : 'disagree' }, `${check.agrees ? '✔' : '✘'} ${check.name} → ${check.hash.slice(0, 16)}… at ${check.position}`))),
     poison.length > 0
-      ? h('div', {}, h('h4', {}, `${poison.length} poison records`), h('ul', {}, poison.map((record) => h('li', {}, `@${record.offset}: ${record.reasons.join('; ')}`))))
+      ? h('div', {}, h('h4', {}, `${poison.length} poison record${poison.length === 1 ? '' : 's'}`), h('ul', {}, poison.map((record) => h('li', {}, `@${record.offset}: ${record.reasons.join('; ')}`))))
       : h('p', { class: 'poison-none' }, 'no poison records'),
   );
 };
