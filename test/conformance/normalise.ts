@@ -32,10 +32,10 @@ const ENGINE_ONLY_FIELDS = new Set(['TLSInfo']);
 
 /**
  * Addresses each allocator picks from its own pool: a VIP's address, a network's subnet and
- * gateway. Both allocate from 10.0.0.0/8 in /24s, each in its own order. (A test that asks
- * for a subnet compares the request, not these.)
+ * gateway, inspected alone or in a list. Both allocate from 10.0.0.0/8 in /24s, each in its
+ * own order. (A test that asks for a subnet compares the request, not these.)
  */
-const ALLOCATED_PATHS = [/\.VirtualIPs\[\d+\]\.Addr$/, /^IPAM\.Config\[\d+\]\.(Subnet|Gateway)$/];
+const ALLOCATED_PATHS = [/\.VirtualIPs\[\d+\]\.Addr$/, /^(\[\d+\]\.)?IPAM\.Config\[\d+\]\.(Subnet|Gateway)$/];
 
 /**
  * A node's Description is the machine it runs on: its hostname, platform, CPUs and memory,

@@ -21,6 +21,13 @@ describe('the conformance normaliser', () => {
     });
   });
 
+  it('erases the addresses an allocator gave a network, inspected alone or in a list', () => {
+    const network = { Name: 'n', IPAM: { Driver: 'default', Config: [{ Subnet: '10.0.4.0/24', Gateway: '10.0.4.1' }] } };
+    const erased = { Name: 'n', IPAM: { Driver: 'default', Config: [{ Subnet: '<allocated>', Gateway: '<allocated>' }] } };
+    expect(normalise(network)).toEqual(erased);
+    expect(normalise([network])).toEqual([erased]);
+  });
+
   it("erases an event message's id and times, keeping its type, action and attributes", () => {
     const message = { Type: 'service', Action: 'update', Actor: { ID: 'p57l3hdetbwiiyktoe8ptxh62', Attributes: { name: 'web', 'image.new': 'b' } }, scope: 'swarm', time: 1795802117, timeNano: 1795802117682439000 };
     expect(normalise(message)).toEqual({ Type: 'service', Action: 'update', Actor: { ID: '<id>', Attributes: { name: 'web', 'image.new': 'b' } }, scope: 'swarm', time: '<time>', timeNano: '<time>' });

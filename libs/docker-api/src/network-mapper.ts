@@ -17,12 +17,17 @@ export interface DockerNetworkCreate {
   readonly Driver?: string;
   readonly Scope?: string;
   readonly EnableIPv6?: boolean;
-  readonly IPAM?: { readonly Driver?: string; readonly Config?: readonly (DockerIpamConfig & { readonly IPRange?: string })[] };
+  readonly IPAM?: {
+    readonly Driver?: string;
+    readonly Options?: Record<string, string>;
+    readonly Config?: readonly (DockerIpamConfig & { readonly IPRange?: string; readonly AuxiliaryAddresses?: Record<string, string> })[];
+  };
   readonly Internal?: boolean;
   readonly Attachable?: boolean;
   readonly Ingress?: boolean;
   readonly ConfigOnly?: boolean;
   readonly ConfigFrom?: { readonly Network?: string };
+  readonly Options?: Record<string, string>;
   readonly Labels?: Record<string, string>;
 }
 
@@ -47,7 +52,8 @@ export interface DockerNetwork {
   readonly ConfigOnly: boolean;
   readonly Containers: Record<string, never>;
   readonly Options: Record<string, string>;
-  readonly Labels: Record<string, string>;
+  /** null when it has none, as SwarmKit gives a swarm network's empty labels. */
+  readonly Labels: Record<string, string> | null;
 }
 
 /** Names Docker reserves for its local networks. */
@@ -71,6 +77,9 @@ export const fromNetworkCreate = (body: DockerNetworkCreate, state: ClusterState
   if (body.Ingress && body.Attachable) throw new SpecError('Attachable', 'an ingress network cannot be attachable');
   if (body.EnableIPv6) throw new SpecError('EnableIPv6', 'IPv6 is not supported');
   if (body.ConfigOnly || body.ConfigFrom?.Network) throw new SpecError('ConfigOnly', 'config-only networks are not supported');
+  // Nothing accepted is dropped: driver options are for a network driver Shoal does not run.
+  if (Object.keys(body.Options ?? {}).length > 0) throw new SpecError('Options', `driver options (${Object.keys(body.Options ?? {}).join(', ')}) are not supported: Shoal's networks run no network driver`);
+  if (Object.keys(body.IPAM?.Options ?? {}).length > 0) throw new SpecError('IPAM.Options', 'IPAM driver options are not supported');
   const ipamDriver = body.IPAM?.Driver?.trim() || 'default';
   if (ipamDriver !== 'default') throw new SpecError('IPAM.Driver', `IPAM driver "${ipamDriver}" is not supported, only "default"`);
 
@@ -82,6 +91,7 @@ export const fromNetworkCreate = (body: DockerNetworkCreate, state: ClusterState
     if (config.Gateway && parseIpv4(config.Gateway.trim()) === undefined) throw new SpecError(`${field}.Gateway`, 'must be an IPv4 address');
     if (config.Gateway && !config.Subnet) throw new SpecError(`${field}.Gateway`, 'a gateway needs a subnet');
     if (config.IPRange) throw new SpecError(`${field}.IPRange`, 'IP ranges are not supported');
+    if (Object.keys(config.AuxiliaryAddresses ?? {}).length > 0) throw new SpecError(`${field}.AuxiliaryAddresses`, 'auxiliary addresses are not supported');
     if (subnet && config.Gateway && !subnetContains(subnet, parseIpv4(config.Gateway.trim())!)) {
       throw new SpecError(`${field}.Gateway`, `${config.Gateway} is not in subnet ${config.Subnet}`);
     }
@@ -128,7 +138,7 @@ export const toDockerNetwork = (network: Network): DockerNetwork => {
     ConfigOnly: false,
     Containers: {},
     Options: {},
-    Labels: { ...(spec.labels ?? {}) },
+    Labels: spec.labels && Object.keys(spec.labels).length > 0 ? { ...spec.labels } : null,
   };
 };
 

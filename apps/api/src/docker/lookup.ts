@@ -35,6 +35,13 @@ export const findTask = (state: ClusterState, ref: string): Task => find('task',
 export const findNetwork = (state: ClusterState, ref: string): Network =>
   find('network', state.networks, ref, (network) => network.spec.name === ref);
 
+/**
+ * A network asked for with `?scope=`, as Docker's manager finds it: in the swarm scope (or
+ * none) by id, name or id prefix; in any other scope by its id or an id prefix only.
+ */
+export const findNetworkInScope = (state: ClusterState, ref: string, scope: string | undefined): Network =>
+  scope === undefined || scope === '' || scope === 'swarm' ? findNetwork(state, ref) : find('network', state.networks, ref, () => false);
+
 export const findConfig = (state: ClusterState, ref: string): Config =>
   find('config', state.configs, ref, (config) => config.spec.name === ref);
 

@@ -1,4 +1,9 @@
-/** Docker's network filters: for lists id (prefix), name (substring), driver, label, scope, type, dangling; for prune label, label!, until. */
+/**
+ * Docker's network filters: for lists id (prefix), name, driver, label, scope, type,
+ * dangling; for prune label, label!, until. A swarm network's name matches exactly: Docker
+ * asks SwarmKit for its networks by their names (a part of a name matches only the
+ * engine's local networks, and Shoal has none).
+ */
 import type { ClusterState, Network } from '@shoal/domain';
 import { FilterError, labelMatches, servicesUsing } from '@shoal/docker-api';
 import type { Filters } from '@shoal/docker-api';
@@ -23,7 +28,7 @@ export const checkNetworkFilters = (filters: Filters): void => {
 
 export const networkMatches = (state: ClusterState, filters: Filters, network: Network): boolean =>
   any(filters, 'id', (id) => network.id.startsWith(id)) &&
-  any(filters, 'name', (name) => network.spec.name.includes(name)) &&
+  any(filters, 'name', (name) => network.spec.name === name) &&
   any(filters, 'driver', (driver) => driver === network.spec.driver) &&
   (filters.get('label') ?? []).every((label) => labelMatches(network.spec.labels, label)) &&
   any(filters, 'scope', (scope) => scope === 'swarm') &&

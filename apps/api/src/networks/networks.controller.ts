@@ -4,7 +4,7 @@ import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/s
 import { DOCKER_ERROR_SCHEMA } from '../audit/audit-responses';
 import { fromNetworkCreate, goDecodeAs, NETWORK_CREATE, openApiSchema, parseFilters, PREDEFINED_NETWORKS, servicesUsing, toDockerNetwork } from '@shoal/docker-api';
 import type { DockerNetwork, DockerNetworkCreate } from '@shoal/docker-api';
-import { findNetwork } from '../docker/lookup';
+import { findNetwork, findNetworkInScope } from '../docker/lookup';
 import { admitNetworkSpec, networkNameRefusal } from '@shoal/domain';
 import { newObjectId } from '@shoal/runtime';
 import { Intents } from '../intents/intents';
@@ -38,6 +38,8 @@ export class NetworksController {
     const given = goDecodeAs<DockerNetworkCreate>(NETWORK_CREATE, body);
     const name = given.Name ?? '';
     if (PREDEFINED_NETWORKS.includes(name)) throw new HttpException(`${name} is a pre-defined network and cannot be created`, 403);
+    // Docker's words and status for an overlay network asked for in the local scope.
+    if (given.Scope === 'local') throw new HttpException('cannot downgrade network scope for overlay networks', 403);
     this.intents.admit(networkNameRefusal(state, name));
     const spec = fromNetworkCreate(given, state);
     const id = newObjectId();
@@ -66,10 +68,10 @@ export class NetworksController {
   @Get(':id')
   @ApiOperation({ summary: 'Inspect a network (by id, name or id prefix)' })
   @ApiQuery({ name: 'verbose', required: false })
-  @ApiQuery({ name: 'scope', required: false })
-  inspect(@Param('id') ref: string): DockerNetwork {
+  @ApiQuery({ name: 'scope', required: false, description: 'swarm (or none): by id, name or id prefix; any other scope: by id or id prefix only, as on a Docker manager' })
+  inspect(@Param('id') ref: string, @Query('scope') scope?: string): DockerNetwork {
     this.intents.cluster();
-    return toDockerNetwork(findNetwork(this.intents.state, ref));
+    return toDockerNetwork(findNetworkInScope(this.intents.state, ref, scope));
   }
 
   @Delete(':id')

@@ -56,6 +56,18 @@ describe("Docker's /networks", () => {
     expect((await call<DockerNetwork>('GET', `/networks/${id.slice(0, 6)}`)).body.Name).toBe('backend');
     const missing = await call<{ message: string }>('GET', '/networks/nope');
     expect(missing).toEqual({ status: 404, body: { message: 'network nope not found' } });
+    // ?scope=swarm finds it by name too; any other scope by its id or an id prefix only, as a Docker manager.
+    expect((await call<DockerNetwork>('GET', '/networks/backend?scope=swarm')).body.Id).toBe(id);
+    for (const scope of ['local', 'global', 'bogus']) {
+      expect(await call('GET', `/networks/backend?scope=${scope}`)).toEqual({ status: 404, body: { message: 'network backend not found' } });
+      expect((await call<DockerNetwork>('GET', `/networks/${id.slice(0, 6)}?scope=${scope}`)).body.Id).toBe(id);
+    }
+  });
+
+  it('shows a network without labels with Labels null, as a Docker manager shows a swarm network', async () => {
+    expect((await create({ Name: 'unlabelled', Driver: 'overlay', Labels: {} })).status).toBe(201);
+    expect((await call<DockerNetwork>('GET', '/networks/unlabelled')).body.Labels).toBeNull();
+    expect((await call('DELETE', '/networks/unlabelled')).status).toBe(204);
   });
 
   it('creates the ingress network, only one', async () => {
@@ -79,7 +91,10 @@ describe("Docker's /networks", () => {
     const all = await call<DockerNetwork[]>('GET', '/networks');
     expect(names(all.body)).toEqual(['backend', 'frontend', 'ingress']);
     const q = (filters: object) => `/networks?filters=${encodeURIComponent(JSON.stringify(filters))}`;
-    expect(names((await call<DockerNetwork[]>('GET', q({ name: { end: true } }))).body)).toEqual(['backend', 'frontend']);
+    // A swarm network's name matches exactly, as Docker asks SwarmKit by name.
+    expect(names((await call<DockerNetwork[]>('GET', q({ name: { end: true } }))).body)).toEqual([]);
+    expect(names((await call<DockerNetwork[]>('GET', q({ name: ['frontend', 'backend'] }))).body)).toEqual(['backend', 'frontend']);
+    expect(names((await call<DockerNetwork[]>('GET', q({ scope: ['local'] }))).body)).toEqual([]);
     expect(names((await call<DockerNetwork[]>('GET', q({ label: ['tier=db'] }))).body)).toEqual(['backend']);
     expect(names((await call<DockerNetwork[]>('GET', q({ driver: { bridge: true } }))).body)).toEqual([]);
     expect(names((await call<DockerNetwork[]>('GET', q({ type: { custom: true }, scope: ['swarm'] }))).body)).toEqual(['backend', 'frontend', 'ingress']);
@@ -105,6 +120,9 @@ describe("Docker's /networks", () => {
     [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.1.0.0/16', Gateway: 'gw' }] } }, /^invalid IPAM\.Config\[0\]\.Gateway: must be an IPv4 address$/],
     [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.1.0.0/16', Gateway: '10.2.0.1' }] } }, /invalid IPAM\.Config\[0\]\.Gateway: 10\.2\.0\.1 is not in subnet 10\.1\.0\.0\/16/],
     [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.0.0.0/16' }] } }, /invalid IPAM\.Config\[0\]\.Subnet: 10\.0\.0\.0\/16 overlaps subnet 10\.0\.9\.0\/24 of network backend/],
+    [{ Name: 'x', Options: { encrypted: '' } }, /^invalid Options: driver options \(encrypted\) are not supported/],
+    [{ Name: 'x', IPAM: { Options: { a: 'b' } } }, /^invalid IPAM\.Options: /],
+    [{ Name: 'x', IPAM: { Config: [{ Subnet: '10.1.0.0/16', AuxiliaryAddresses: { host: '10.1.0.5' } }] } }, /^invalid IPAM\.Config\[0\]\.AuxiliaryAddresses: /],
   ])('answers 400 with the field and the reason for %j, writing nothing', async (body, message) => {
     const before = await api.log.highWaterMark();
     const res = await create(body);
@@ -115,6 +133,7 @@ describe("Docker's /networks", () => {
 
   it('refuses to create Docker\'s pre-defined networks', async () => {
     expect(await create({ Name: 'bridge', Driver: 'overlay' })).toEqual({ status: 403, body: { message: 'bridge is a pre-defined network and cannot be created' } });
+    expect(await create({ Name: 'x', Driver: 'overlay', Scope: 'local' })).toEqual({ status: 403, body: { message: 'cannot downgrade network scope for overlay networks' } });
   });
 
   it('refuses to remove a network a service uses, removes it once unused', async () => {
