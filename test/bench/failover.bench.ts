@@ -6,7 +6,9 @@
  * the log, and until the first TasksAssigned of the new term lands on the log; and the
  * whole run's time to every task RUNNING; and how many terms were taken besides the kill's
  * (a lease lost to a pause on the busy machine, and taken again). The processes run with
- * the lease timeout this process's environment gives (SHOAL_LEASE_TIMEOUT_MS). Services are created one at a time, --spacing
+ * the lease timeout this process's environment gives (SHOAL_LEASE_TIMEOUT_MS). With
+ * --compare-lease MS, each run is a pair: a deployment with that lease timeout too, and
+ * the ratio of the two takeovers within the pair (the machine's load moves between runs). Services are created one at a time, --spacing
  * (500) ms apart, so that tasks keep arriving after the kill. Sizes are smaller than
  * e2e's by default: --nodes (500), --services (20), --replicas (250); --runs (3), --fleets (2).
  */
@@ -87,11 +89,17 @@ export const failoverBench = async (argv: readonly string[]): Promise<void> => {
   if (killAt >= 100) throw new Error('--kill-at is a percentage of the tasks assigned, below 100');
   const stallMs = intOption(argv, 'stall', 120) * 1_000;
   const timing = groupTiming(shoalSettings(process.env).SHOAL_LEASE_TIMEOUT_MS);
+  const compareLease = intOption(argv, 'compare-lease', 0);
   const entry = shoalEntry(argv);
   const broker = await benchBroker();
   const results: FailoverRun[] = [];
-  try {
-    for (let run = 1; run <= runs; run++) {
+  const compared: FailoverRun[] = [];
+  /** One deployment, its active scheduler killed; with `leaseMs`, its processes run with that lease timeout. */
+  const oneRun = async (run: number, leaseMs?: number): Promise<FailoverRun> => {
+    const given = process.env.SHOAL_LEASE_TIMEOUT_MS;
+    // The processes take their environment from this one's (cluster.ts).
+    if (leaseMs !== undefined) process.env.SHOAL_LEASE_TIMEOUT_MS = String(leaseMs);
+    try {
       const { during, settled, killed } = killer(killAt);
       const outcome = await runEndToEnd(
         { brokers: broker.brokers, entry, nodes, fleets, schedulers: 2, services, replicas, concurrency: 1, createIntervalMs: spacing, stallMs, pollMs: 20 },
@@ -113,10 +121,21 @@ export const failoverBench = async (argv: readonly string[]): Promise<void> => {
         loadAverage: outcome.loadAverage,
         ...(outcome.incomplete ? { incomplete: outcome.incomplete } : {}),
       };
-      results.push(one);
       process.stderr.write(
-        `run ${run}: standby active after ${one.standbyActive.toFixed(2)} s, OwnershipTaken ${one.ownershipTaken.toFixed(2)} s, first TasksAssigned of term ${next?.term ?? '?'} ${one.firstAssignment.toFixed(2)} s after the kill\n`,
+        `run ${run}${leaseMs === undefined ? '' : ` (lease ${leaseMs} ms)`}: standby active after ${one.standbyActive.toFixed(2)} s, OwnershipTaken ${one.ownershipTaken.toFixed(2)} s, first TasksAssigned of term ${next?.term ?? '?'} ${one.firstAssignment.toFixed(2)} s after the kill\n`,
       );
+      return one;
+    } finally {
+      if (given === undefined) delete process.env.SHOAL_LEASE_TIMEOUT_MS;
+      else process.env.SHOAL_LEASE_TIMEOUT_MS = given;
+    }
+  };
+  try {
+    for (let run = 1; run <= runs; run++) {
+      // Within a pair, the order alternates: neither lease always runs on the warmer machine.
+      if (compareLease > 0 && run % 2 === 0) compared.push(await oneRun(run, compareLease));
+      results.push(await oneRun(run));
+      if (compareLease > 0 && run % 2 === 1) compared.push(await oneRun(run, compareLease));
     }
   } finally {
     await broker.stop();
@@ -128,8 +147,20 @@ export const failoverBench = async (argv: readonly string[]): Promise<void> => {
     { name: 'first create → all tasks RUNNING (kill included)', unit: 's', runs: results.map((r) => r.allRunning), better: 'lower' },
     { name: 'tasks assigned when the scheduler was killed', unit: 'tasks', runs: results.map((r) => r.assignedBefore), better: 'higher' },
     { name: "terms taken besides the kill's (leases lost to pauses)", unit: 'terms', runs: results.map((r) => r.extraTerms), better: 'lower' },
+    ...(compareLease > 0
+      ? ([
+          { name: `with a ${compareLease / 1e3} s lease: kill → first TasksAssigned of the new term`, unit: 's', runs: compared.map((r) => r.firstAssignment), better: 'lower' },
+          { name: `with a ${compareLease / 1e3} s lease: terms taken besides the kill's`, unit: 'terms', runs: compared.map((r) => r.extraTerms), better: 'lower' },
+          {
+            name: `takeover with a ${compareLease / 1e3} s lease / with ${timing.sessionTimeout / 1e3} s (same pair)`,
+            unit: '×',
+            runs: results.map((r, i) => compared[i]!.firstAssignment / r.firstAssignment),
+            better: 'higher',
+          },
+        ] satisfies Measure[])
+      : []),
   ];
-  const r = result('failover', 'Failover: the active scheduler killed (SIGKILL) while placing', { nodes, services, replicas, tasks: services * replicas, 'lease timeout (ms)': timing.sessionTimeout, 'create spacing (ms)': spacing, 'kill at (% assigned)': killAt, runs, 'processes from': entry.description }, measures);
+  const r = result('failover', 'Failover: the active scheduler killed (SIGKILL) while placing', { nodes, services, replicas, tasks: services * replicas, 'lease timeout (ms)': timing.sessionTimeout, ...(compareLease > 0 ? { 'compared with lease (ms)': compareLease } : {}), 'create spacing (ms)': spacing, 'kill at (% assigned)': killAt, runs, 'processes from': entry.description }, measures);
   const incomplete = results.filter((x) => x.incomplete);
   publish({
     ...r,

@@ -24,9 +24,11 @@ describe('failover from an owner in another process', () => {
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   });
 
+  const freshEnv = () => ({ ...process.env, KAFKA_BROKERS: brokers.join(','), SHOAL_TOPIC_PREFIX: `shoal-test-${randomUUID()}`, SHOAL_LEASE_TIMEOUT_MS: String(LEASE_MS) });
+
   /** An owner process and a standby here, on a fresh topic; the standby is in line once this resolves. */
   const ownerAndStandby = async () => {
-    const env = { ...process.env, KAFKA_BROKERS: brokers.join(','), SHOAL_TOPIC_PREFIX: `shoal-test-${randomUUID()}`, SHOAL_LEASE_TIMEOUT_MS: String(LEASE_MS) };
+    const env = freshEnv();
     const owner = OwnerProcess.start(env);
     cleanup.push(() => owner.stop());
     const took = await eventually('the owner process takes the reaper', () => owner.last('owner') ?? (owner.exited ? owner.messages : undefined), 90_000);
@@ -82,5 +84,27 @@ describe('failover from an owner in another process', () => {
     expect(mine).toMatchObject({ status: 'applied' });
     expect(view.state.terms.get('reaper')).toBe(2);
     expect(view.projection.refusals.flatMap((refusal) => refusal.reasons)).toEqual(['stale writer: reaper term 1 was superseded by term 2']);
+  });
+
+  it("keeps the lease of an owner whose main thread is busy for longer than the lease timeout: its group member heartbeats on a thread of its own", async () => {
+    const env = freshEnv();
+    const log = await openEventLog(env, 'failover-busy-owner');
+    cleanup.push(() => log.close());
+    const held = await log.acquire('reaper', 'reaper-busy', { timeoutMs: 60_000 });
+    cleanup.push(() => held.release());
+    // A standby in another process, in line for the same lease.
+    const standby = OwnerProcess.start(env);
+    cleanup.push(() => standby.stop());
+    await eventually('the standby process is in line', () => held.members().includes('reaper-owner'), 90_000);
+
+    // A tick that keeps this thread from its event loop for three lease timeouts.
+    const busyUntil = Date.now() + 3 * LEASE_MS;
+    while (Date.now() < busyUntil) {
+      // busy
+    }
+    // Whatever the standby would have said meanwhile has had time to arrive.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+    expect(standby.last('owner')).toBeUndefined();
+    expect(held.isHeld()).toBe(true);
   });
 });

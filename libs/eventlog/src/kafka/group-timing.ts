@@ -17,8 +17,6 @@
  * the members to join again when one comes or goes) stays at 10 s: a holder busy for a
  * moment is not dropped from a rebalance a standby's arrival started.
  */
-import { defaultSettings } from '@shoal/config';
-
 export interface GroupTiming {
   readonly sessionTimeout: number;
   readonly rebalanceTimeout: number;
@@ -26,11 +24,12 @@ export interface GroupTiming {
   readonly maxWaitTimeInMs: number;
 }
 
-/** The lease timeout when none is given: the declared default of SHOAL_LEASE_TIMEOUT_MS. */
-export const DEFAULT_LEASE_TIMEOUT_MS = defaultSettings().SHOAL_LEASE_TIMEOUT_MS;
-
-/** The kafkajs consumer timing of a lease that expires `leaseTimeoutMs` after its holder's last heartbeat. */
-export const groupTiming = (leaseTimeoutMs: number = DEFAULT_LEASE_TIMEOUT_MS): GroupTiming => ({
+/**
+ * The kafkajs consumer timing of a lease that expires `leaseTimeoutMs` after its holder's
+ * last heartbeat. (This file imports nothing: the lease's thread loads it, and a thread of
+ * a built deployment resolves no @shoal/* alias.)
+ */
+export const groupTiming = (leaseTimeoutMs: number): GroupTiming => ({
   sessionTimeout: leaseTimeoutMs,
   rebalanceTimeout: Math.max(10_000, leaseTimeoutMs),
   heartbeatInterval: Math.min(500, Math.floor(leaseTimeoutMs / 5)),

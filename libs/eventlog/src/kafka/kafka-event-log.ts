@@ -4,7 +4,8 @@
  *   in flight (kafkajs #1005); the batch's offsets come from the broker's base offset.
  * - read / follow: plain fetches from explicit offsets (partition-reader.ts), never
  *   consumer-group commits (kafkajs #139, #1363).
- * - acquire: membership of the consumer group `<groupPrefix>.<component>` (kafka-lease.ts).
+ * - acquire: membership of the consumer group `<groupPrefix>.<component>` (kafka-lease.ts), on a
+ *   thread of its own (lease-thread.ts), so that a busy main thread does not cost the lease.
  */
 import { Kafka, Partitioners } from 'kafkajs';
 import type { Admin, logLevel as LogLevel, Producer } from 'kafkajs';
@@ -28,7 +29,8 @@ import { checkTopics } from './topic-check';
 import { requiredDurability } from './topic-durability';
 import type { DurabilitySettings, ProducerFacts } from './topic-durability';
 import { KafkaFollower } from './kafka-follower';
-import { KafkaLease } from './kafka-lease';
+import { LeaseThread } from './lease-thread';
+import type { LeaseKafkaConfig } from './lease-thread';
 import { isBrokerUnreachable } from './kafka-unavailable';
 import { DEFAULT_KAFKA_LOG_LEVEL, quietLogCreator } from './kafka-logger';
 import { isOffsetOutOfRange, PartitionReader } from './partition-reader';
@@ -87,7 +89,7 @@ export class KafkaEventLog implements EventLog {
   readonly openedWith: KafkaEventLogOptions;
   private readonly reader: PartitionReader;
   private readonly followers = new Set<KafkaFollower>();
-  private readonly leases = new Set<KafkaLease>();
+  private readonly leases = new Set<LeaseThread>();
   private readonly fetchMaxBytes: number;
   /** The last fetch of `read`: a fetch answers with up to fetchMaxBytes, often more than the read asked for. */
   private readAhead?: FetchResult;
@@ -100,6 +102,8 @@ export class KafkaEventLog implements EventLog {
     private readonly producer: Producer,
     options: KafkaEventLogOptions,
     durability: string,
+    /** The client's settings, for the leases' own clients on their threads (lease-thread.ts). */
+    private readonly leaseConfig: LeaseKafkaConfig,
   ) {
     this.openedWith = options;
     this.topic = options.topic ?? DEFAULT_TOPIC;
@@ -118,14 +122,14 @@ export class KafkaEventLog implements EventLog {
    */
   static async open(options: KafkaEventLogOptions): Promise<KafkaEventLog> {
     if (options.brokers.length === 0) throw new Error('KafkaEventLog needs at least one broker');
-    const kafka = new Kafka({
+    const config: LeaseKafkaConfig = {
       clientId: options.clientId ?? 'shoal',
       brokers: [...options.brokers],
       ...(options.connection ? kafkajsConnection(options.connection) : {}),
       logLevel: options.logLevel ?? DEFAULT_KAFKA_LOG_LEVEL,
-      logCreator: quietLogCreator,
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
-    });
+    };
+    const kafka = new Kafka({ ...config, logCreator: quietLogCreator });
     const admin = kafka.admin();
     // Records name their partition, so the partitioner is never asked; naming one keeps kafkajs quiet about its v2 default.
     const producer = kafka.producer({
@@ -153,7 +157,7 @@ export class KafkaEventLog implements EventLog {
       await admin.disconnect().catch(() => undefined);
       throw error;
     }
-    return new KafkaEventLog(kafka, admin, producer, options, durability);
+    return new KafkaEventLog(kafka, admin, producer, options, durability, config);
   }
 
   /** One produce request for the whole batch: Kafka writes it as one record batch, at consecutive offsets. */
@@ -224,7 +228,7 @@ export class KafkaEventLog implements EventLog {
 
   acquire(component: string, instance: string, options: AcquireOptions = {}): Promise<OwnershipLease> {
     if (this.closing) return Promise.reject(this.closedError());
-    const lease = KafkaLease.start(this.kafka, {
+    const lease = LeaseThread.start(this.leaseConfig, {
       groupId: `${this.groupPrefix}.${component}`,
       topic: this.topic,
       partition: this.partition,

@@ -27,7 +27,7 @@ export interface KafkaLeaseOptions {
   readonly instance: string;
   readonly timeoutMs?: number;
   /** How long the holder may go unheard before the group gives the partition to a standby (group-timing.ts). */
-  readonly leaseTimeoutMs?: number;
+  readonly leaseTimeoutMs: number;
 }
 
 type Phase = 'waiting' | 'offered' | 'held' | 'ended';
@@ -98,8 +98,9 @@ export class KafkaLease implements OwnershipLease {
     return this.phase === 'held';
   }
 
-  async release(): Promise<void> {
-    this.end('released');
+  /** Ends the lease (`lost` says `reason`) and leaves the group: a standby gets the partition at once. */
+  async release(reason = 'released'): Promise<void> {
+    this.end(reason);
     await this.leave();
   }
 
