@@ -43,6 +43,11 @@ export class ShoalProcesses {
     return this.track(ShoalProcess.cli(args, { ...this.env, ...env }));
   }
 
+  /** `shoal <args>` as a long-running process in the network namespace `netns` (one host of a HostsNetwork). */
+  cliIn(netns: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): ShoalProcess {
+    return this.track(ShoalProcess.cli(args, { ...this.env, ...env }, netns));
+  }
+
   /** The all-in-one process (`npm start`). */
   start(): ShoalProcess {
     return this.track(ShoalProcess.start(this.env));

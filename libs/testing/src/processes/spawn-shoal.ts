@@ -52,9 +52,14 @@ export class ShoalProcess {
     return new ShoalProcess(child);
   }
 
-  /** `shoal <args>` as a long-running process: `run reaper`, `agent --simulate 3`, … */
-  static cli(args: readonly string[], env: NodeJS.ProcessEnv): ShoalProcess {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'shoal'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  /**
+   * `shoal <args>` as a long-running process: `run reaper`, `agent --simulate 3`, … In the
+   * network namespace `netns` when given (`ip netns exec` execs node there: the pid stays node's).
+   */
+  static cli(args: readonly string[], env: NodeJS.ProcessEnv, netns?: string): ShoalProcess {
+    const command = [process.execPath, join(ROOT, 'bin', 'shoal'), ...args];
+    const [file, ...rest] = netns ? ['ip', 'netns', 'exec', netns, ...command] : command;
+    const child = spawn(file!, rest, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     return new ShoalProcess(child);
   }
 
