@@ -104,7 +104,12 @@ describe('the console in a browser', () => {
       if (!request.url().endsWith('/console/live')) failures.push(`${request.url()}: ${request.failure()?.errorText}`);
     });
     const requested = new Set<string>();
-    page.on('request', (request) => requested.add(new URL(request.url()).origin));
+    const paths: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      requested.add(url.origin);
+      paths.push(url.pathname);
+    });
 
     // Over TCP the API wants a token: the page asks for it once.
     await page.goto(`http://127.0.0.1:${port}/console`, { waitUntil: 'domcontentloaded' });
@@ -132,8 +137,9 @@ describe('the console in a browser', () => {
       Mode: { Replicated: { Replicas: 3 } },
     });
     expect(scaled.status).toBe(200);
-    // Pushed: the page was not reloaded, and it asks for nothing.
+    // Pushed: the page was not reloaded and polls nothing — its shell, then the live stream (refused without the token, then with it).
     const live = await until(page, 'web 3/3', (seen) => (seen.web === '3/3' && seen.running === '3' ? seen : undefined));
+    expect([...paths].sort()).toEqual(['/console', '/console/console.css', '/console/console.js', '/shoal/v1/console/live', '/shoal/v1/console/live']);
     expect(Number(live.slider.value)).toBe(Number(live.slider.max));
     expect(Number(live.slider.max)).toBeGreaterThan(before);
     await page.screenshot({ path: join(OUTPUT, 'console-live.png'), fullPage: true });

@@ -28,6 +28,7 @@ runUntilSignalled('shoal', async () => {
     `  log        ${log} (${view.position} records)`,
     `  cluster    ${cluster?.id} (state hash ${stateHash(view.state).slice(0, 16)}…)`,
     `  API        unix:${socket} (no token) and ${describeListener(listen, apiPort)} (token in ${resolve(join(config.dataDir, 'admin.token'))})`,
+    `  console    ${describeListener(listen, apiPort).split(' ')[0]}/console (the same token)`,
     `  agents     join at 127.0.0.1:${dispatcherPort} with the token from \`docker swarm join-token worker\``,
     config.executor === 'docker'
       ? `  nodes      1, this host: tasks are containers on the Docker engine at ${config.engine}`
