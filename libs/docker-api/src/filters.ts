@@ -125,7 +125,8 @@ export const taskFilter = (state: ClusterState, filters: Filters): ((task: Task)
     (!services || services.has(task.serviceId)) &&
     (!nodes || (task.nodeId !== undefined && nodes.has(task.nodeId))) &&
     any(filters, 'desired-state', (value) => value.toLowerCase() === dockerDesiredState(task)) &&
-    allLabels(filters, 'label', task.spec.container.labels) &&
+    // SwarmKit matches a task's label filter on its service's labels, not the container's.
+    allLabels(filters, 'label', state.services.get(task.serviceId)?.spec.labels) &&
     any(filters, '_up-to-date', (value) => !queryTrue(value) || taskUpToDate(state, task));
 };
 

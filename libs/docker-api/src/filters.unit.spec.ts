@@ -95,6 +95,17 @@ describe('task filters', () => {
     expect(pick('{"id":{"t2":true}}')).toEqual(['t2']);
   });
 
+  it("matches label on the service's labels, as SwarmKit does, never on the container's", () => {
+    const labelled = serviceSpec('web', { kind: 'replicated', replicas: 1 }, { labels: { tier: 'front' } });
+    state.services.set('s1', { id: 's1', spec: labelled, version: 1, createdAt: 't', updatedAt: 't' });
+    expect(pick('{"label":["tier"]}')).toEqual(['t1', 't2']);
+    expect(pick('{"label":["tier=front"]}')).toEqual(['t1', 't2']);
+    expect(pick('{"label":["tier=back"]}')).toEqual([]);
+    state.services.set('s1', { id: 's1', spec: { ...spec, task: { container: { ...spec.task.container, labels: { tier: 'front' } } } }, version: 1, createdAt: 't', updatedAt: 't' });
+    expect(pick('{"label":["tier"]}')).toEqual([]);
+    state.services.set('s1', { id: 's1', spec, version: 1, createdAt: 't', updatedAt: 't' });
+  });
+
   it('resolves a service name exactly before trying it as an id prefix, as Docker does', () => {
     state.services.set('webapp', { id: 'webapp', spec: serviceSpec('other'), version: 1, createdAt: 't', updatedAt: 't' });
     const elsewhere = { ...newTask('t3', 'webapp', spec), createdAt: 't', status: { state: TaskState.NEW, at: 't' } };
