@@ -5,7 +5,9 @@
 import { TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { EventBuilder, KafkaTestTopic, clusterInit, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { buildStoryIndex } from '@shoal/runtime';
 import type { VerifyReport } from '@shoal/runtime';
+import { join } from 'node:path';
 import { EventsModule } from '../events/events.module';
 import { HealthModule } from '../health/health.module';
 import { startStandaloneApi } from '../spec-support/standalone-api';
@@ -48,6 +50,14 @@ describe('audit surface and /events on Kafka', () => {
     const notTask = await api.get('/shoal/v1/audit/tasks/n1/history');
     expect(notTask.status).toBe(404);
     expect(await notTask.json()).toEqual({ message: 'no record touched task n1' });
+  });
+
+  it('answers the task history from the story index, read through fetches of one batch, as the audit trail does', async () => {
+    const fromTrail = await json<TaskHistory>('/shoal/v1/audit/tasks/t1/history');
+    const built = await buildStoryIndex(api.log, join(api.dir, 'story-index'));
+    const fromIndex = await json<TaskHistory>('/shoal/v1/audit/tasks/t1/history');
+    expect(fromIndex).toEqual({ ...fromTrail, index: { through: built.manifest.through, digest: built.manifest.digest } });
+    expect(fromIndex.records.map((r) => r.type)).toEqual(['TasksCreated', 'TasksAllocated', 'TasksAssigned', 'TaskStatusesReported']);
   });
 
   it('gives the state at an offset with the hash verify reaches at the end', async () => {

@@ -4,6 +4,7 @@
  * story's scattered records are read through a log of their own whose fetches are small,
  * opened on first use and closed with the module.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
@@ -33,6 +34,8 @@ export class StorySource implements OnModuleDestroy {
   async story(id: string): Promise<StoryAnswer> {
     const dir = this.dir;
     if (dir === undefined) return { ok: false, reason: 'no data dir: no story index' };
+    // No index, nothing opened: the log of small fetches is for an index to read from.
+    if (!existsSync(join(dir, 'index.json'))) return { ok: false, reason: `no story index in ${dir}` };
     this.reader ??= this.readLog().then((reads) => new StoryReader(dir, reads, this.log));
     try {
       return await (await this.reader).story(id);
