@@ -38,7 +38,11 @@ export class ConsoleFeed implements OnModuleDestroy {
   /** The cluster now, as the API's view holds it. */
   async current(): Promise<ConsoleView> {
     const position = this.view.position;
-    if (this.lastAt?.position !== position) this.lastAt = { position, at: await wallTimeBefore(this.log, position) };
+    if (this.lastAt?.position !== position) {
+      // The log away: the view still shows, without the time of its last record.
+      const at = await wallTimeBefore(this.log, position).catch(() => undefined);
+      this.lastAt = { position, at };
+    }
     return this.snapshot();
   }
 
