@@ -56,7 +56,14 @@ export const renderView = (view: ConsoleView, onTask: (id: string) => void): Rec
         view.tasks.map((task) =>
           h(
             'tr',
-            { 'data-task': task.id, class: 'clickable', title: 'the task’s story', onclick: () => onTask(task.id) },
+            {
+              'data-task': task.id,
+              class: 'clickable',
+              title: 'the task’s story',
+              tabindex: 0,
+              onclick: () => onTask(task.id),
+              onkeydown: (event: Event) => (event as KeyboardEvent).key === 'Enter' && onTask(task.id),
+            },
             h('td', { class: 'id' }, short(task.id)),
             h('td', {}, task.serviceName),
             h('td', { class: 'n' }, task.slot ?? ''),
