@@ -34,7 +34,7 @@ import type { SecretOpener } from './protocol-mapping';
 import { peerHost } from './dispatcher-address';
 import type { AgentCounters } from './dispatcher-metrics';
 import type { LogBroker } from './log-broker';
-import { SESSION_NOT_FOUND, refusal } from './refusal';
+import { SESSION_NOT_FOUND, quoted, refusal } from './refusal';
 import type { Refusal } from './refusal';
 import { toNodeDescription, toStatusReport } from './protocol-mapping';
 
@@ -123,7 +123,7 @@ export class AgentService {
     if (typeof description === 'string') return void call.emit('error', refusal(status.INVALID_ARGUMENT, description));
     const nodeId = admitted.nodeId ?? (request.nodeId || this.deps.newNodeId());
     if (!NODE_ID.test(nodeId)) {
-      return void call.emit('error', refusal(status.INVALID_ARGUMENT, `invalid node id "${nodeId}": letters, digits, '.', '_' and '-', at most 128`));
+      return void call.emit('error', refusal(status.INVALID_ARGUMENT, `invalid node id "${quoted(nodeId)}": letters, digits, '.', '_' and '-', at most 128`));
     }
     if (this.deps.core.wasRemoved(nodeId, runner.view.state)) {
       return void call.emit('error', refusal(status.PERMISSION_DENIED, `node ${nodeId} was removed from the cluster: join again as a new node, without its id`));
@@ -148,7 +148,7 @@ export class AgentService {
       const caller = this.deps.identify(call);
       if (typeof caller === 'string') return refusal(status.UNAUTHENTICATED, caller);
       if (request.nodeId && request.nodeId !== caller.nodeId) {
-        return refusal(status.PERMISSION_DENIED, `the session names node ${request.nodeId}, but the certificate is node ${caller.nodeId}'s`);
+        return refusal(status.PERMISSION_DENIED, `the session names node ${quoted(request.nodeId)}, but the certificate is node ${caller.nodeId}'s`);
       }
       return { role: caller.role, nodeId: caller.nodeId };
     }
@@ -162,7 +162,7 @@ export class AgentService {
     const caller = this.deps.identify(call);
     if (typeof caller === 'string') return refusal(status.UNAUTHENTICATED, caller);
     const other = nodeIds.find((nodeId) => nodeId !== caller.nodeId);
-    return other === undefined ? undefined : refusal(status.PERMISSION_DENIED, `node ${caller.nodeId}'s certificate cannot speak for node ${other}`);
+    return other === undefined ? undefined : refusal(status.PERMISSION_DENIED, `node ${caller.nodeId}'s certificate cannot speak for node ${quoted(other)}`);
   }
 
   /**
@@ -261,7 +261,7 @@ export class AgentService {
       const report = toStatusReport(update, now);
       if (typeof report === 'string') {
         this.deps.counters.statuses('invalid', 1);
-        this.deps.log(`ignoring a status from node ${nodeId}: ${report}`);
+        this.deps.log(`ignoring a status from node ${quoted(nodeId)}: ${report}`);
       } else reports.push(report);
     }
     this.deps.counters.statuses('taken', reports.length);

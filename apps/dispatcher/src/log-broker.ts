@@ -20,7 +20,7 @@ import type {
   SubscribeLogsRequest,
 } from '@shoal/protocol';
 import type { NodeIdentity } from '@shoal/runtime';
-import { SESSION_NOT_FOUND } from './refusal';
+import { SESSION_NOT_FOUND, quoted } from './refusal';
 import type { Refusal } from './refusal';
 
 
@@ -105,7 +105,7 @@ export class LogBroker {
         nodeId = message.nodeId;
         const caller = this.deps.identify?.(call);
         if (typeof caller === 'string') return answer({ code: status.UNAUTHENTICATED, details: caller });
-        if (caller !== undefined && caller.nodeId !== nodeId) return answer({ code: status.PERMISSION_DENIED, details: `node ${caller.nodeId}'s certificate cannot speak for node ${nodeId}` });
+        if (caller !== undefined && caller.nodeId !== nodeId) return answer({ code: status.PERMISSION_DENIED, details: `node ${caller.nodeId}'s certificate cannot speak for node ${quoted(nodeId)}` });
         if (!this.deps.sessions.current(message.nodeId, message.sessionId)) return answer({ code: status.NOT_FOUND, details: SESSION_NOT_FOUND });
         subscription = this.subscriptions.get(message.subscriptionId);
         // Over already (the caller went away), or never asked of this node: nothing to forward.

@@ -17,6 +17,7 @@ import type {
   TaskStatusMessage,
 } from '@shoal/protocol';
 import { ConfigBytes } from './config-bytes';
+import { quoted } from './refusal';
 
 /** The node's description as NodeRegistered carries it, or why it cannot be. */
 export const toNodeDescription = (message: NodeDescriptionMessage | null | undefined, role: NodeRole): NodeDescription | string => {
@@ -47,8 +48,8 @@ export const toNodeDescription = (message: NodeDescriptionMessage | null | undef
 /** An agent's status as a report, or why it cannot be one. `now` stands in for a missing time. */
 export const toStatusReport = (message: TaskStatusMessage, now: Date): TaskStatusReport | string => {
   if (!message.taskId) return 'a status without a task id';
-  if (!isTaskState(message.state)) return `task ${message.taskId}: ${message.state} is not a task state`;
-  if (message.hasExitCode && !Number.isSafeInteger(message.exitCode)) return `task ${message.taskId}: exit code ${message.exitCode} is not an integer`;
+  if (!isTaskState(message.state)) return `task ${quoted(message.taskId)}: ${message.state} is not a task state`;
+  if (message.hasExitCode && !Number.isSafeInteger(message.exitCode)) return `task ${quoted(message.taskId)}: exit code ${message.exitCode} is not an integer`;
   return {
     id: message.taskId,
     state: message.state,

@@ -15,3 +15,10 @@ export const refusal = (code: status, details: string, metadata?: Metadata): Ref
 
 /** A call for a session that is not the node's current one. */
 export const SESSION_NOT_FOUND = 'session not found: it expired or was replaced; open a new session';
+
+/**
+ * What a caller sent, as a refusal may quote it: at most 64 characters. A refusal travels in
+ * the call's trailers, which HTTP/2 bounds: quoting a long value whole would leave the call
+ * unanswered.
+ */
+export const quoted = (value: string): string => (value.length <= 64 ? value : `${value.slice(0, 64)}… (${value.length} characters)`);
