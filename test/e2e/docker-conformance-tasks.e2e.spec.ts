@@ -25,8 +25,8 @@ describe('/tasks and service logs at API 1.41, Shoal beside a real engine in swa
   let shoal: ShoalNodeSide | undefined;
   let diff: Differential;
   let sockets: Ids;
-  const services: Record<'pending' | 'zero', Ids> = { pending: { engine: '', shoal: '' }, zero: { engine: '', shoal: '' } };
-  const names = { pending: `${run}-pend`, zero: `${run}-zero` };
+  const services: Record<'pending' | 'zero' | 'forced', Ids> = { pending: { engine: '', shoal: '' }, zero: { engine: '', shoal: '' }, forced: { engine: '', shoal: '' } };
+  const names = { pending: `${run}-pend`, zero: `${run}-zero`, forced: `${run}-forced` };
   /** Each side's node: the engine's manager, Shoal's simulated node. */
   const nodes: Ids = { engine: '', shoal: '' };
 
@@ -46,8 +46,9 @@ describe('/tasks and service logs at API 1.41, Shoal beside a real engine in swa
         Mode: { Replicated: { Replicas: 2 } },
       },
       zero: { Name: names.zero, TaskTemplate: { ContainerSpec: { Image: IMAGE } }, Mode: { Replicated: { Replicas: 0 } } },
+      forced: { Name: names.forced, TaskTemplate: { ContainerSpec: { Image: IMAGE }, Placement: { Constraints: [`node.labels.${run}==none`] } }, Mode: { Replicated: { Replicas: 1 } } },
     };
-    for (const kind of ['pending', 'zero'] as const) {
+    for (const kind of ['pending', 'zero', 'forced'] as const) {
       const created = await diff.send('POST', '/services/create', specs[kind]);
       services[kind] = { engine: created.engine.status === 201 ? (created.engine.body as { ID: string }).ID : '', shoal: created.shoal.status === 201 ? (created.shoal.body as { ID: string }).ID : '' };
       expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
@@ -61,7 +62,7 @@ describe('/tasks and service logs at API 1.41, Shoal beside a real engine in swa
     }
   }, 180_000);
   afterAll(async () => {
-    for (const kind of ['pending', 'zero'] as const) {
+    for (const kind of ['pending', 'zero', 'forced'] as const) {
       if (services[kind].engine) await diff.engineOnly('DELETE', `/services/${services[kind].engine}`);
       if (services[kind].shoal) await diff.shoalOnly('DELETE', `/services/${services[kind].shoal}`);
     }
@@ -136,6 +137,32 @@ describe('/tasks and service logs at API 1.41, Shoal beside a real engine in swa
     const unknown = await tasksOf({ colour: ['red'] });
     expect(Differential.compare(unknown)).toEqual({ status: [], body: [] });
     expect([unknown.shoal.status, words(unknown.shoal)]).toEqual([400, words(unknown.engine)]);
+  });
+
+  it('a forced update of a pending task: the old task is desired shutdown and a new one pending on both; Docker also marks the old one shut down, Shoal leaves it pending (pinned)', async () => {
+    const current = await diff.sendEach('GET', { engine: `/services/${services.forced.engine}`, shoal: `/services/${services.forced.shoal}` });
+    const version = (body: unknown): number => (body as { Version: { Index: number } }).Version.Index;
+    const spec = (current.engine.body as { Spec: { TaskTemplate: object } }).Spec;
+    const forced = { ...spec, TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: 1 } };
+    const updated = await diff.sendEach(
+      'POST',
+      { engine: `/services/${services.forced.engine}/update?version=${version(current.engine.body)}`, shoal: `/services/${services.forced.shoal}/update?version=${version(current.shoal.body)}` },
+      forced,
+    );
+    expect([updated.engine.status, updated.shoal.status]).toEqual([200, 200]);
+    type Task = { DesiredState: string; Status: { State: string } };
+    let answer = await tasksOf({ service: [names.forced] });
+    const replaced = (body: unknown) => Array.isArray(body) && (body as Task[]).length === 2 && (body as Task[]).filter((task) => task.DesiredState === 'shutdown').length === 1;
+    for (let attempt = 0; attempt < 100 && !(replaced(answer.engine.body) && replaced(answer.shoal.body)); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      answer = await tasksOf({ service: [names.forced] });
+    }
+    for (const [state, count] of [['shutdown', 1], ['running', 1], ['accepted', 0]] as const) {
+      const filtered = await tasksOf({ service: [names.forced], 'desired-state': [state] });
+      expect({ state, counts: [(filtered.engine.body as unknown[]).length, (filtered.shoal.body as unknown[]).length] }).toEqual({ state, counts: [count, count] });
+    }
+    const old = (side: 'engine' | 'shoal') => (answer[side].body as Task[]).find((task) => task.DesiredState === 'shutdown')!.Status.State;
+    expect([old('engine'), old('shoal')]).toEqual(['shutdown', 'pending']);
   });
 
   describe('logs', () => {
