@@ -166,7 +166,7 @@ export const failoverBench = async (argv: readonly string[]): Promise<void> => {
     ...r,
     notes: [
       ...(incomplete.length > 0 ? [`INCOMPLETE: ${incomplete.length} of ${runs} runs ended before every task ran (${incomplete.map((x) => x.incomplete).join('; ')}).`] : []),
-      `The standby is granted the partition by the Kafka group coordinator once the dead member's session expires: the lease timeout (SHOAL_LEASE_TIMEOUT_MS, ${timing.sessionTimeout / 1e3} s; heartbeats every ${timing.heartbeatInterval} ms). The median takeover, ${r.measures[0]!.median.toFixed(1)} s, is that timeout plus ${(r.measures[0]!.median - timing.sessionTimeout / 1e3).toFixed(1)} s. A holder unheard for longer (a pause) loses its lease too: the new owner's term fences whatever the old one still appends, and the last row counts those takeovers.`,
+      `The standby is granted the partition by the Kafka group coordinator once the dead member's session expires: the lease timeout (SHOAL_LEASE_TIMEOUT_MS, ${timing.sessionTimeout / 1e3} s; heartbeats every ${timing.heartbeatInterval} ms). The median takeover, ${r.measures[0]!.median.toFixed(1)} s, is that timeout plus ${(r.measures[0]!.median - timing.sessionTimeout / 1e3).toFixed(1)} s. A holder unheard for longer (a pause) loses its lease too: the new owner's term fences whatever the old one still appends, and the row of terms taken besides the kill's counts those takeovers.`,
       `Sizes are the failover benchmark's own (smaller than e2e's); services are created one at a time so that tasks are still arriving when the scheduler dies.`,
       loadNote(results),
     ],
