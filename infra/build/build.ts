@@ -1,16 +1,18 @@
 /**
- * `npm run build`: compiles apps/ and libs/ to dist/ with tsc (type-checked), copies the
+ * `npm run build [-- --out DIR]`: compiles apps/ and libs/ to dist/ (or DIR) with tsc (type-checked), copies the
  * files that are not TypeScript (the agent protocol's .proto), and writes one entry point
  * per app, dist/apps/<app>/main.js, which resolves the @shoal/* libraries inside dist/; and
  * the console's page and bundled script beside the compiled API.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { writeConsoleAssets } from '../../apps/api/src/console/console-bundle';
 
 const ROOT = join(__dirname, '..', '..');
-const DIST = join(ROOT, 'dist');
+const out = process.argv.indexOf('--out');
+const DIST = out > 0 && process.argv[out + 1] ? resolve(process.argv[out + 1]!) : join(ROOT, 'dist');
+const SHOWN = DIST === join(ROOT, 'dist') ? 'dist' : DIST;
 const ASSETS = /\.(proto)$/;
 
 const walk = (dir: string): string[] =>
@@ -20,7 +22,7 @@ const walk = (dir: string): string[] =>
   });
 
 rmSync(DIST, { recursive: true, force: true });
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', DIST], { stdio: 'inherit' });
 
 for (const top of ['apps', 'libs']) {
   for (const file of walk(join(ROOT, top)).filter((path) => ASSETS.test(path))) {
@@ -53,7 +55,7 @@ for (const app of apps) {
 }
 // The console's page and script, bundled now: a deployment has neither their sources nor esbuild.
 void writeConsoleAssets(join(DIST, 'apps', 'api', 'src', 'console', 'web')).then(
-  () => process.stdout.write(`built ${apps.map((app) => `dist/apps/${app}/main.js`).join(', ')} and the console\n`),
+  () => process.stdout.write(`built ${apps.map((app) => `${SHOWN}/apps/${app}/main.js`).join(', ')} and the console\n`),
   (error: unknown) => {
     process.stderr.write(`the console could not be bundled: ${(error as Error).message}\n`);
     process.exitCode = 1;

@@ -1,12 +1,30 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
+import { RUNNABLE } from '../../apps/cli/src/main';
+import { serverProperties } from '../kafka/broker';
+import { BROKER_IMAGE, DATA_FOLDERS, SHOAL_IMAGE } from './shoal-images';
 
-// No Docker engine runs here, so the image and the compose file are checked against the
-// code they deploy: every app they start exists, every setting they pass is one the code
-// reads, every agent flag is one the agent takes.
+// The image and the compose file held to the code they deploy: every component they start
+// exists, every setting they pass is one the code reads, every agent flag is one the agent
+// takes, every image is one `npm run images` makes (no registry answers where Shoal is
+// tested). test/e2e/compose.e2e.spec.ts runs them on a real engine.
 const ROOT = join(__dirname, '..', '..');
-const compose = readFileSync(join(__dirname, 'compose.yaml'), 'utf8');
+const composeText = readFileSync(join(__dirname, 'compose.yaml'), 'utf8');
 const dockerfile = readFileSync(join(__dirname, 'Dockerfile'), 'utf8');
+
+interface ComposeService {
+  readonly image?: string;
+  readonly build?: unknown;
+  readonly command?: readonly string[];
+  readonly entrypoint?: readonly string[];
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly volumes?: readonly string[];
+  readonly ports?: readonly string[];
+}
+const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService>; volumes: Record<string, unknown> };
+const services = Object.entries(compose.services);
+const shoalServices = services.filter(([, service]) => service.image === SHOAL_IMAGE);
 
 const sources = (dir: string): string[] =>
   readdirSync(dir).flatMap((name) => {
@@ -15,62 +33,90 @@ const sources = (dir: string): string[] =>
     return path.endsWith('.ts') && !path.endsWith('.spec.ts') ? [path] : [];
   });
 const code = [...sources(join(ROOT, 'apps')), ...sources(join(ROOT, 'libs'))].map((file) => readFileSync(file, 'utf8')).join('\n');
+const agentCommand = readFileSync(join(ROOT, 'apps', 'agent', 'src', 'agent-command.ts'), 'utf8');
+
+/** The `shoal agent …` lines of the compose file's agents. */
+const agentLines = services.flatMap(([, service]) => (service.command ?? []).filter((line) => /\bshoal agent\b/.test(line)));
 
 describe('infra/docker', () => {
-  it('starts only apps that exist, each as dist/apps/<app>/main.js', () => {
-    const apps = [...compose.matchAll(/dist\/apps\/([a-z-]+)\/main\.js/g)].map((m) => m[1]!);
-    expect(new Set(apps)).toEqual(new Set(['api', 'allocator', 'orchestrator', 'scheduler', 'reaper', 'dispatcher', 'agent']));
-    for (const app of apps) expect(existsSync(join(ROOT, 'apps', app, 'src', 'main.ts'))).toBe(true);
+  it('runs every component as `shoal run <component>`, and two agents as `shoal agent`', () => {
+    const runs = shoalServices.flatMap(([, service]) => (service.command?.[0] === 'run' ? [service.command[1]!] : []));
+    expect(new Set(runs)).toEqual(new Set(RUNNABLE));
+    expect(agentLines).toHaveLength(2);
+    expect(shoalServices.map(([name]) => name).filter((name) => name.startsWith('agent-'))).toEqual(['agent-1', 'agent-2']);
+  });
+
+  it('uses only the images `npm run images` makes, and builds none itself', () => {
+    const images = new Set(services.map(([, service]) => service.image));
+    expect(images).toEqual(new Set([SHOAL_IMAGE, BROKER_IMAGE]));
+    for (const [, service] of services) expect(service.build).toBeUndefined();
+    // The one base is the argument npm run images passes (shoal/base:node-<version>): nothing to pull.
+    expect([...dockerfile.matchAll(/^FROM (.+)$/gm)].map((m) => m[1])).toEqual(['${BASE}']);
   });
 
   it('passes only settings the code reads', () => {
-    const settings = new Set([...compose.matchAll(/\b((?:SHOAL|KAFKA)_[A-Z_]+):/g)].map((m) => m[1]!));
+    const settings = new Set([...composeText.matchAll(/\b((?:SHOAL|KAFKA)_[A-Z_]+):/g)].map((m) => m[1]!));
     expect(settings.size).toBeGreaterThan(5);
-    for (const name of settings) {
-      if (name.startsWith('KAFKA_') && name !== 'KAFKA_BROKERS') continue; // the Kafka image's own settings
-      expect({ name, read: code.includes(name) }).toEqual({ name, read: true });
-    }
+    for (const name of settings) expect({ name, read: code.includes(name) }).toEqual({ name, read: true });
     for (const name of [...dockerfile.matchAll(/\b(SHOAL_[A-Z_]+)=/g)].map((m) => m[1]!)) expect({ name, read: code.includes(name) }).toEqual({ name, read: true });
   });
 
-  it('gives the API and the dispatcher one cluster key for secrets, on a volume only they mount', () => {
-    const service = (name: string): string => compose.split(/\n(?= {2}[a-z]+:\n)/).find((part) => part.startsWith(`  ${name}:\n`))!;
+  it('gives the API and the dispatcher one cluster key for secrets and one root CA, on volumes only they mount', () => {
+    const mounting = (volume: string): string[] => services.filter(([, service]) => (service.volumes ?? []).some((v) => v.startsWith(`${volume}:`))).map(([name]) => name).sort();
     for (const name of ['api', 'dispatcher']) {
-      expect(service(name)).toContain('SHOAL_SECRETS_KEY_FILE: /var/lib/shoal/secrets/secrets.key');
-      expect(service(name)).toContain('- secrets-key:/var/lib/shoal/secrets');
+      expect(compose.services[name]!.environment).toMatchObject({ SHOAL_SECRETS_KEY_FILE: '/var/lib/shoal/secrets/secrets.key', SHOAL_CA_DIR: '/var/lib/shoal/ca' });
+      expect(compose.services[name]!.volumes).toEqual(expect.arrayContaining(['secrets-key:/var/lib/shoal/secrets', 'ca:/var/lib/shoal/ca']));
     }
-    expect([...compose.matchAll(/- secrets-key:/g)]).toHaveLength(2);
+    expect(mounting('secrets-key')).toEqual(['api', 'dispatcher']);
+    expect(mounting('ca')).toEqual(['api', 'dispatcher']);
+    // The API's data (its socket, the admin token) is the API's and the init service's only.
+    expect(mounting('shoal-data')).toEqual(['api', 'init']);
   });
 
-  it("gives the agent only flags it takes", () => {
-    const agent = readFileSync(join(ROOT, 'apps', 'agent', 'src', 'agent-command.ts'), 'utf8');
-    const line = compose.split('\n').find((l) => l.includes('dist/apps/agent/main.js'))!;
-    const flags = [...line.matchAll(/\s(--[a-z-]+)/g)].map((m) => m[1]!);
-    expect(flags).toEqual(expect.arrayContaining(['--simulate', '--join-token']));
-    for (const flag of flags) expect({ flag, known: agent.includes(`'${flag}`) }).toEqual({ flag, known: true });
+  it('joins both agents over mutual TLS, with flags the agent takes and a state directory of their own', () => {
+    for (const line of agentLines) {
+      const flags = [...line.matchAll(/\s(--[a-z-]+)/g)].map((m) => m[1]!);
+      expect(flags).toEqual(expect.arrayContaining(['--tls', '--join-token', '--dispatcher', '--state-dir']));
+      for (const flag of flags) expect({ flag, known: agentCommand.includes(`'${flag}`) }).toEqual({ flag, known: true });
+      expect(line).toContain('--dispatcher dispatcher:2377');
+    }
+    expect(compose.services['agent-1']!.volumes).toEqual(['join:/var/lib/shoal/join:ro', 'agent-1:/var/lib/shoal/agent']);
+    expect(compose.services['agent-2']!.volumes).toEqual(['join:/var/lib/shoal/join:ro', 'agent-2:/var/lib/shoal/agent']);
+    // The init service writes the token where they read it.
+    expect(compose.services.init!.entrypoint).toEqual(['node', '/opt/shoal/swarm-init.js', '/var/lib/shoal/shoal.sock', '/var/lib/shoal/join/worker.token']);
+    for (const line of agentLines) expect(line).toContain('"$$(cat /var/lib/shoal/join/worker.token)"');
   });
 
-  it('keeps every component\'s snapshots on a volume the image lets its user write', () => {
-    // x-component (every component but the API), the API and the dispatcher (which lists its volumes) mount the one volume there.
-    const mounts = [...compose.matchAll(/^\s+- snapshots:(\S+)$/gm)].map((m) => m[1]);
-    expect(mounts).toEqual(['/var/lib/shoal/snapshots', '/var/lib/shoal/snapshots', '/var/lib/shoal/snapshots']);
-    expect(compose).toMatch(/^x-component: &component\n(?: {2}.*\n)* {2}volumes:\n {4}- snapshots:\/var\/lib\/shoal\/snapshots$/m);
-    expect(compose).toMatch(/^volumes:\n(?: {2}.*\n)* {2}snapshots:$/m);
-    expect(dockerfile).toMatch(/mkdir -p \/var\/lib\/shoal\/snapshots \/var\/lib\/shoal\/secrets && chown -R node:node \/var\/lib\/shoal\nUSER node/);
-    // and the code keeps them where the volume is: <data dir>/snapshots/<component>
+  it('mounts volumes only on folders the image makes, owned by the user it runs as', () => {
+    const mountPoints = services.flatMap(([, service]) => (service.volumes ?? []).map((v) => v.split(':')[1]!)).filter((path) => path.startsWith('/var/lib/shoal/'));
+    for (const path of mountPoints) expect(DATA_FOLDERS).toContain(path.slice('/var/lib/shoal/'.length));
+    expect(dockerfile).toMatch(/^COPY --chown=node:node var-lib-shoal \/var\/lib\/shoal\nUSER node$/m);
+    // and the code keeps the components' snapshots where the volume is: <data dir>/snapshots/<component>
     expect(readFileSync(join(ROOT, 'libs', 'runtime', 'src', 'view-snapshots.ts'), 'utf8')).toContain("join(dataDir, 'snapshots', component)");
+    expect(compose.volumes).toHaveProperty('snapshots');
   });
 
-  it('builds the image from what the build needs', () => {
-    // The sources of every COPY from the build context (not --from=<stage>).
+  it('builds the image from what npm run images puts in its context', () => {
     const copied = dockerfile
       .split('\n')
-      .filter((line) => /^COPY (?!--from)/.test(line))
-      .flatMap((line) => line.split(/\s+/).slice(1, -1));
-    for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'apps', 'libs', 'infra/build', 'bin']) {
-      expect(copied).toContain(path);
-      expect(existsSync(join(ROOT, path))).toBe(true);
-    }
-    expect(dockerfile).toMatch(/npm run build/);
+      .filter((line) => /^COPY /.test(line))
+      .flatMap((line) => line.split(/\s+/).slice(1, -1).filter((word) => !word.startsWith('--')));
+    expect(copied.sort()).toEqual(['dist', 'node_modules', 'package.json', 'shoal', 'swarm-init.js', 'var-lib-shoal']);
+    const staging = readFileSync(join(__dirname, 'shoal-images.ts'), 'utf8');
+    expect(staging).toContain("'infra/build/build.ts', '--out', join(dir, 'dist')");
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["shoal"\]$/m);
+  });
+
+  it("runs the broker with the tests' one-node settings, listening for the other containers", () => {
+    const script = compose.services.kafka!.command!.join('\n');
+    const written = new Set(/printf '%s\\n' ([^>]+)>\/tmp\/server\.properties/.exec(script)![1]!.split(/[\s\\]+/).filter(Boolean));
+    const local = serverProperties(9092, 9093, '/var/kafka/data').split('\n').filter(Boolean);
+    for (const line of local.filter((l) => !/^(listeners|advertised\.listeners)=/.test(l))) expect(written).toContain(line);
+    expect(written).toContain('advertised.listeners=PLAINTEXT://kafka:9092');
+  });
+
+  it('publishes the API on loopback only', () => {
+    const ports = services.flatMap(([, service]) => service.ports ?? []);
+    expect(ports).toEqual(['127.0.0.1:${API_PUBLISHED_PORT:-8080}:8080']);
   });
 });

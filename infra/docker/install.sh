@@ -3,14 +3,15 @@
 # (dockerd, containerd, runc and a docker CLI) and busybox-static (the statically linked
 # /bin/busybox the offline test images are made of); and zsh, which the tests of
 # `shoal completion zsh` run the script in; and chromium, the browser the console's test drives
-# (headless, through puppeteer-core). Needs root (or sudo) and apt.
+# (headless, through puppeteer-core); and docker-compose (1.29), which the compose file's test
+# (test/e2e/compose.e2e.spec.ts) runs. Needs root (or sudo) and apt.
 # Idempotent and quick when both are there already: then it only checks them.
 set -euo pipefail
 
 installed() { # every tool the test engine runs, and a busybox that needs no shared library
   command -v dockerd >/dev/null 2>&1 && command -v containerd >/dev/null 2>&1 && command -v runc >/dev/null 2>&1 &&
     command -v docker >/dev/null 2>&1 && dpkg -s busybox-static >/dev/null 2>&1 && command -v zsh >/dev/null 2>&1 &&
-    command -v chromium >/dev/null 2>&1
+    command -v chromium >/dev/null 2>&1 && command -v docker-compose >/dev/null 2>&1
 }
 
 if installed; then
@@ -28,6 +29,6 @@ command -v apt-get >/dev/null 2>&1 || { echo "no apt-get here: install Docker's 
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # With the recommended packages: apparmor among them, which dockerd needs on a kernel that enforces AppArmor.
-$sudo apt-get install -y -qq docker.io busybox-static zsh chromium >/dev/null
-installed || { echo "apt-get finished but dockerd, containerd, runc, docker, busybox-static, zsh or chromium is still missing" >&2; exit 3; }
+$sudo apt-get install -y -qq docker.io busybox-static zsh chromium docker-compose >/dev/null
+installed || { echo "apt-get finished but dockerd, containerd, runc, docker, busybox-static, zsh, chromium or docker-compose is still missing" >&2; exit 3; }
 echo "docker engine installed: $(dockerd --version)"

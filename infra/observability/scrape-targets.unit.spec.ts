@@ -30,7 +30,7 @@ describe('the Prometheus scrape targets', () => {
 
   it('name every Shoal process of the compose file, agents included', () => {
     const scraped = new Set(targets.map(({ target }) => target.split(':')[0]));
-    expect([...scraped].sort()).toEqual(['allocator', 'api', 'dispatcher', 'fleet', 'orchestrator', 'reaper', 'scheduler']);
+    expect([...scraped].sort()).toEqual(['agent-1', 'agent-2', 'allocator', 'api', 'dispatcher', 'orchestrator', 'reaper', 'scheduler']);
   });
 
   it.each(targets.map(({ job, target }) => [job, target] as const))('%s: %s is served by its compose service on all its interfaces', (_job, target) => {
