@@ -12,9 +12,6 @@ import { differences } from '../conformance/differences';
 import { errorShape, normalise } from '../conformance/normalise';
 import { jsonLines, rawExchange } from '../conformance/raw-exchange';
 import type { RawExchange } from '../conformance/raw-exchange';
-import { startShoalWithNode } from '../conformance/cluster-side';
-import type { ShoalNodeSide } from '../conformance/cluster-side';
-import { exchange } from '../conformance/engine-http';
 import { conformanceEngine, ensureSwarm, startShoal } from '../conformance/sides';
 import type { ShoalSide } from '../conformance/sides';
 
@@ -231,67 +228,4 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
     expect(story(rfc.shoal).map((message) => `${message.Type} ${message.Action} ${message.Actor.Attributes.name}`)).toEqual(everything);
   });
 
-});
-
-describe("/events of a node at API 1.41, Shoal (one simulated node) beside a real engine's node", () => {
-  let shoal: ShoalNodeSide | undefined;
-  const sockets: Ids = { engine: '', shoal: '' };
-  const nodes: Ids = { engine: '', shoal: '' };
-  let since = '';
-  let until = '';
-
-  const call = (side: 'engine' | 'shoal', method: string, path: string, body?: unknown) => exchange(sockets[side], method, `/v1.41${path}`, body);
-  type Inspected = { Version: { Index: number }; Spec: Record<string, unknown>; Description: { Hostname: string } };
-  const inspect = async (side: 'engine' | 'shoal'): Promise<Inspected> => (await call(side, 'GET', `/nodes/${nodes[side]}`)).body as Inspected;
-  const hostnames: Ids = { engine: '', shoal: '' };
-
-  beforeAll(async () => {
-    sockets.engine = conformanceEngine();
-    await ensureSwarm(sockets.engine);
-    shoal = await startShoalWithNode('conformance-node-events');
-    sockets.shoal = shoal.socket;
-    nodes.engine = ((await call('engine', 'GET', '/info')).body as { Swarm: { NodeID: string } }).Swarm.NodeID;
-    nodes.shoal = shoal.nodeId;
-    since = unixNow();
-    await pause(300);
-    for (const side of ['engine', 'shoal'] as const) {
-      const before = await inspect(side);
-      hostnames[side] = before.Description.Hostname;
-      const labelled = await call(side, 'POST', `/nodes/${nodes[side]}/update?version=${before.Version.Index}`, { ...before.Spec, Labels: { ...((before.Spec.Labels as object | undefined) ?? {}), [run]: 'x' } });
-      expect({ side, status: labelled.status }).toEqual({ side, status: 200 });
-      // Put back as it was: the engine is shared.
-      const restored = await call(side, 'POST', `/nodes/${nodes[side]}/update?version=${(await inspect(side)).Version.Index}`, before.Spec);
-      expect({ side, status: restored.status }).toEqual({ side, status: 200 });
-    }
-    await pause(300);
-    until = unixNow();
-  }, 180_000);
-  afterAll(async () => {
-    await shoal?.close();
-  });
-
-  it("a node's label changed and put back: two updates naming it, the same on both, found by type, by the node's id or id prefix and by its hostname", async () => {
-    const of = async (side: 'engine' | 'shoal', filters: object): Promise<unknown> => {
-      const answer = await rawExchange(sockets[side], 'GET', `/v1.41/events?since=${since}&until=${until}&filters=${encodeURIComponent(JSON.stringify(filters))}`);
-      // Only this node's messages (the engine is shared), its hostname (each side's own machine) erased.
-      const messages = (jsonLines(answer.body) as Message[]).filter((message) => message.Actor.ID === nodes[side]);
-      expect(messages.every((message) => message.Actor.Attributes.name === hostnames[side])).toBe(true);
-      return normalise(messages.map((message) => ({ ...message, Actor: { ...message.Actor, Attributes: { ...message.Actor.Attributes, name: '<hostname>' } } })));
-    };
-    const expected = Array(2).fill({ Type: 'node', Action: 'update', Actor: { ID: '<id>', Attributes: { name: '<hostname>' } }, scope: 'swarm', time: '<time>', timeNano: '<time>' });
-    const cases: [string, (side: 'engine' | 'shoal') => object][] = [
-      ['type node', () => ({ type: ['node'] })],
-      ['node by id', (side) => ({ node: [nodes[side]] })],
-      ['node by id prefix', (side) => ({ node: [nodes[side].slice(0, 8)] })],
-      ['node by hostname', (side) => ({ node: [hostnames[side]] })],
-      ['type node, event update', () => ({ type: ['node'], event: ['update'] })],
-    ];
-    for (const [what, filters] of cases) {
-      const [engine, shoalMessages] = [await of('engine', filters('engine')), await of('shoal', filters('shoal'))];
-      expect({ what, differences: differences(engine, shoalMessages), shoal: shoalMessages }).toEqual({ what, differences: [], shoal: expected });
-    }
-    for (const [what, filters] of [['type service', { type: ['service'] }], ['event create', { type: ['node'], event: ['create'] }]] as const) {
-      expect({ what, engine: await of('engine', filters), shoal: await of('shoal', filters) }).toEqual({ what, engine: [], shoal: [] });
-    }
-  });
 });
