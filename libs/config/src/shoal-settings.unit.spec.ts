@@ -35,6 +35,7 @@ describe('the settings, read from the environment through one declaration', () =
       SHOAL_API_TLSVERIFY: false,
       SHOAL_JOIN_ADDR: '127.0.0.1:2377',
       SHOAL_DISPATCHER_PORT: 2377,
+      SHOAL_DISPATCHER_TLS: false,
       SHOAL_AUDIT_CHECKPOINT_RECORDS: 5_000,
       SHOAL_AUDIT_CHECKPOINT_SECONDS: 60,
       SHOAL_SIM_NODES: 3,
