@@ -129,7 +129,9 @@ export class KafkaEventLog implements EventLog {
       logLevel: options.logLevel ?? DEFAULT_KAFKA_LOG_LEVEL,
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 3_000 },
     };
-    const kafka = new Kafka({ ...config, logCreator: quietLogCreator });
+    // kafkajs keeps its SASL mechanism (a function) on the options it is given: it gets a copy
+    // of its own, so that `config` stays plain data for the lease's thread to be sent.
+    const kafka = new Kafka({ ...config, ...(config.sasl ? { sasl: { ...config.sasl } } : {}), logCreator: quietLogCreator });
     const admin = kafka.admin();
     // Records name their partition, so the partitioner is never asked; naming one keeps kafkajs quiet about its v2 default.
     const producer = kafka.producer({
