@@ -15,7 +15,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCertificate, newKeyPair, privateKeyPem } from '../../libs/runtime/src/pki/x509-builder';
-import { freePorts, kafkaLib, LocalKafkaBroker } from './broker';
+import { freePorts, kafkaLib, LocalKafkaBroker, randomClusterId } from './broker';
 
 export interface KafkaUser {
   readonly username: string;
@@ -29,6 +29,10 @@ export interface SecureBrokerOptions {
   readonly plainUsers?: readonly KafkaUser[];
   /** Where the broker's data and the TLS files go; a fresh folder under os.tmpdir() by default (removed by stop()). */
   readonly dir?: string;
+  /** The address every listener binds and advertises (default 127.0.0.1): one of a network namespace's, with `netns`. */
+  readonly host?: string;
+  /** The network namespace the JVM runs in (`ip netns exec`), one the caller made with `host` in it. */
+  readonly netns?: string;
 }
 
 /** A client's TLS files: the CA to trust, its certificate and key (0600). */
@@ -57,7 +61,7 @@ const quoted = (text: string): string => {
 export class SecureKafkaBroker {
   private constructor(
     readonly broker: LocalKafkaBroker,
-    /** SASL_SSL://127.0.0.1:<port>. */
+    /** SASL_SSL://<host>:<port>. */
     readonly secureBrokers: readonly string[],
     readonly tlsDir: string,
     private readonly ca: { readonly certificate: ReturnType<typeof buildCertificate>; readonly key: ReturnType<typeof newKeyPair>['privateKey'] },
@@ -75,6 +79,7 @@ export class SecureKafkaBroker {
 
   static async start(options: SecureBrokerOptions = {}): Promise<SecureKafkaBroker> {
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'shoal-secure-kafka-'));
+    const host = options.host ?? '127.0.0.1';
     const tlsDir = join(dir, 'tls');
     mkdirSync(tlsDir, { recursive: true, mode: 0o700 });
     const now = Date.now();
@@ -95,7 +100,7 @@ export class SecureKafkaBroker {
       publicKey: brokerKeys.publicKey,
       issuer: caCertificate,
       signingKey: caKeys.privateKey,
-      hosts: ['127.0.0.1', 'localhost'],
+      hosts: [...new Set([host, '127.0.0.1', 'localhost'])],
       notBefore: new Date(now - HOUR_MS),
       notAfter: new Date(now + 24 * HOUR_MS),
     });
@@ -108,8 +113,8 @@ export class SecureKafkaBroker {
     }
     const prefix = `listener.name.${LISTENER.toLowerCase()}`;
     const properties = [
-      `listeners=PLAINTEXT://127.0.0.1:${plainPort},CONTROLLER://127.0.0.1:${controllerPort},${LISTENER}://127.0.0.1:${port}`,
-      `advertised.listeners=PLAINTEXT://127.0.0.1:${plainPort},${LISTENER}://127.0.0.1:${port}`,
+      `listeners=PLAINTEXT://${host}:${plainPort},CONTROLLER://${host}:${controllerPort},${LISTENER}://${host}:${port}`,
+      `advertised.listeners=PLAINTEXT://${host}:${plainPort},${LISTENER}://${host}:${port}`,
       `listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,${LISTENER}:SASL_SSL`,
       'sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN',
       `${prefix}.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;`,
@@ -120,8 +125,9 @@ export class SecureKafkaBroker {
       `${prefix}.ssl.truststore.location=${join(tlsDir, 'ca.pem')}`,
       `${prefix}.ssl.client.auth=required`,
     ];
-    const broker = await LocalKafkaBroker.start({ dataDir: join(dir, 'broker'), serverProperties: properties, ports: { broker: plainPort, controller: controllerPort } });
-    const secure = new SecureKafkaBroker(broker, [`127.0.0.1:${port}`], tlsDir, { certificate: caCertificate, key: caKeys.privateKey }, dir);
+    const node = options.netns || options.host ? { id: 1, voters: `1@${host}:${controllerPort}`, clusterId: randomClusterId(), brokers: 1, host, ...(options.netns ? { netns: options.netns } : {}) } : undefined;
+    const broker = await LocalKafkaBroker.start({ dataDir: join(dir, 'broker'), serverProperties: properties, ports: { broker: plainPort, controller: controllerPort }, ...(node ? { node } : {}) });
+    const secure = new SecureKafkaBroker(broker, [`${host}:${port}`], tlsDir, { certificate: caCertificate, key: caKeys.privateKey }, dir);
     try {
       for (const user of options.scramUsers ?? []) secure.addScramUser(user);
     } catch (error) {

@@ -1,17 +1,17 @@
 /**
  * Shoal across three hosts on one machine (network namespaces and veth links of the test's
- * own, libs/testing/src/processes/hosts-network.ts): the broker and every control-plane
- * process on the managers' host, with the cluster's root CA; one `shoal agent --tls` on each
- * of two other hosts, each reaching the dispatcher only through its own link, over mutual
- * TLS. A service converges across both; a host's link is cut and its node goes down, its task
+ * own, libs/testing/src/processes/hosts-network.ts): on the managers' host a broker that takes
+ * only SASL_SSL from Shoal (a client certificate and SCRAM-SHA-512) and every control-plane
+ * process, with the cluster's root CA; one `shoal agent --tls` on each of two other hosts,
+ * each reaching the dispatcher only through its own link, over mutual TLS. A service converges across both; a host's link is cut and its node goes down, its task
  * moving to the other host; the link comes back and the agent rejoins by itself as the same
  * node; an agent presenting a join token rotated out is refused.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import { LocalKafkaCluster } from '../../libs/testing/src/broker/kafka-cluster';
+import { SecureKafkaBroker } from '../../infra/kafka/secure-broker';
 import { eventually } from '../../libs/testing/src/eventually';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { dockerCli } from '../../libs/testing/src/processes/docker-cli';
@@ -32,11 +32,12 @@ interface DockerTask {
 }
 
 const DISPATCHER_PORT = 2377;
+const SCRAM_PASSWORD = 'scram-5c0e7a9d2b4f6e18';
 const COMPONENTS = ['allocator', 'orchestrator', 'scheduler', 'reaper', 'dispatcher'] as const;
 
 describe('Shoal across three hosts, agents over mutual TLS through their own links', () => {
   let network: HostsNetwork;
-  let broker: LocalKafkaCluster;
+  let broker: SecureKafkaBroker;
   let deployment: ShoalProcesses;
   const agents: Partial<Record<AgentHost, ShoalProcess>> = {};
   const stateDirs: Record<AgentHost, string> = { a: mkdtempSync(join(tmpdir(), 'shoal-host-a-')), b: mkdtempSync(join(tmpdir(), 'shoal-host-b-')) };
@@ -55,9 +56,18 @@ describe('Shoal across three hosts, agents over mutual TLS through their own lin
 
   beforeAll(async () => {
     network = HostsNetwork.create();
-    broker = await LocalKafkaCluster.start({ nodes: 1, hosts: [HostsNetwork.MANAGERS_ADDRESS], namespaces: [HostsNetwork.MANAGERS] });
+    broker = await SecureKafkaBroker.start({ host: HostsNetwork.MANAGERS_ADDRESS, netns: HostsNetwork.MANAGERS, scramUsers: [{ username: 'shoal', password: SCRAM_PASSWORD }] });
+    const client = broker.issueClient('shoal');
+    const passwordFile = join(broker.tlsDir, 'shoal-password');
+    writeFileSync(passwordFile, `${SCRAM_PASSWORD}\n`, { mode: 0o600 });
     deployment = ShoalProcesses.onKafka('hosts', {
-      KAFKA_BROKERS: broker.nodes[0]!.brokers.join(','),
+      KAFKA_BROKERS: broker.secureBrokers.join(','),
+      SHOAL_KAFKA_SSL_CA: client.ca,
+      SHOAL_KAFKA_SSL_CERT: client.cert,
+      SHOAL_KAFKA_SSL_KEY: client.key,
+      SHOAL_KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      SHOAL_KAFKA_SASL_USERNAME: 'shoal',
+      SHOAL_KAFKA_SASL_PASSWORD_FILE: passwordFile,
       SHOAL_CA_DIR: join(mkdtempSync(join(tmpdir(), 'shoal-hosts-ca-')), 'ca'),
       SHOAL_HEALTH_PORT: '0',
       SHOAL_API_PORT: '0',
@@ -119,6 +129,14 @@ describe('Shoal across three hosts, agents over mutual TLS through their own lin
     expect(back.ID).toBe(before.ID);
     expect((await nodes()).filter((n) => n.Description.Hostname === 'host-a')).toHaveLength(1);
     expect(agents.a!.running).toBe(true);
+  });
+
+  it('writes no join token, password or private key in any process output', async () => {
+    const current = (await dockerApi<{ JoinTokens: { Worker: string } }>(socket, 'GET', '/swarm')).body.JoinTokens.Worker;
+    const outputs = deployment.outputs().join('\n');
+    expect(outputs).toContain('certificate from the dispatcher');
+    for (const secret of [token.slice(-25), current.slice(-25), SCRAM_PASSWORD]) expect(outputs).not.toContain(secret);
+    expect(outputs).not.toMatch(/PRIVATE KEY/);
   });
 
   it('refuses an agent presenting a join token rotated out', async () => {

@@ -53,6 +53,11 @@ export class ShoalProcesses {
     return this.track(ShoalProcess.start(this.env));
   }
 
+  /** What every process started here has printed so far, one string each. */
+  outputs(): string[] {
+    return this.processes.map((p) => p.output);
+  }
+
   /** Stops every process started here, then removes the data dir. */
   async close(): Promise<void> {
     await Promise.all(this.processes.splice(0).map((p) => p.stop()));
