@@ -83,9 +83,13 @@ export class LeaseThread implements OwnershipLease {
   }
 
   /** Starts the thread, which joins the group; `granted` settles when the lease is held or cannot be. */
-  static start(config: LeaseWorkerData['config'], options: Omit<KafkaLeaseOptions, 'leaseTimeoutMs'> & { readonly leaseTimeoutMs?: number }): LeaseThread {
+  static start(
+    config: LeaseWorkerData['config'],
+    options: Omit<KafkaLeaseOptions, 'leaseTimeoutMs'> & { readonly leaseTimeoutMs?: number },
+    stallLimitMs?: number,
+  ): LeaseThread {
     const leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
-    return new LeaseThread(config, { ...options, leaseTimeoutMs }, Math.max(MAIN_THREAD_STALL_MS, 5 * leaseTimeoutMs));
+    return new LeaseThread(config, { ...options, leaseTimeoutMs }, stallLimitMs ?? Math.max(MAIN_THREAD_STALL_MS, 5 * leaseTimeoutMs));
   }
 
   /** The group generation in which the lease was granted (-1 until then). */
