@@ -1,11 +1,13 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { RUNNABLE } from '../../apps/cli/src/main';
+import { declaredSettings, shoalSettings } from '../../libs/config/src';
+import type { ShoalProcess } from '../../libs/config/src';
 import { serverProperties } from '../kafka/broker';
 import { BROKER_IMAGE, DATA_FOLDERS, SHOAL_IMAGE } from './shoal-images';
 
-// The image and the compose file held to the code they deploy: every component they start
+// The image, the compose file and the systemd units held to the code they deploy: every component they start
 // exists, every setting they pass is one the code reads, every agent flag is one the agent
 // takes, every image is one `npm run images` makes (no registry answers where Shoal is
 // tested). test/e2e/compose.e2e.spec.ts runs them on a real engine.
@@ -118,5 +120,105 @@ describe('infra/docker', () => {
   it('publishes the API on loopback only', () => {
     const ports = services.flatMap(([, service]) => service.ports ?? []);
     expect(ports).toEqual(['127.0.0.1:${API_PUBLISHED_PORT:-8080}:8080']);
+  });
+});
+
+/** A unit file as `section → [key, value][]`, in order (a key may repeat). */
+const unitFile = (text: string): Map<string, [string, string][]> => {
+  const sections = new Map<string, [string, string][]>();
+  let section = '';
+  for (const line of text.split('\n').map((l) => l.trim())) {
+    if (line === '' || line.startsWith('#')) continue;
+    const header = /^\[(\w+)\]$/.exec(line);
+    if (header) {
+      section = header[1]!;
+      sections.set(section, []);
+      continue;
+    }
+    const [key, ...value] = line.split('=');
+    sections.get(section)!.push([key!, value.join('=')]);
+  }
+  return sections;
+};
+/** `KEY=value` lines of an environment file, commented-out examples included. */
+const envFile = (text: string): [string, string][] =>
+  text
+    .split('\n')
+    .map((line) => /^#?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim()))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => [m[1]!, m[2]!]);
+
+describe('infra/systemd', () => {
+  const SYSTEMD = join(ROOT, 'infra', 'systemd');
+  const units = readdirSync(SYSTEMD).filter((name) => name.endsWith('.service')).sort();
+  const unit = (name: string) => unitFile(readFileSync(join(SYSTEMD, `shoal-${name}.service`), 'utf8'));
+  const value = (parsed: Map<string, [string, string][]>, section: string, key: string): string[] =>
+    (parsed.get(section) ?? []).filter(([k]) => k === key).map(([, v]) => v);
+  const CLI = '/usr/bin/node /opt/shoal/dist/apps/cli/main.js';
+
+  it('has one unit per component and one for the agent, and a target that starts the components', () => {
+    expect(units).toEqual([...RUNNABLE, 'agent'].map((name) => `shoal-${name}.service`).sort());
+    const wants = value(unitFile(readFileSync(join(SYSTEMD, 'shoal.target'), 'utf8')), 'Unit', 'Wants').join(' ').split(/\s+/).sort();
+    expect(wants).toEqual(RUNNABLE.map((name) => `shoal-${name}.service`).sort());
+    for (const name of RUNNABLE) expect(value(unit(name), 'Install', 'WantedBy')).toEqual(['shoal.target']);
+  });
+
+  it('starts `shoal run <component>` and `shoal agent` from the compiled CLI, as npm run build writes it', () => {
+    // infra/build writes dist/apps/<app>/main.js for every app with a src/main.ts.
+    expect(existsSync(join(ROOT, 'apps', 'cli', 'src', 'main.ts'))).toBe(true);
+    expect(readFileSync(join(ROOT, 'infra', 'build', 'build.ts'), 'utf8')).toContain("join(DIST, 'apps', app, 'main.js')");
+    for (const name of RUNNABLE) expect(value(unit(name), 'Service', 'ExecStart')).toEqual([`${CLI} run ${name}`]);
+    const [agent] = value(unit('agent'), 'Service', 'ExecStart');
+    expect(agent).toMatch(new RegExp(`^${CLI.replace(/\./g, '\\.')} agent `));
+    const flags = [...agent!.matchAll(/\s(--[a-z-]+)/g)].map((m) => m[1]!);
+    expect(flags).toEqual(['--state-dir']);
+    for (const flag of flags) expect({ flag, known: agentCommand.includes(`'${flag}`) }).toEqual({ flag, known: true });
+    // The agent's state directory is the one systemd makes for it.
+    expect(agent).toContain(`--state-dir /var/lib/${value(unit('agent'), 'Service', 'StateDirectory')[0]}`);
+  });
+
+  it('reads environment files that exist here, with settings the processes that read them declare, and valid values', () => {
+    const readers = new Map<string, ShoalProcess[]>();
+    for (const name of [...RUNNABLE, 'agent'] as const) {
+      for (const file of value(unit(name), 'Service', 'EnvironmentFile')) {
+        expect(file).toMatch(/^\/etc\/shoal\/[a-z]+\.env$/);
+        readers.set(file.slice('/etc/shoal/'.length), [...(readers.get(file.slice('/etc/shoal/'.length)) ?? []), name]);
+      }
+    }
+    expect([...readers.keys()].sort()).toEqual(['agent.env', 'shoal.env']);
+    const declared = declaredSettings();
+    for (const [file, processes] of readers) {
+      const entries = envFile(readFileSync(join(SYSTEMD, file), 'utf8'));
+      expect(entries.length).toBeGreaterThan(3);
+      for (const [name] of entries) {
+        const readBy = declared.get(name)?.readBy ?? [];
+        // Every setting in the file is read by at least one process that loads it.
+        expect({ file, name, readByOneOf: readBy.some((p) => processes.includes(p)) }).toEqual({ file, name, readByOneOf: true });
+      }
+      // The values (the examples uncommented too) are ones the settings accept.
+      expect(() => shoalSettings(Object.fromEntries(entries))).not.toThrow();
+    }
+  });
+
+  it('gives each component its own health port, and sets only settings they declare', () => {
+    const ports = RUNNABLE.filter((name) => name !== 'api').map((name) => {
+      const env = value(unit(name), 'Service', 'Environment').map((line) => line.split('='));
+      for (const [key] of env) expect(declaredSettings().get(key!)?.readBy).toContain(name);
+      return env.find(([key]) => key === 'SHOAL_HEALTH_PORT')?.[1];
+    });
+    expect(new Set(ports).size).toBe(ports.length);
+    expect(ports.every((port) => /^\d+$/.test(port ?? ''))).toBe(true);
+  });
+
+  it('runs the components as the shoal user in the shared state directory the settings name', () => {
+    const env = Object.fromEntries(envFile(readFileSync(join(SYSTEMD, 'shoal.env'), 'utf8')));
+    for (const name of RUNNABLE) {
+      expect(value(unit(name), 'Service', 'User')).toEqual(['shoal']);
+      expect(`/var/lib/${value(unit(name), 'Service', 'StateDirectory')[0]}`).toBe(env.SHOAL_DATA_DIR);
+    }
+    // The CA and the secrets key are inside it, where ProtectSystem=strict still lets the units write.
+    expect(env.SHOAL_CA_DIR!.startsWith(`${env.SHOAL_DATA_DIR}/`)).toBe(true);
+    expect(env.SHOAL_SECRETS_KEY_FILE!.startsWith(`${env.SHOAL_DATA_DIR}/`)).toBe(true);
+    expect(Object.fromEntries(envFile(readFileSync(join(SYSTEMD, 'agent.env'), 'utf8')))).toMatchObject({ SHOAL_DISPATCHER_TLS: '1' });
   });
 });
