@@ -6,6 +6,7 @@
  * (test/conformance/normalise.ts). The engine is shared: only the messages about this
  * story's objects (their names start with its prefix) are compared, on both sides alike.
  */
+import { request } from 'node:http';
 import { Differential } from '../conformance/differential';
 import type { SideBySide } from '../conformance/differential';
 import { differences } from '../conformance/differences';
@@ -228,4 +229,39 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
     expect(story(rfc.shoal).map((message) => `${message.Type} ${message.Action} ${message.Actor.Attributes.name}`)).toEqual(everything);
   });
 
+  it('without since or until: the stream stays open and carries what happens from then on, the same on both', async () => {
+    const name = `${run}-live`;
+    /** An open event stream: its status, content type and the lines so far; stop() closes it. */
+    const follow = (socket: string) => {
+      const seen = { status: 0, contentType: '', text: '' };
+      const req = request({ socketPath: socket, method: 'GET', path: `/v1.41/events?filters=${encodeURIComponent(JSON.stringify({ config: [name] }))}`, headers: { Host: 'docker' } }, (res) => {
+        seen.status = res.statusCode ?? 0;
+        seen.contentType = String(res.headers['content-type']);
+        res.on('data', (chunk: Buffer) => (seen.text += chunk.toString('utf8')));
+      });
+      req.on('error', () => undefined);
+      req.end();
+      return { seen, lines: () => jsonLines(Buffer.from(seen.text)) as Message[], stop: () => req.destroy() };
+    };
+    const streams = { engine: follow(sockets.engine), shoal: follow(sockets.shoal) };
+    const until = async (count: number): Promise<void> => {
+      for (let attempt = 0; attempt < 100 && !(streams.engine.lines().length >= count && streams.shoal.lines().length >= count); attempt++) await pause(100);
+    };
+    try {
+      await pause(500);
+      const made = created(await diff.send('POST', '/configs/create', { Name: name, Data: Buffer.from('x').toString('base64') }));
+      ids.config = made;
+      await until(1);
+      await diff.sendEach('DELETE', { engine: `/configs/${made.engine}`, shoal: `/configs/${made.shoal}` });
+      ids.config = { engine: '', shoal: '' };
+      await until(2);
+      expect([streams.engine.seen.status, streams.shoal.seen.status]).toEqual([200, 200]);
+      expect([streams.engine.seen.contentType, streams.shoal.seen.contentType]).toEqual(['application/json', 'application/json']);
+      expect(differences(normalise(streams.engine.lines()), normalise(streams.shoal.lines()))).toEqual([]);
+      expect(streams.shoal.lines().map((message) => `${message.Type} ${message.Action} ${message.Actor.Attributes.name}`)).toEqual([`config create ${name}`, `config remove ${name}`]);
+    } finally {
+      streams.engine.stop();
+      streams.shoal.stop();
+    }
+  });
 });
