@@ -217,15 +217,24 @@ export const answersBench = async (argv: readonly string[]): Promise<void> => {
   if (tail >= records || every >= records) throw new Error(`--tail (${tail}) and --every (${every}) must be fewer than --records (${records})`);
   const root = await mkdtemp(join(tmpdir(), 'shoal-bench-answers-'));
   const broker = await benchBroker();
-  const topic = `bench-${randomUUID().slice(0, 8)}.events`;
+  // --topic: a topic an earlier run of this benchmark wrote (the same --records), read again rather than written.
+  const given = argv.includes('--topic') ? argv[argv.indexOf('--topic') + 1] : undefined;
+  const topic = given ?? `bench-${randomUUID().slice(0, 8)}.events`;
   const log = await KafkaEventLog.open({ brokers: broker.brokers, topic, clientId: 'bench' });
   const reads = await KafkaEventLog.open({ brokers: broker.brokers, topic, clientId: 'bench-story', fetchMaxBytes: STORY_FETCH_BYTES });
   try {
-    process.stderr.write(`writing ${records.toLocaleString('en-US')} records to ${topic}, ${perAppend} an append…\n`);
-    const written = await timed(() => write(log, records, perAppend));
-    const bytes = written.value;
+    let bytes = 0;
+    if (given) {
+      if ((await log.highWaterMark()) !== records) throw new Error(`--topic ${given} holds ${await log.highWaterMark()} records, not --records ${records}`);
+      for (const value of benchHistory({ records })) bytes += value.length;
+    } else {
+      process.stderr.write(`writing ${records.toLocaleString('en-US')} records to ${topic}, ${perAppend} an append…\n`);
+      const written = await timed(() => write(log, records, perAppend));
+      bytes = written.value;
+      process.stderr.write(`written in ${written.seconds.toFixed(0)} s\n`);
+    }
     const end = await log.highWaterMark();
-    process.stderr.write(`written in ${written.seconds.toFixed(0)} s; snapshots every ${every.toLocaleString('en-US')} records…\n`);
+    process.stderr.write(`snapshots every ${every.toLocaleString('en-US')} records…\n`);
     const snapshots = join(root, 'snapshots');
     const restartStore = new FileSnapshotStore(join(root, 'restart'));
     const saved = await timed(() => saveSnapshots(log, end, every, tail, new FileSnapshotStore(join(snapshots, 'audit'), Number.MAX_SAFE_INTEGER), restartStore));
