@@ -18,7 +18,7 @@ import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal'
 
 interface DockerNode {
   readonly ID: string;
-  readonly Description: { readonly Hostname: string };
+  readonly Description: { readonly Hostname: string; readonly TLSInfo: { readonly TrustRoot: string } };
   readonly Status: { readonly State: string };
 }
 interface DockerTask {
@@ -55,6 +55,18 @@ describe('Shoal on Kafka with mutual TLS between agents and the dispatcher', () 
     expect(readdirSync(caDir).sort()).toEqual(['ca-key.pem', 'ca.pem']);
   });
 
+  it('shows the root CA as Docker does: docker swarm ca prints it, and swarm, info and node inspect carry it in TLSInfo', async () => {
+    const pem = readFileSync(join(caDir, 'ca.pem'), 'utf8');
+    const shown = await cluster.docker(['swarm', 'ca']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.trim()).toBe(pem.trim());
+    const swarm = (await cluster.request<{ TLSInfo: { TrustRoot: string; CertIssuerPublicKey: string } }>('GET', '/swarm')).body.TLSInfo;
+    expect(swarm.TrustRoot).toBe(pem);
+    expect(Buffer.from(swarm.CertIssuerPublicKey, 'base64')).toEqual(new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' }));
+    const info = (await cluster.request<{ Swarm: { Cluster: { TLSInfo: unknown } } }>('GET', '/info')).body.Swarm.Cluster.TLSInfo;
+    expect(info).toEqual(swarm);
+  });
+
   it('runs a service on two agents that joined over mutual TLS, and docker service logs reads their output', async () => {
     agent(0);
     agent(1);
@@ -63,6 +75,7 @@ describe('Shoal on Kafka with mutual TLS between agents and the dispatcher', () 
       return ready.length === 2 ? ready : undefined;
     }, 90_000);
     expect(nodes.map((n) => n.Description.Hostname).sort()).toEqual(['tls-0', 'tls-1']);
+    expect(nodes.every((n) => n.Description.TLSInfo.TrustRoot === readFileSync(join(caDir, 'ca.pem'), 'utf8'))).toBe(true);
     for (const [i, dir] of stateDirs.entries()) {
       const certificate = new X509Certificate(readFileSync(join(dir, 'node-cert.pem')));
       expect(certificate.subject).toContain('OU=swarm-worker');

@@ -5,8 +5,10 @@ import type { Node } from '@shoal/domain';
 import type { DockerNode, DockerNodeSpec } from './docker-types';
 import { toDockerResources } from './service-mapper';
 import { SpecError } from './spec-error';
+import { NO_TLS_INFO } from './swarm-mapper';
 
-export const toDockerNode = (node: Node): DockerNode => {
+/** `tls`: the root CA that issued the nodes' certificates, as Docker shows it; empty without one. */
+export const toDockerNode = (node: Node, tls: DockerNode['Description']['TLSInfo'] = NO_TLS_INFO): DockerNode => {
   const { description, spec, status } = node;
   return {
     ID: node.id,
@@ -23,7 +25,7 @@ export const toDockerNode = (node: Node): DockerNode => {
         ...(description.engine.labels ? { Labels: { ...description.engine.labels } } : {}),
         ...(description.engine.plugins ? { Plugins: description.engine.plugins.map((p) => ({ Type: p.type, Name: p.name })) } : {}),
       },
-      TLSInfo: { TrustRoot: '', CertIssuerSubject: '', CertIssuerPublicKey: '' },
+      TLSInfo: { ...tls },
     },
     Status: { State: status.state, ...(status.message ? { Message: status.message } : {}), Addr: status.addr ?? '' },
     ...(spec.role === 'manager' ? { ManagerStatus: { Leader: false, Reachability: status.state === 'ready' ? 'reachable' : 'unreachable', Addr: status.addr ?? '' } } : {}),

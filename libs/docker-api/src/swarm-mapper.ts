@@ -23,21 +23,25 @@ export const toDockerSwarmSpec = (spec: ClusterSpec): DockerSwarmSpec => ({
   EncryptionConfig: { AutoLockManagers: autoLocked(spec) },
 });
 
-export const toDockerClusterInfo = (cluster: Cluster): DockerClusterInfo => ({
+/** No root CA: TLSInfo empty, as before the cluster had one. */
+export const NO_TLS_INFO: DockerClusterInfo['TLSInfo'] = { TrustRoot: '', CertIssuerSubject: '', CertIssuerPublicKey: '' };
+
+/** `tls`: the cluster's root CA as Docker shows it (SHOAL_CA_DIR), or none. */
+export const toDockerClusterInfo = (cluster: Cluster, tls: DockerClusterInfo['TLSInfo'] = NO_TLS_INFO): DockerClusterInfo => ({
   ID: cluster.id,
   Version: { Index: cluster.version },
   CreatedAt: cluster.createdAt,
   UpdatedAt: cluster.updatedAt,
   Spec: toDockerSwarmSpec(cluster.spec),
-  TLSInfo: { TrustRoot: '', CertIssuerSubject: '', CertIssuerPublicKey: '' },
+  TLSInfo: { ...tls },
   RootRotationInProgress: false,
   DefaultAddrPool: ['10.0.0.0/8'],
   SubnetSize: 24,
   DataPathPort: 4789,
 });
 
-export const toDockerSwarm = (cluster: Cluster): DockerSwarm => ({
-  ...toDockerClusterInfo(cluster),
+export const toDockerSwarm = (cluster: Cluster, tls: DockerClusterInfo['TLSInfo'] = NO_TLS_INFO): DockerSwarm => ({
+  ...toDockerClusterInfo(cluster, tls),
   JoinTokens: { Worker: cluster.tokens.worker, Manager: cluster.tokens.manager },
 });
 

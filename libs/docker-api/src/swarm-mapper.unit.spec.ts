@@ -1,6 +1,6 @@
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
 import type { Cluster } from '@shoal/domain';
-import { fromDockerSwarmSpec, toDockerSwarm, unsupportedSwarmSettings } from './swarm-mapper';
+import { fromDockerSwarmSpec, toDockerClusterInfo, toDockerSwarm, unsupportedSwarmSettings } from './swarm-mapper';
 
 const cluster: Cluster = {
   id: 'c1',
@@ -19,6 +19,13 @@ describe("Docker's Swarm object", () => {
       JoinTokens: { Worker: 'SWMTKN-1-w', Manager: 'SWMTKN-1-m' },
       Spec: { Name: 'default', Orchestration: { TaskHistoryRetentionLimit: 5 }, Dispatcher: { HeartbeatPeriod: 5_000_000_000 } },
     });
+  });
+
+  it("shows the root CA in TLSInfo when the cluster has one, and nothing when it has none", () => {
+    expect(toDockerSwarm(cluster).TLSInfo).toEqual({ TrustRoot: '', CertIssuerSubject: '', CertIssuerPublicKey: '' });
+    const tls = { TrustRoot: '-----BEGIN CERTIFICATE-----\n…', CertIssuerSubject: 'MBMx', CertIssuerPublicKey: 'MFkw' };
+    expect(toDockerSwarm(cluster, tls).TLSInfo).toEqual(tls);
+    expect(toDockerClusterInfo(cluster, tls).TLSInfo).toEqual(tls);
   });
 
   it('round-trips: what `docker swarm update` sends back unchanged changes nothing', () => {

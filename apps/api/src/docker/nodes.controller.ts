@@ -83,6 +83,6 @@ export class NodesController {
   }
 
   private toDocker(cluster: Cluster, node: Node): DockerNode {
-    return this.isControlPlane(cluster, node) ? asLeader(toDockerNode(node), this.config.joinAddr) : toDockerNode(node);
+    return this.isControlPlane(cluster, node) ? asLeader(toDockerNode(node, this.config.tlsInfo), this.config.joinAddr) : toDockerNode(node, this.config.tlsInfo);
   }
 }

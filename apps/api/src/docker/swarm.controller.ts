@@ -38,7 +38,7 @@ export class SwarmController {
   @Get()
   @ApiOperation({ summary: 'The swarm: its spec and join tokens' })
   inspect(): DockerSwarm {
-    return toDockerSwarm(this.intents.cluster());
+    return toDockerSwarm(this.intents.cluster(), this.config.tlsInfo);
   }
 
   @Post('init')

@@ -112,7 +112,7 @@ export class SystemController {
             // The control plane is a node of the list too (/nodes), as a Docker manager is.
             Nodes: nodes.length + 1,
             Managers: nodes.filter((node) => node.spec.role === 'manager').length + 1,
-            Cluster: toDockerClusterInfo(cluster),
+            Cluster: toDockerClusterInfo(cluster, this.config.tlsInfo),
           }
         : { NodeID: '', NodeAddr: '', LocalNodeState: 'inactive', ControlAvailable: false, Error: '', RemoteManagers: null },
     };

@@ -10,6 +10,7 @@ import { X509Certificate, createHash, createPublicKey, sign, verify } from 'node
 import type { KeyObject } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 import { base36 } from '../object-id';
+import { children, readElement } from './der';
 import { buildCertificate } from './x509-builder';
 
 export const NODE_ROLES = { manager: 'swarm-manager', worker: 'swarm-worker' } as const;
@@ -139,4 +140,25 @@ export const managerPeerCheck = (_host: string, certificate: PeerCertificate): E
   return (Array.isArray(ou) ? ou.includes(NODE_ROLES.manager) : ou === NODE_ROLES.manager)
     ? undefined
     : new Error(`the dispatcher's certificate is not a manager's (OU ${String(ou)})`);
+};
+
+/** A root CA as Docker's TLSInfo shows it: the PEM, and the issuer's subject and public key, DER in base64. */
+export interface TrustInfo {
+  readonly trustRoot: string;
+  readonly issuerSubject: string;
+  readonly issuerPublicKey: string;
+}
+
+export const trustInfo = (ca: X509Certificate): TrustInfo => {
+  const [tbs] = children(readElement(ca.raw));
+  if (!tbs) throw new Error('certificate without a TBSCertificate');
+  const fields = children(tbs);
+  // [0] version, serial, signature, issuer, validity, subject, …
+  const subject = fields[(fields[0]!.tag === 0xa0 ? 1 : 0) + 4];
+  if (!subject) throw new Error('certificate without a subject');
+  return {
+    trustRoot: ca.toString(),
+    issuerSubject: subject.encoded.toString('base64'),
+    issuerPublicKey: ca.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+  };
 };

@@ -1,6 +1,6 @@
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { buildCertificate, newKeyPair } from './x509-builder';
-import { caDigest, certificateRequest, issueNodeCertificate, nodeIdentity, renewalAt, requestedKey, tokenDigest } from './node-certificates';
+import { caDigest, certificateRequest, issueNodeCertificate, nodeIdentity, renewalAt, requestedKey, tokenDigest, trustInfo } from './node-certificates';
 import type { SigningCa } from './node-certificates';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
@@ -87,6 +87,18 @@ describe('node certificates', () => {
     expect(tokenDigest(`SWMTKN-1-${digest}-${'a'.repeat(25)}`)).toBe(digest);
     expect(tokenDigest('SWMTKN-1-short-abc')).toBeUndefined();
     expect(tokenDigest('nonsense')).toBeUndefined();
+  });
+
+  it("describes the root CA as Docker's TLSInfo does: its PEM, its subject's DER and its public key's, in base64", () => {
+    const info = trustInfo(ca.certificate);
+    expect(info.trustRoot).toBe(ca.certificate.toString());
+    expect(Buffer.from(info.issuerPublicKey, 'base64')).toEqual(ca.certificate.publicKey.export({ type: 'spki', format: 'der' }));
+    const subject = Buffer.from(info.issuerSubject, 'base64');
+    // A DER Name (SEQUENCE) holding the CA's common name, and nothing of the certificate around it.
+    expect(subject[0]).toBe(0x30);
+    expect(subject.includes(Buffer.from('Shoal cluster CA'))).toBe(true);
+    expect(subject.length).toBe(subject[1]! + 2);
+    expect(ca.certificate.raw.includes(subject)).toBe(true);
   });
 
   it('renews between half and four fifths of its life', () => {
