@@ -61,7 +61,7 @@ export const unsupportedSwarmSettings = (spec: DockerSwarmSpec): string | undefi
   if (raft?.SnapshotInterval !== undefined && raft.SnapshotInterval !== FIXED_SPEC.Raft?.SnapshotInterval) asked.push('raft snapshot interval (--snapshot-interval)');
   if (raft?.KeepOldSnapshots !== undefined && raft.KeepOldSnapshots !== FIXED_SPEC.Raft?.KeepOldSnapshots) asked.push('raft snapshots kept (--max-snapshots)');
   if (asked.length === 0) return undefined;
-  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft, and it issues no certificates. Shoal has the task history limit and the dispatcher heartbeat period`;
+  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft, and its root CA is the one in SHOAL_CA_DIR, whose node certificates last 90 days. Shoal has the task history limit, the dispatcher heartbeat period and autolock`;
 };
 
 /**
