@@ -33,16 +33,10 @@ const eventsOf = async <K extends EventType>(log: EventLog, type: K): Promise<Ev
 
 type Call = (...args: unknown[]) => unknown;
 
-/** How a Session call ends: its first message, or the error it was refused with. */
-const sessionOutcome = (creds: ChannelCredentials, address: string, nodeId = ''): Promise<SessionMessage | ServiceError> => {
-  const client = new DispatcherClient(address, creds, { ...DISPATCHER_TLS_OPTIONS });
-  const stream = (client as unknown as Record<string, Call>).session!.call(client, {
-    joinToken: '',
-    nodeId,
-    description: { hostname: 'probe', platform: { os: 'linux', architecture: 'x86_64' }, nanoCpus: 1e9, memoryBytes: 2 ** 30 },
-  }) as ClientReadableStream<SessionMessage>;
-  return new Promise((resolve) => {
-    stream.once('data', (message: SessionMessage) => {
+/** A server stream's first message, or the error it was refused with; the stream and its client are closed after. */
+const firstOrRefusal = <T>(client: { close(): void }, stream: ClientReadableStream<T>): Promise<T | ServiceError> =>
+  new Promise((resolve) => {
+    stream.once('data', (message: T) => {
       stream.cancel();
       client.close();
       resolve(message);
@@ -52,23 +46,18 @@ const sessionOutcome = (creds: ChannelCredentials, address: string, nodeId = '')
       resolve(error);
     });
   });
+
+/** How a Session call ends: its first message, or the error it was refused with. */
+const sessionOutcome = (creds: ChannelCredentials, address: string, nodeId = ''): Promise<SessionMessage | ServiceError> => {
+  const client = new DispatcherClient(address, creds, { ...DISPATCHER_TLS_OPTIONS });
+  const description = { hostname: 'probe', platform: { os: 'linux', architecture: 'x86_64' }, nanoCpus: 1e9, memoryBytes: 2 ** 30 };
+  return firstOrRefusal(client, (client as unknown as Record<string, Call>).session!.call(client, { joinToken: '', nodeId, description }) as ClientReadableStream<SessionMessage>);
 };
 
 /** How a Logs subscription ends or starts: its first message, or its refusal. */
 const logsOutcome = (creds: ChannelCredentials, address: string, request: SubscribeLogsRequest): Promise<SubscribeLogsMessage | ServiceError> => {
   const client = new LogsClient(address, creds, { ...DISPATCHER_TLS_OPTIONS });
-  const stream = (client as unknown as Record<string, Call>).subscribeLogs!.call(client, request) as ClientReadableStream<SubscribeLogsMessage>;
-  return new Promise((resolve) => {
-    stream.once('data', (message: SubscribeLogsMessage) => {
-      stream.cancel();
-      client.close();
-      resolve(message);
-    });
-    stream.once('error', (error: ServiceError) => {
-      client.close();
-      resolve(error);
-    });
-  });
+  return firstOrRefusal(client, (client as unknown as Record<string, Call>).subscribeLogs!.call(client, request) as ClientReadableStream<SubscribeLogsMessage>);
 };
 
 /** A client's credentials with a certificate `ca` signed for `role`, at `now`, for `validityMs`. */
