@@ -43,7 +43,9 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
     network: { engine: '', shoal: '' },
     service: { engine: '', shoal: '' },
   };
-  const names = { config: `${run}-conf`, secret: `${run}-sec`, network: `${run}-net`, service: `${run}-web` };
+  const names = { config: `${run}-conf`, secret: `${run}-sec`, network: `${run}-net`, service: `${run}-web`, published: `${run}-pub` };
+  /** Each side's id of the service that publishes a port (its allocation is an update of it). */
+  let published: Ids = { engine: '', shoal: '' };
 
   const created = (answer: SideBySide): Ids => {
     expect([answer.engine.status, answer.shoal.status]).toEqual([201, 201]);
@@ -76,6 +78,17 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
       if (allocated(answer.engine.body) && allocated(answer.shoal.body)) break;
       await pause(100);
     }
+    // A service publishing a port: each allocator gives it the port (an update of the service) before the story goes on.
+    const port = 30000 + Math.floor(Math.random() * 2700);
+    published = created(
+      await diff.send('POST', '/services/create', { Name: names.published, TaskTemplate: { ContainerSpec: { Image: IMAGE } }, Mode: { Replicated: { Replicas: 0 } }, EndpointSpec: { Ports: [{ TargetPort: 80, PublishedPort: port }] } }),
+    );
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const answer = await diff.sendEach('GET', { engine: `/services/${published.engine}`, shoal: `/services/${published.shoal}` });
+      const allocated = (body: unknown) => ((body as { Endpoint?: { Ports?: unknown[] } }).Endpoint?.Ports ?? []).length > 0;
+      if (allocated(answer.engine.body) && allocated(answer.shoal.body)) break;
+      await pause(100);
+    }
     const spec = { Name: names.service, Labels: { [run]: 'web' }, TaskTemplate: { ContainerSpec: { Image: IMAGE } }, Mode: { Replicated: { Replicas: 0 } } };
     ids.service = created(await diff.send('POST', '/services/create', spec));
     await pause(600);
@@ -89,6 +102,8 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
       { ...spec, Labels: { [run]: 'web', stage: 'two' }, TaskTemplate: { ContainerSpec: { Image: 'shoal-test/web:latest' } } },
     );
     expect([updated.engine.status, updated.shoal.status]).toEqual([200, 200]);
+    await diff.sendEach('DELETE', { engine: `/services/${published.engine}`, shoal: `/services/${published.shoal}` });
+    published = { engine: '', shoal: '' };
     for (const kind of ['service', 'network', 'config', 'secret'] as const) {
       const removed = await diff.sendEach('DELETE', { engine: `/${kind}s/${ids[kind].engine}`, shoal: `/${kind}s/${ids[kind].shoal}` });
       expect({ kind, removed: removed.engine.status < 300, same: removed.shoal.status === removed.engine.status }).toEqual({ kind, removed: true, same: true });
@@ -101,6 +116,8 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
   afterAll(async () => {
     // What a failed story left behind, on both sides.
     for (const kind of ['service', 'network', 'config', 'secret'] as const) await removeBoth(kind);
+    if (published.engine) await diff.engineOnly('DELETE', `/services/${published.engine}`);
+    if (published.shoal) await diff.shoalOnly('DELETE', `/services/${published.shoal}`);
     await shoal?.close();
   });
 
@@ -144,23 +161,27 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
     `secret create ${run}-sec`,
     `network create ${run}-net`,
     `network update ${run}-net`,
+    `service create ${run}-pub`,
+    `service update ${run}-pub`,
     `service create ${run}-web`,
     `service update ${run}-web`,
+    `service remove ${run}-pub`,
     `service remove ${run}-web`,
     `network remove ${run}-net`,
     `config remove ${run}-conf`,
     `secret remove ${run}-sec`,
   ];
 
-  it('without filters: the same messages, in the same order, with the same attributes (a network named and nothing else, its allocation an update; an image change as image.old/new)', async () => {
+  it('without filters: the same messages, in the same order, with the same attributes (a network or a service named and nothing else, its allocation an update; an image change as image.old/new)', async () => {
     const answer = await compared();
     expect(answer).toEqual({ status: [200, 200], contentType: ['application/json', 'application/json'], differences: [], seen: everything });
-    const raw = await both(query({ type: ['service'], event: ['update'] }));
+    const raw = await both(query({ service: [names.service], event: ['update'] }));
     expect(story(raw.shoal).map((message) => message.Actor.Attributes)).toEqual([{ name: names.service, 'image.old': IMAGE, 'image.new': 'shoal-test/web:latest' }]);
   });
 
   it('each filter (type, event, service, network, config, secret by name or id prefix, label, scope, several at once) selects the same messages', async () => {
     const only = (...wanted: string[]) => everything.filter((line) => wanted.some((prefix) => line.startsWith(prefix)));
+    const named = (name: string) => everything.filter((line) => line.endsWith(` ${name}`));
     const cases: [string, unknown, string[]][] = [
       ['type service', { type: { service: true } }, only('service')],
       ['type network (the older list form)', { type: ['network'] }, only('network')],
@@ -173,8 +194,9 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
       ['event create', { event: ['create'] }, everything.filter((line) => line.split(' ')[1] === 'create')],
       ['events update and remove', { event: ['update', 'remove'] }, everything.filter((line) => ['update', 'remove'].includes(line.split(' ')[1]!))],
       ['type and event', { type: ['network'], event: ['update'] }, [`network update ${run}-net`]],
-      ['service by name', { service: [names.service] }, only('service')],
-      ['service by name prefix', { service: [`${run}-w`] }, only('service')],
+      ['service by name', { service: [names.service] }, named(names.service)],
+      ['service by name prefix', { service: [`${run}-w`] }, named(names.service)],
+      ['services by name, two', { service: [names.service, names.published] }, only('service')],
       ['network by name', { network: [names.network] }, only('network')],
       ['config by name', { config: [names.config] }, only('config')],
       ['secret by name', { secret: [names.secret] }, only('secret')],
@@ -197,7 +219,7 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
           return normalise(story(answer));
         }),
       );
-      expect({ kind, differences: differences(byId[0], byId[1]), count: (byId[1] as unknown[]).length }).toEqual({ kind, differences: [], count: only(kind).length });
+      expect({ kind, differences: differences(byId[0], byId[1]), count: (byId[1] as unknown[]).length }).toEqual({ kind, differences: [], count: named(names[kind]).length });
     }
   });
 

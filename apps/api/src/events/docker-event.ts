@@ -228,8 +228,13 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
     case 'OwnershipTaken':
     case 'LogLevelRaised':
     case 'AuditCheckpointed':
-    case 'ServiceEndpointsAllocated':
       return [];
+    // SwarmKit's allocator writes the service it allocated (VIPs, published ports): an update naming it.
+    case 'ServiceEndpointsAllocated':
+      return event.data.services.flatMap((item) => {
+        const now = after.services.get(item.id);
+        return itemApplied(verdict, item.id) && now ? [message('service', 'update', item.id, { name: now.spec.name })] : [];
+      });
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

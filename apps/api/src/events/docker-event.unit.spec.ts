@@ -42,6 +42,19 @@ describe('dockerEventsOf', () => {
     expect(of(b.event('NetworkAllocated', { id: 'net1', subnet: '10.0.2.0/24', gateway: '10.0.2.1' }))).toEqual([]);
   });
 
+  it("gives a service's allocation as an update naming it, as SwarmKit's allocator writes it; none for a stale one", () => {
+    const b = new EventBuilder('c1');
+    const state = emptyState();
+    evolve(state, b.event('ServiceCreated', { id: 's1', spec: serviceSpec('web') }));
+    const of = (event: ReturnType<typeof b.event>) => {
+      const before = captureBefore(state, event);
+      return dockerEventsOf(event, evolve(state, event), before, state).map((m) => ({ Type: m.Type, Action: m.Action, ID: m.Actor.ID, Attributes: m.Actor.Attributes }));
+    };
+    const endpoint = { virtualIps: [{ network: 'ingress', address: '10.0.0.2/24' }], ports: [] };
+    expect(of(b.event('ServiceEndpointsAllocated', { services: [{ id: 's1', specVersion: 1, endpoint }] }))).toEqual([{ Type: 'service', Action: 'update', ID: 's1', Attributes: { name: 'web' } }]);
+    expect(of(b.event('ServiceEndpointsAllocated', { services: [{ id: 's9', specVersion: 1, endpoint }] }))).toEqual([]);
+  });
+
   it('gives nothing for a rejected record', () => {
     const b = new EventBuilder('c1');
     const state = emptyState();
