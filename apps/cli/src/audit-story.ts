@@ -26,11 +26,12 @@ export interface AuditStoryOptions {
 
 const by = (event: ShoalEvent): string => `${event.by.component}/${event.by.instance}@${event.by.term}`;
 
-/** Task states by name, a created task without the spec it runs: what a person reads. */
+/** Task states by name, a created task without the spec it runs (in a batch's items too): what a person reads. */
 export const readable = (value: unknown): unknown => {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const key of ['state', 'desiredState']) if (typeof copy[key] === 'number') copy[key] = taskStateName(copy[key] as never);
+  for (const key of ['tasks', 'statuses']) if (Array.isArray(copy[key])) copy[key] = (copy[key] as unknown[]).map(readable);
   delete copy.spec;
   return copy;
 };

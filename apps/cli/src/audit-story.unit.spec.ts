@@ -89,7 +89,10 @@ describe('shoal audit story', () => {
     await append([b.event('ServiceRemoved', { id: 's1' })]);
     const grown = await story('s1');
     expect(grown.err).toBe('story index brought up to offset 8: 1 records after it\n');
-    expect((JSON.parse(grown.out) as { records: { offset: number }[] }).records.map((r) => r.offset)).toEqual([2, 3, 7]);
+    const told = (JSON.parse(grown.out) as { records: { offset: number; item: unknown }[] }).records;
+    expect(told.map((r) => r.offset)).toEqual([2, 3, 7]);
+    // A service's record lists its tasks: their states by name, without the spec they run.
+    expect(told[1]!.item).toEqual({ tasks: [{ id: 't1', serviceId: 's1', slot: 1, specVersion: 1, desiredState: 'RUNNING' }] });
 
     // The data dir's log replaced by another cluster's, as long or longer.
     rmSync(join(dataDir, 'log'), { recursive: true, force: true });
