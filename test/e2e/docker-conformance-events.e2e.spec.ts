@@ -102,6 +102,17 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
       { ...spec, Labels: { [run]: 'web', stage: 'two' }, TaskTemplate: { ContainerSpec: { Image: 'shoal-test/web:latest' } } },
     );
     expect([updated.engine.status, updated.shoal.status]).toEqual([200, 200]);
+    // The service that publishes a port, its image changed: its ports stay as they were, no allocation to announce.
+    const publishedNow = await diff.sendEach('GET', { engine: `/services/${published.engine}`, shoal: `/services/${published.shoal}` });
+    const publishedSpec = (publishedNow.engine.body as { Spec: { TaskTemplate: { ContainerSpec: object } } }).Spec;
+    const republished = await diff.sendEach(
+      'POST',
+      { engine: `/services/${published.engine}/update?version=${version(publishedNow.engine.body)}`, shoal: `/services/${published.shoal}/update?version=${version(publishedNow.shoal.body)}` },
+      { ...publishedSpec, TaskTemplate: { ...publishedSpec.TaskTemplate, ContainerSpec: { ...publishedSpec.TaskTemplate.ContainerSpec, Image: 'shoal-test/web:latest' } } },
+    );
+    expect([republished.engine.status, republished.shoal.status]).toEqual([200, 200]);
+    // Time for each allocator to look at it again before it goes.
+    await pause(1000);
     await diff.sendEach('DELETE', { engine: `/services/${published.engine}`, shoal: `/services/${published.shoal}` });
     published = { engine: '', shoal: '' };
     for (const kind of ['service', 'network', 'config', 'secret'] as const) {
@@ -165,6 +176,7 @@ describe('/events at API 1.41, Shoal beside a real engine in swarm mode', () => 
     `service update ${run}-pub`,
     `service create ${run}-web`,
     `service update ${run}-web`,
+    `service update ${run}-pub`,
     `service remove ${run}-pub`,
     `service remove ${run}-web`,
     `network remove ${run}-net`,

@@ -54,6 +54,8 @@ export const captureBefore = (state: ClusterState, event: ShoalEvent): Before =>
     case 'ServiceRemoved':
     case 'ServiceUpdateStatusChanged':
       return only({ services: pick(state.services, [event.data.id]) });
+    case 'ServiceEndpointsAllocated':
+      return only({ services: pick(state.services, event.data.services.map((s) => s.id)) });
     case 'NetworkRemoved':
       return only({ networks: pick(state.networks, [event.data.id]) });
     case 'ConfigRemoved':
@@ -229,11 +231,14 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
     case 'LogLevelRaised':
     case 'AuditCheckpointed':
       return [];
-    // SwarmKit's allocator writes the service it allocated (VIPs, published ports): an update naming it.
+    // SwarmKit's allocator writes a service whose allocation (VIPs, published ports) changes:
+    // an update naming it. An endpoint allocated again as it was (after a spec update) is no change.
     case 'ServiceEndpointsAllocated':
       return event.data.services.flatMap((item) => {
         const now = after.services.get(item.id);
-        return itemApplied(verdict, item.id) && now ? [message('service', 'update', item.id, { name: now.spec.name })] : [];
+        if (!itemApplied(verdict, item.id) || !now) return [];
+        if (JSON.stringify(before.services.get(item.id)?.endpoint) === JSON.stringify(now.endpoint)) return [];
+        return [message('service', 'update', item.id, { name: now.spec.name })];
       });
     default: {
       const _exhaustive: never = event;

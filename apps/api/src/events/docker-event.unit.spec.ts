@@ -53,6 +53,10 @@ describe('dockerEventsOf', () => {
     const endpoint = { virtualIps: [{ network: 'ingress', address: '10.0.0.2/24' }], ports: [] };
     expect(of(b.event('ServiceEndpointsAllocated', { services: [{ id: 's1', specVersion: 1, endpoint }] }))).toEqual([{ Type: 'service', Action: 'update', ID: 's1', Attributes: { name: 'web' } }]);
     expect(of(b.event('ServiceEndpointsAllocated', { services: [{ id: 's9', specVersion: 1, endpoint }] }))).toEqual([]);
+    // Allocated again as it was, after a spec update: no change, no message.
+    evolve(state, b.event('ServiceUpdated', { id: 's1', spec: serviceSpec('web', { kind: 'replicated', replicas: 2 }) }));
+    expect(of(b.event('ServiceEndpointsAllocated', { services: [{ id: 's1', specVersion: 2, endpoint }] }))).toEqual([]);
+    expect(state.services.get('s1')?.endpointVersion).toBe(2);
   });
 
   it('gives nothing for a rejected record', () => {
