@@ -5,7 +5,7 @@ import { RUNNABLE } from '../../apps/cli/src/main';
 import { declaredSettings, shoalSettings } from '../../libs/config/src';
 import type { ShoalProcess } from '../../libs/config/src';
 import { serverProperties } from '../kafka/broker';
-import { BROKER_IMAGE, DATA_FOLDERS, SHOAL_IMAGE } from './shoal-images';
+import { BROKER_IMAGE, DATA_FOLDERS, SHOAL_IMAGE, productionPackages } from './shoal-images';
 
 // The image, the compose file and the systemd units held to the code they deploy: every component they start
 // exists, every setting they pass is one the code reads, every agent flag is one the agent
@@ -108,6 +108,13 @@ describe('infra/docker', () => {
     expect(staging).toContain("'infra/build/build.ts', '--out', join(dir, 'dist')");
     expect(dockerfile).toMatch(/^ENTRYPOINT \["shoal"\]$/m);
   });
+
+  it('puts every dependency in the image, and none of the test and build tools', () => {
+    const packages = productionPackages();
+    const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const name of Object.keys(dependencies)) expect(packages).toContain(`node_modules/${name}`);
+    for (const name of ['jest', 'eslint', '@stryker-mutator/core', 'puppeteer-core', 'testcontainers', 'dockerode', 'esbuild']) expect(packages).not.toContain(`node_modules/${name}`);
+  }, 60_000);
 
   it("runs the broker with the tests' one-node settings, listening for the other containers", () => {
     const script = compose.services.kafka!.command!.join('\n');
