@@ -134,6 +134,9 @@ describe('mutual TLS between agents and the dispatcher, on a real broker', () =>
     const again = await NodeCredentials.join(['127.0.0.1:1'], tokens.worker, { stateDir });
     expect(again.nodeId).toBe(identity.nodeId);
     expect(await sessionOutcome(again.channelCredentials(), address)).toMatchObject({ nodeId: identity.nodeId });
+    // Sent to another cluster (a token of another root CA), it joins anew there rather than offer this one's certificate.
+    const elsewhere = ensureCa(mkdtempSync(join(tmpdir(), 'shoal-elsewhere-ca-')));
+    await expect(NodeCredentials.join([address], newJoinTokens('elsewhere', elsewhere.certificate).worker, { stateDir })).rejects.toThrow(/digest is not the join token's/);
     // A node speaks only for itself.
     expect(await sessionOutcome(again.channelCredentials(), address, 'someoneelse')).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringMatching(/certificate is node/) });
   });

@@ -89,9 +89,11 @@ export class NodeCredentials {
    */
   static async join(dispatchers: readonly string[], joinToken: string, options: NodeCredentialsOptions = {}): Promise<NodeCredentials> {
     const now = options.now ?? (() => new Date());
-    const kept = NodeCredentials.kept(options.stateDir, now());
-    if (kept) return new NodeCredentials(kept, options);
     const digest = tokenDigest(joinToken);
+    const kept = NodeCredentials.kept(options.stateDir, now());
+    // A token of another root CA (the node sent to another cluster) is a join anew, not the old certificate.
+    if (kept && (digest === undefined || caDigest(kept.ca) === digest)) return new NodeCredentials(kept, options);
+    if (kept) options.log?.(`the node's certificate in ${options.stateDir} is of another root CA than the join token's: joining anew`);
     if (digest === undefined) throw new JoinRefused('the join token is not a SWMTKN-1-<root CA digest>-<secret> token: copy it whole from `docker swarm join-token worker`');
     for (let attempt = 0; ; attempt += 1) {
       const address = dispatchers[attempt % dispatchers.length]!;
