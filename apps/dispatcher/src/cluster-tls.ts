@@ -12,7 +12,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { experimental, type ServerCredentials } from '@grpc/grpc-js';
 import type { ServerSurfaceCall } from '@grpc/grpc-js/build/src/server-call';
-import { issueNodeCertificate, newKeyPair, nodeIdentity, privateKeyPem } from '@shoal/runtime';
+import { issueNodeCertificate, newKeyPair, nodeIdentity, privateKeyPem, renewalAt } from '@shoal/runtime';
 import type { NodeIdentity, SigningCa } from '@shoal/runtime';
 
 const MAX_KNOWN = 10_000;
@@ -21,15 +21,24 @@ type CaListener = experimental.CaCertificateUpdateListener;
 type IdentityListener = experimental.IdentityCertificateUpdateListener;
 
 /**
- * The CA and the server's own certificate, as grpc-js watches them. Told to listeners on the
- * next tick, as a provider that reads files would: grpc-js adds the server's own watcher only
- * after the listener, and an answer given at once would reach no one.
+ * The CA and the server's own certificate, as grpc-js watches them: a new certificate is
+ * told to every listener. Told on the next tick, as a provider that reads files would:
+ * grpc-js adds the server's own watcher only after the listener, and an answer given at
+ * once would reach no one.
  */
 class ServingCertificates implements experimental.CertificateProvider {
+  private readonly identityListeners = new Set<IdentityListener>();
+
   constructor(
     private readonly ca: Buffer,
-    private readonly identity: { certificate: Buffer; privateKey: Buffer },
+    private identity: { certificate: Buffer; privateKey: Buffer },
   ) {}
+
+  /** The server's next certificate, from now on. */
+  replace(identity: { certificate: Buffer; privateKey: Buffer }): void {
+    this.identity = identity;
+    for (const listener of this.identityListeners) listener(identity);
+  }
 
   addCaCertificateListener(listener: CaListener): void {
     queueMicrotask(() => listener({ caCertificate: this.ca }));
@@ -38,11 +47,17 @@ class ServingCertificates implements experimental.CertificateProvider {
   removeCaCertificateListener(): void {}
 
   addIdentityCertificateListener(listener: IdentityListener): void {
+    this.identityListeners.add(listener);
     queueMicrotask(() => listener(this.identity));
   }
 
-  removeIdentityCertificateListener(): void {}
+  removeIdentityCertificateListener(listener: IdentityListener): void {
+    this.identityListeners.delete(listener);
+  }
 }
+
+/** The longest a timer may wait in Node (about 24.8 days); a renewal further off waits in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface ClusterTlsOptions {
   /** The dispatcher's id, its certificate's CN. */
@@ -53,24 +68,54 @@ export interface ClusterTlsOptions {
 }
 
 export class ClusterTls {
-  readonly certificate: X509Certificate;
+  private certificateValue: X509Certificate;
+  private readonly provider: ServingCertificates;
   private readonly credentials: ServerCredentials;
-
-  constructor(
-    readonly ca: SigningCa & { readonly pem: string },
-    options: ClusterTlsOptions,
-  ) {
-    const keys = newKeyPair();
-    this.certificate = issueNodeCertificate(ca, { nodeId: options.instance, role: 'manager', publicKey: keys.publicKey, now: options.now(), hosts: options.hosts });
-    const provider = new ServingCertificates(Buffer.from(ca.pem), { certificate: Buffer.from(this.certificate.toString()), privateKey: Buffer.from(privateKeyPem(keys.privateKey)) });
-    // Not required: a joining node has none yet. The methods decide (identify).
-    this.credentials = experimental.createCertificateProviderServerCredentials(provider, provider, false);
-    this.now = options.now;
-  }
-
   private readonly now: () => Date;
   /** Identities already checked, by certificate fingerprint: a node calls many times on one connection. */
   private readonly known = new Map<string, NodeIdentity>();
+  private renewal?: NodeJS.Timeout;
+
+  constructor(
+    readonly ca: SigningCa & { readonly pem: string },
+    private readonly options: ClusterTlsOptions,
+  ) {
+    this.now = options.now;
+    const first = this.issue();
+    this.certificateValue = first.certificate;
+    this.provider = new ServingCertificates(Buffer.from(ca.pem), first.identity);
+    // Not required: a joining node has none yet. The methods decide (identify).
+    this.credentials = experimental.createCertificateProviderServerCredentials(this.provider, this.provider, false);
+    this.renewAt(renewalAt(this.certificateValue, 0).getTime());
+  }
+
+  /** The server's certificate now: a manager's of the cluster's CA, renewed at half its life. */
+  get certificate(): X509Certificate {
+    return this.certificateValue;
+  }
+
+  private issue(): { certificate: X509Certificate; identity: { certificate: Buffer; privateKey: Buffer } } {
+    const keys = newKeyPair();
+    const certificate = issueNodeCertificate(this.ca, { nodeId: this.options.instance, role: 'manager', publicKey: keys.publicKey, now: this.now(), hosts: this.options.hosts });
+    return { certificate, identity: { certificate: Buffer.from(certificate.toString()), privateKey: Buffer.from(privateKeyPem(keys.privateKey)) } };
+  }
+
+  private renewAt(time: number): void {
+    clearTimeout(this.renewal);
+    this.renewal = setTimeout(() => {
+      if (this.now().getTime() < time) return this.renewAt(time);
+      const next = this.issue();
+      this.certificateValue = next.certificate;
+      this.provider.replace(next.identity);
+      this.renewAt(renewalAt(next.certificate, 0).getTime());
+    }, Math.min(Math.max(time - this.now().getTime(), 0), MAX_TIMER_MS));
+    this.renewal.unref();
+  }
+
+  /** Stops renewing the server's certificate. */
+  stop(): void {
+    clearTimeout(this.renewal);
+  }
 
   serverCredentials(): ServerCredentials {
     return this.credentials;

@@ -251,6 +251,7 @@ export class DispatcherServer {
     this.server = undefined;
     this.endAgents('the dispatcher is stopping');
     this.probe.close();
+    this.tlsValue?.stop();
     if (server) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
