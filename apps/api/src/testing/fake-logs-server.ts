@@ -21,7 +21,8 @@ export interface FakeLogsServer {
   close(): Promise<void>;
 }
 
-export const startFakeLogsServer = async (handler: LogsCallHandler): Promise<FakeLogsServer> => {
+/** A Logs server on loopback answering with `handler`; plain gRPC unless `credentials` are given (a TLS one). */
+export const startFakeLogsServer = async (handler: LogsCallHandler, credentials: ServerCredentials = ServerCredentials.createInsecure()): Promise<FakeLogsServer> => {
   const server = new Server();
   const requests: SubscribeLogsRequest[] = [];
   let open = 0;
@@ -41,7 +42,7 @@ export const startFakeLogsServer = async (handler: LogsCallHandler): Promise<Fak
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync('127.0.0.1:0', credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
   );
   return {
     address: `127.0.0.1:${port}`,

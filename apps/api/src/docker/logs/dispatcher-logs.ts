@@ -7,7 +7,7 @@
  */
 import { credentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { CallOptions, ChannelCredentials, Client, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { issueNodeCertificate, managerPeerCheck, newKeyPair, newObjectId, privateKeyPem } from '@shoal/runtime';
+import { issueNodeCertificate, managerPeerCheck, newKeyPair, newObjectId, privateKeyPem, renewalAt } from '@shoal/runtime';
 import type { SigningCa } from '@shoal/runtime';
 import { DISPATCHER_CHANNEL_OPTIONS, DISPATCHER_TLS_OPTIONS, LogsClient, redirectOf } from '@shoal/protocol';
 import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
@@ -23,17 +23,28 @@ export interface DispatcherLogsOptions {
   readonly answerTimeoutMs?: number;
   /**
    * The cluster's root CA, when the dispatchers speak mutual TLS: the API calls them with a
-   * manager certificate of its own (made in memory, for as long as the process runs; it
-   * lasts the CA's default 90 days) and takes only a manager at the other end.
+   * manager certificate of its own (made in memory, a new one once half its life has gone)
+   * and takes only a manager at the other end.
    */
   readonly ca?: SigningCa & { readonly pem: string };
+  /** How long each of those certificates lasts; default the CA's 90 days. */
+  readonly certificateValidityMs?: number;
 }
 
-/** A manager's credentials for the API, signed by `ca`: the Logs service is for managers only. */
-const managerCredentials = (ca: SigningCa & { readonly pem: string }): ChannelCredentials => {
+/** A manager's credentials for the API, signed by `ca` (the Logs service is for managers only), and when to make the next. */
+const managerCredentials = (ca: SigningCa & { readonly pem: string }, validityMs: number | undefined): { credentials: ChannelCredentials; renewAt: Date } => {
   const keys = newKeyPair();
-  const certificate = issueNodeCertificate(ca, { nodeId: `api-${newObjectId()}`, role: 'manager', publicKey: keys.publicKey, now: new Date() });
-  return credentials.createSsl(Buffer.from(ca.pem), Buffer.from(privateKeyPem(keys.privateKey)), Buffer.from(certificate.toString()), { checkServerIdentity: managerPeerCheck });
+  const certificate = issueNodeCertificate(ca, {
+    nodeId: `api-${newObjectId()}`,
+    role: 'manager',
+    publicKey: keys.publicKey,
+    now: new Date(),
+    ...(validityMs !== undefined ? { validityMs } : {}),
+  });
+  return {
+    credentials: credentials.createSsl(Buffer.from(ca.pem), Buffer.from(privateKeyPem(keys.privateKey)), Buffer.from(certificate.toString()), { checkServerIdentity: managerPeerCheck }),
+    renewAt: renewalAt(certificate, 0),
+  };
 };
 
 /** Why a subscription could not start: the address last tried and the gRPC status, if one came. */
@@ -59,11 +70,11 @@ export class DispatcherLogs {
   private readonly clients = new Map<string, Client>();
   private readonly answerTimeoutMs: number;
 
-  private readonly credentials: ChannelCredentials;
+  private credentials: { credentials: ChannelCredentials; renewAt?: Date };
 
-  constructor(options: DispatcherLogsOptions = {}) {
+  constructor(private readonly options: DispatcherLogsOptions = {}) {
     this.answerTimeoutMs = options.answerTimeoutMs ?? 5_000;
-    this.credentials = options.ca ? managerCredentials(options.ca) : credentials.createInsecure();
+    this.credentials = options.ca ? managerCredentials(options.ca, options.certificateValidityMs) : { credentials: credentials.createInsecure() };
     this.channelOptions = options.ca ? { ...DISPATCHER_CHANNEL_OPTIONS, ...DISPATCHER_TLS_OPTIONS } : { ...DISPATCHER_CHANNEL_OPTIONS };
   }
 
@@ -120,10 +131,22 @@ export class DispatcherLogs {
     });
   }
 
+  /** The credentials channels dial with; past half their certificate's life, new ones, and the channels made with the old are closed. */
+  private currentCredentials(): ChannelCredentials {
+    const { ca } = this.options;
+    if (ca && this.credentials.renewAt && new Date() >= this.credentials.renewAt) {
+      this.credentials = managerCredentials(ca, this.options.certificateValidityMs);
+      for (const client of this.clients.values()) client.close();
+      this.clients.clear();
+    }
+    return this.credentials.credentials;
+  }
+
   private client(address: string): Client {
+    const creds = this.currentCredentials();
     let client = this.clients.get(address);
     if (!client) {
-      client = new LogsClient(address, this.credentials, this.channelOptions);
+      client = new LogsClient(address, creds, this.channelOptions);
       this.clients.set(address, client);
     }
     return client;

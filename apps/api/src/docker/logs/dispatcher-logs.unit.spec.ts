@@ -1,6 +1,10 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
+import { ensureCa, issueNodeCertificate, newKeyPair, nodeIdentity, privateKeyPem } from '@shoal/runtime';
 import { freedAddress, logLine, redirectingTo, sending, startFakeLogsServer } from '../../testing/fake-logs-server';
 import type { FakeLogsServer } from '../../testing/fake-logs-server';
 import { DispatcherCallError, DispatcherLogs } from './dispatcher-logs';
@@ -142,5 +146,35 @@ describe("the API's client of the dispatchers' Logs service", () => {
     );
     expect(most).toBe(1);
     expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => `line ${i}`));
+  });
+
+  it("under mutual TLS calls with a manager's certificate of the CA, and a new one once half its life has gone", async () => {
+    const ca = ensureCa(mkdtempSync(join(tmpdir(), 'shoal-logs-ca-')));
+    const keys = newKeyPair();
+    const serverCertificate = issueNodeCertificate(ca, { nodeId: 'dispatcher', role: 'manager', publicKey: keys.publicKey, now: new Date(), hosts: ['shoal-dispatcher', '127.0.0.1'] });
+    const callers: string[] = [];
+    const tlsServer = await serve(
+      (call) => {
+        const peer = call.getAuthContext().sslPeerCertificate!;
+        const identity = nodeIdentity(peer.raw, ca.certificate, new Date());
+        callers.push(typeof identity === 'string' ? identity : `${identity.role} ${peer.fingerprint256}`);
+        sending({ messages: [logLine('over tls')] })(call);
+      },
+      ServerCredentials.createSsl(Buffer.from(ca.pem), [{ private_key: Buffer.from(privateKeyPem(keys.privateKey)), cert_chain: Buffer.from(serverCertificate.toString()) }], true),
+    );
+    // Certificates valid from a minute back (for clocks behind) to 63 s on: half their life is 1.5 s from now.
+    const tls = new DispatcherLogs({ answerTimeoutMs: 2_000, ca, certificateValidityMs: 63_000 });
+    try {
+      expect((await drain(await tls.subscribe(tlsServer.address, request))).messages).toHaveLength(1);
+      expect((await drain(await tls.subscribe(tlsServer.address, request))).messages).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_700));
+      expect((await drain(await tls.subscribe(tlsServer.address, request))).messages).toHaveLength(1);
+    } finally {
+      tls.close();
+    }
+    expect(callers.every((caller) => caller.startsWith('manager '))).toBe(true);
+    // One certificate for the first two calls, another after half its life.
+    expect(new Set(callers).size).toBe(2);
+    expect(callers[0]).toBe(callers[1]);
   });
 });
