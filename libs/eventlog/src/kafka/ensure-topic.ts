@@ -24,14 +24,34 @@ export interface TopicSpec {
 }
 
 const LEADER_WAIT_MS = 30_000;
+/**
+ * How long too few brokers are asked again before the topic is refused: a broker that is
+ * starting, or fenced for a moment (a missed heartbeat on a loaded machine), is not in the
+ * metadata until it registers again.
+ */
+const BROKERS_WAIT_MS = 10_000;
+
+/** The brokers the cluster's metadata lists, asked again for a while when they are fewer than `wanted`. */
+const brokersUpTo = async (admin: Admin, wanted: number): Promise<number> => {
+  const deadline = Date.now() + BROKERS_WAIT_MS;
+  for (;;) {
+    const { brokers } = await admin.describeCluster();
+    if (brokers.length >= wanted || Date.now() >= deadline) return brokers.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+};
 
 export const ensureTopic = async (admin: Admin, spec: TopicSpec): Promise<void> => {
-  const { brokers } = await admin.describeCluster();
-  if (brokers.length < spec.required.replicationFactor && !(await admin.listTopics()).includes(spec.topic)) {
-    throw new Error(
-      `cannot create ${spec.topic} with ${spec.required.replicationFactor} replicas on ${brokers.length} broker(s): ` +
-        `add brokers, or set SHOAL_KAFKA_REPLICATION_FACTOR=${brokers.length} if fewer copies are really meant`,
-    );
+  const wanted = spec.required.replicationFactor;
+  const exists = async (): Promise<boolean> => (await admin.listTopics()).includes(spec.topic);
+  if (!(await exists())) {
+    const brokers = await brokersUpTo(admin, wanted);
+    if (brokers < wanted && !(await exists())) {
+      throw new Error(
+        `cannot create ${spec.topic} with ${wanted} replicas on ${brokers} broker(s): ` +
+          `add brokers, or set SHOAL_KAFKA_REPLICATION_FACTOR=${brokers} if fewer copies are really meant`,
+      );
+    }
   }
   // Answers false, without throwing, when the topic is already there (or another process just made it).
   // Not kafkajs's waitForLeaders (on unless turned off): it fails on a broker that answers "does not
