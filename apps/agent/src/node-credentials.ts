@@ -16,15 +16,13 @@ import { credentials, status } from '@grpc/grpc-js';
 import type { ChannelCredentials, Client, ServiceError } from '@grpc/grpc-js';
 import { DISPATCHER_TLS_OPTIONS, NodeCaClient } from '@shoal/protocol';
 import type { GetRootCaCertificateResponse, IssueNodeCertificateRequest, NodeCertificateResponse, RenewNodeCertificateRequest } from '@shoal/protocol';
-import { caDigest, certificateRequest, managerPeerCheck, newKeyPair, nodeIdentity, privateKeyPem, renewalAt, tokenDigest } from '@shoal/runtime';
+import { caDigest, certificateRequest, managerPeerCheck, newKeyPair, nodeIdentity, privateKeyPem, renewalAt, timerAt, tokenDigest } from '@shoal/runtime';
 import type { NodeIdentity } from '@shoal/runtime';
 
 export const NODE_KEY_FILE = 'node-key.pem';
 export const NODE_CERT_FILE = 'node-cert.pem';
 export const ROOT_CA_FILE = 'root-ca.pem';
 
-/** The longest a timer may wait in Node (about 24.8 days); a renewal further off waits in steps. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 const CALL_DEADLINE_MS = 10_000;
 
 /** A refusal that asking again will not change: the join stops with it. */
@@ -67,7 +65,7 @@ interface Held {
 
 export class NodeCredentials {
   private held: Held;
-  private renewal?: NodeJS.Timeout;
+  private cancelRenewal?: () => void;
   private readonly now: () => Date;
   private readonly say: (line: string) => void;
   private readonly renewed = new Set<() => void>();
@@ -181,16 +179,13 @@ export class NodeCredentials {
 
   private renewDispatcher?: () => string;
 
-  /** Renews at `time` (ms since the epoch), waiting in steps no timer exceeds. */
+  /** Renews at `time` (ms since the epoch). */
   private at(time: number): void {
-    clearTimeout(this.renewal);
-    const left = time - this.now().getTime();
-    this.renewal = setTimeout(() => {
-      if (this.now().getTime() < time) return this.at(time);
+    this.cancelRenewal?.();
+    this.cancelRenewal = timerAt(time, () => this.now().getTime(), () => {
       const dispatcher = this.renewDispatcher;
       if (dispatcher) this.renew(dispatcher()).catch(() => this.at(this.now().getTime() + 60_000));
-    }, Math.min(Math.max(left, 0), MAX_TIMER_MS));
-    this.renewal.unref();
+    });
   }
 
   /** Asks `address` for the next certificate now (for a new key), and uses it from then on. */
@@ -212,8 +207,8 @@ export class NodeCredentials {
   }
 
   stop(): void {
-    clearTimeout(this.renewal);
-    this.renewal = undefined;
+    this.cancelRenewal?.();
+    this.cancelRenewal = undefined;
     this.renewDispatcher = undefined;
   }
 

@@ -12,7 +12,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { experimental, type ServerCredentials } from '@grpc/grpc-js';
 import type { ServerSurfaceCall } from '@grpc/grpc-js/build/src/server-call';
-import { issueNodeCertificate, newKeyPair, nodeIdentity, privateKeyPem, renewalAt } from '@shoal/runtime';
+import { issueNodeCertificate, newKeyPair, nodeIdentity, privateKeyPem, renewalAt, timerAt } from '@shoal/runtime';
 import type { NodeIdentity, SigningCa } from '@shoal/runtime';
 
 const MAX_KNOWN = 10_000;
@@ -56,9 +56,6 @@ class ServingCertificates implements experimental.CertificateProvider {
   }
 }
 
-/** The longest a timer may wait in Node (about 24.8 days); a renewal further off waits in steps. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 export interface ClusterTlsOptions {
   /** The dispatcher's id, its certificate's CN. */
   readonly instance: string;
@@ -74,7 +71,7 @@ export class ClusterTls {
   private readonly now: () => Date;
   /** Identities already checked, by certificate fingerprint: a node calls many times on one connection. */
   private readonly known = new Map<string, NodeIdentity>();
-  private renewal?: NodeJS.Timeout;
+  private cancelRenewal?: () => void;
 
   constructor(
     readonly ca: SigningCa & { readonly pem: string },
@@ -101,20 +98,18 @@ export class ClusterTls {
   }
 
   private renewAt(time: number): void {
-    clearTimeout(this.renewal);
-    this.renewal = setTimeout(() => {
-      if (this.now().getTime() < time) return this.renewAt(time);
+    this.cancelRenewal?.();
+    this.cancelRenewal = timerAt(time, () => this.now().getTime(), () => {
       const next = this.issue();
       this.certificateValue = next.certificate;
       this.provider.replace(next.identity);
       this.renewAt(renewalAt(next.certificate, 0).getTime());
-    }, Math.min(Math.max(time - this.now().getTime(), 0), MAX_TIMER_MS));
-    this.renewal.unref();
+    });
   }
 
   /** Stops renewing the server's certificate. */
   stop(): void {
-    clearTimeout(this.renewal);
+    this.cancelRenewal?.();
   }
 
   serverCredentials(): ServerCredentials {

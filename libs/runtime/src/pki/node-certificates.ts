@@ -162,3 +162,21 @@ export const trustInfo = (ca: X509Certificate): TrustInfo => {
     issuerPublicKey: ca.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
   };
 };
+
+/** The longest a timer may wait in Node (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Runs `action` once `now()` (ms since the epoch) reaches `time`, waiting in steps no timer
+ * exceeds (a certificate's renewal is weeks away); the timers keep no process alive. The
+ * returned function cancels it.
+ */
+export const timerAt = (time: number, now: () => number, action: () => void): (() => void) => {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    timer = setTimeout(() => (now() < time ? arm() : action()), Math.min(Math.max(time - now(), 0), MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  return () => clearTimeout(timer);
+};
