@@ -12,6 +12,9 @@
  *              streamed and unary; --channels (10), --seconds (10) per rate, --runs (3)
  *   answers    the state at an offset and a time, a restart, a task's and a service's story from the index, docker events, a full
  *              replay (kafkajs and @platformatic/kafka) beside bare consumers, a log of --records (1,000,000); --runs (3)
+ *   c1m        Nomad's C1M shape: --nodes (5,000) simulated nodes in --fleets (4) agent processes, --services (1,000) ×
+ *              --replicas (1,000) through the API to all RUNNING, or --deadline minutes (45); rates over time as SVG plots,
+ *              peak RSS, longest ticks, log bytes per task, the API's latency while it runs; --heap MiB (8,192)
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';
@@ -22,6 +25,7 @@ import { e2eBench } from './e2e.bench';
 import { failoverBench } from './failover.bench';
 import { heartbeatsBench } from './heartbeats.bench';
 import { answersBench } from './answers.bench';
+import { c1mBench } from './c1m.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
@@ -32,6 +36,7 @@ const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   failover: failoverBench,
   heartbeats: heartbeatsBench,
   answers: answersBench,
+  c1m: c1mBench,
 };
 
 const main = async (): Promise<void> => {

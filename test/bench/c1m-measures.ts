@@ -1,0 +1,82 @@
+/**
+ * What the C1M benchmark computes from its samples, kept pure so that a unit spec holds
+ * it: rates per time bin, quantiles of latencies, and the few Prometheus values it reads
+ * from each process's /metrics (the longest tick from the tick histogram's buckets, the
+ * event loop's longest delay).
+ */
+
+/** Events per second in bins of `binMs` from `start` to `end` (ms since the epoch); times outside are left out. */
+export const perSecond = (times: Iterable<number>, start: number, end: number, binMs: number): number[] => {
+  const bins = Math.max(1, Math.ceil((end - start) / binMs));
+  const counts = new Array<number>(bins).fill(0);
+  for (const t of times) {
+    if (t < start || t > end) continue;
+    counts[Math.min(bins - 1, Math.floor((t - start) / binMs))]! += 1;
+  }
+  return counts.map((c) => c / (binMs / 1_000));
+};
+
+/** The nearest-rank quantile q (0 < q ≤ 1) of `values`; NaN when there are none. */
+export const quantile = (values: readonly number[], q: number): number => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+};
+
+export interface PromSample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** The samples of a Prometheus text exposition (comments and blank lines skipped). */
+export const parseProm = (text: string): PromSample[] => {
+  const samples: PromSample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+  }
+  return samples;
+};
+
+/** Where a histogram's largest observation lies: above `above` seconds and at most `atMost` (Infinity past the last bucket). */
+export interface Bounds {
+  readonly above: number;
+  readonly atMost: number;
+  readonly count: number;
+}
+
+/**
+ * The bucket of the largest observation of histogram `name` for each value of label
+ * `by` (e.g. the longest tick of each component): the first bucket whose cumulative count
+ * holds every observation. Histograms with no observation are left out.
+ */
+export const largestBucket = (samples: readonly PromSample[], name: string, by: string): Map<string, Bounds> => {
+  const buckets = new Map<string, { le: number; count: number }[]>();
+  for (const s of samples) {
+    if (s.name !== `${name}_bucket`) continue;
+    const key = s.labels[by] ?? '';
+    const le = s.labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(s.labels.le);
+    buckets.set(key, [...(buckets.get(key) ?? []), { le, count: s.value }]);
+  }
+  const out = new Map<string, Bounds>();
+  for (const [key, list] of buckets) {
+    list.sort((a, b) => a.le - b.le);
+    const count = list[list.length - 1]?.count ?? 0;
+    if (count === 0) continue;
+    const at = list.findIndex((b) => b.count >= count);
+    out.set(key, { above: at > 0 ? list[at - 1]!.le : 0, atMost: list[at]!.le, count });
+  }
+  return out;
+};
+
+/** The first sample named `name` (with every label in `labels`), if any. */
+export const sampleValue = (samples: readonly PromSample[], name: string, labels: Readonly<Record<string, string>> = {}): number | undefined =>
+  samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+
+/** The wider of two bounds on a largest value: the later scrape of a cumulative histogram holds the earlier. */
+export const widerBounds = (a: Bounds | undefined, b: Bounds): Bounds => (a && a.atMost > b.atMost ? a : b);

@@ -1,0 +1,385 @@
+/**
+ * C1M, after Nomad's: --nodes (5,000) simulated nodes in --fleets (4) agent processes,
+ * --services (1,000) × --replicas (1,000) created through the API, every component its own
+ * process on a Kafka broker (KAFKA_BROKERS, else a local one). Reported: first task, 50%,
+ * 99% and all tasks RUNNING at once (from the log, as the e2e benchmark reads it); assignments
+ * and first RUNNING statuses per second over time, drawn as SVG plots; every process's peak
+ * RSS (VmHWM) and CPU seconds; each component's longest tick (the bucket of
+ * shoal_component_tick_duration_seconds that holds it) and each process's longest event
+ * loop delay (nodejs_eventloop_lag_max_seconds, scraped every --scrape-ms); records and
+ * bytes written per task placed; the API's latency for `docker service ls`
+ * (GET /services?status=true) and `docker service ps` of one service (GET /tasks filtered by
+ * service), asked one after the other every --probe-ms while it runs.
+ *
+ * The run stops when every task runs, after --deadline minutes (45) from the first create,
+ * or after --stall seconds (180) without a new RUNNING task: a partial run reports how far
+ * it got. --heap MiB (8192; 0: node's default) is each process's --max-old-space-size.
+ * --write keeps docs/benchmarks/c1m.json and draws docs/benchmarks/c1m-rate.svg and
+ * c1m-running.svg; without it the plots go to .shoal/bench-logs/.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { LocalKafkaBroker } from '../../infra/kafka/broker';
+import { dockerApi } from '../../libs/testing/src/processes/docker-api';
+import { intOption } from './args';
+import { largestBucket, parseProm, perSecond, quantile, sampleValue, widerBounds } from './c1m-measures';
+import type { Bounds } from './c1m-measures';
+import { BenchCluster, peakRss, processCpu } from './cluster';
+import { shoalEntry } from './compiled';
+import { e2eMeasures, e2eNumbers } from './e2e.bench';
+import type { E2eNumbers } from './e2e.bench';
+import type { RunOutcome } from './e2e-run';
+import { LogWatch } from './log-watch';
+import { lineChart } from './plot';
+import { profileFlags } from './profile-summary';
+import { publish, result } from './report';
+import type { Measure } from './report';
+
+const ROOT = join(__dirname, '..', '..');
+const MIB = 2 ** 20;
+const COMPONENTS = ['api', 'allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper'];
+const NOMAD = 'Nomad C1M (HashiCorp, 2020): 1,000,000 containers on 5,000 hosts in under 5 minutes (≈ 3,750/s), on a fleet of servers — another machine and another fleet, not measured here';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const say = (line: string): void => void process.stderr.write(`${line}\n`);
+const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n));
+
+interface Broker {
+  readonly brokers: string[];
+  readonly pid?: number;
+  stop(): Promise<void>;
+}
+
+const startBroker = async (): Promise<Broker> => {
+  const given = (process.env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
+  if (given.length > 0) return { brokers: given, stop: async () => undefined };
+  say('starting a local Kafka broker (set KAFKA_BROKERS to use another)…');
+  const broker = await LocalKafkaBroker.start();
+  return { brokers: broker.brokers, pid: broker.pid, stop: () => broker.stop() };
+};
+
+interface Probe {
+  readonly at: number;
+  readonly ms: number;
+  readonly ok: boolean;
+}
+
+/** What the loops beside the run collected. */
+interface Samples {
+  readonly creates: number[];
+  readonly serviceLs: Probe[];
+  readonly servicePs: Probe[];
+  /** Component → bounds on its longest tick (from its last scrape: the histogram is cumulative). */
+  readonly ticks: Map<string, Bounds>;
+  /** Process → longest event loop delay seen in any scrape interval (s). */
+  readonly loopLag: Map<string, number>;
+  readonly load: number[];
+  readonly cpu: Map<string, number>;
+  readonly peaks: Map<string, number>;
+}
+
+const createServices = async (socket: string, services: number, replicas: number, concurrency: number, samples: Samples, stopped: () => boolean): Promise<number> => {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < services && !stopped()) {
+      const i = next++;
+      const t0 = performance.now();
+      const created = await dockerApi(socket, 'POST', '/v1.47/services/create', {
+        Name: `c1m-${i + 1}`,
+        TaskTemplate: { ContainerSpec: { Image: 'nginx:1.27' }, RestartPolicy: { Condition: 'any', Delay: 0 } },
+        Mode: { Replicated: { Replicas: replicas } },
+      });
+      samples.creates.push(performance.now() - t0);
+      if (created.status !== 201) throw new Error(`creating service ${i + 1} answered ${created.status}: ${JSON.stringify(created.body)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, services) }, worker));
+  return Date.now();
+};
+
+/** `docker service ls` and `docker service ps c1m-1`, one after the other, every `everyMs`, until `done`. */
+const probeApi = async (socket: string, everyMs: number, samples: Samples, done: () => boolean): Promise<void> => {
+  const time = async (path: string, into: Probe[]): Promise<void> => {
+    const t0 = performance.now();
+    const answer = await dockerApi(socket, 'GET', path).catch(() => ({ status: 0 }));
+    into.push({ at: Date.now(), ms: performance.now() - t0, ok: answer.status === 200 });
+  };
+  const ps = `/v1.47/tasks?filters=${encodeURIComponent(JSON.stringify({ service: ['c1m-1'] }))}`;
+  while (!done()) {
+    await time('/v1.47/services?status=true', samples.serviceLs);
+    await time(ps, samples.servicePs);
+    await sleep(everyMs);
+  }
+};
+
+const scrape = async (url: string): Promise<string | undefined> => {
+  try {
+    const answer = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+    return answer.ok ? await answer.text() : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Each component's /metrics (and the API's, on its socket) every `everyMs`, until `done`. */
+const scrapeMetrics = async (cluster: BenchCluster, everyMs: number, samples: Samples, done: () => boolean): Promise<void> => {
+  const take = (name: string, text: string | undefined): void => {
+    if (text === undefined) return;
+    const parsed = parseProm(text);
+    const lag = sampleValue(parsed, 'nodejs_eventloop_lag_max_seconds');
+    if (lag !== undefined && Number.isFinite(lag)) samples.loopLag.set(name, Math.max(lag, samples.loopLag.get(name) ?? 0));
+    for (const [component, bounds] of largestBucket(parsed, 'shoal_component_tick_duration_seconds', 'component')) samples.ticks.set(component, widerBounds(samples.ticks.get(component), bounds));
+  };
+  while (!done()) {
+    for (const m of cluster.members) {
+      if (m.healthPort === undefined || m.process.exitCode !== null) continue;
+      take(m.name, await scrape(`http://127.0.0.1:${m.healthPort}/metrics`));
+    }
+    const api = await dockerApi<string>(cluster.socket, 'GET', '/metrics').catch(() => undefined);
+    take('api', api?.status === 200 && typeof api.body === 'string' ? api.body : undefined);
+    await sleep(everyMs);
+  }
+};
+
+const sampleProcesses = (cluster: BenchCluster, broker: Broker, samples: Samples): void => {
+  cluster.samplePeaks();
+  for (const [name, peak] of cluster.peakRss()) samples.peaks.set(name, peak);
+  const kafka = peakRss(broker.pid);
+  if (kafka !== undefined) samples.peaks.set('kafka', kafka);
+  samples.peaks.set('bench (reads the log)', process.resourceUsage().maxRSS * 1024);
+  for (const m of cluster.members) {
+    if (m.process.pid === undefined || m.process.exitCode !== null) continue;
+    try {
+      samples.cpu.set(m.name, processCpu(m.process.pid));
+    } catch {
+      // gone between the check and the read
+    }
+  }
+  if (broker.pid !== undefined) {
+    try {
+      samples.cpu.set('kafka', processCpu(broker.pid));
+    } catch {
+      // gone
+    }
+  }
+};
+
+/** Tasks RUNNING at once at the end of each bin, from `reached` (sorted times). */
+const runningAt = (reached: readonly number[], start: number, end: number, binMs: number): [number, number][] => {
+  const points: [number, number][] = [[0, 0]];
+  let k = 0;
+  for (let t = start + binMs; t <= end + binMs; t += binMs) {
+    while (k < reached.length && reached[k]! <= t) k++;
+    points.push([(t - start) / 1e3, k]);
+  }
+  return points;
+};
+
+export const c1mBench = async (argv: readonly string[]): Promise<void> => {
+  const nodes = intOption(argv, 'nodes', 5_000);
+  const services = intOption(argv, 'services', 1_000);
+  const replicas = intOption(argv, 'replicas', 1_000);
+  const fleets = intOption(argv, 'fleets', 4);
+  const concurrency = intOption(argv, 'concurrency', 4);
+  const stallMs = intOption(argv, 'stall', 180) * 1_000;
+  const deadlineMs = intOption(argv, 'deadline', 45) * 60_000;
+  const probeMs = intOption(argv, 'probe-ms', 2_000);
+  const scrapeMs = intOption(argv, 'scrape-ms', 5_000);
+  const heap = argv.includes('--heap') && argv[argv.indexOf('--heap') + 1] === '0' ? 0 : intOption(argv, 'heap', 8_192);
+  const total = services * replicas;
+  const entry = shoalEntry(argv);
+  const profile = profileFlags(argv);
+  const flags = (name: string): readonly string[] => [...(heap > 0 ? [`--max-old-space-size=${heap}`] : []), ...profile(name)];
+
+  const samples: Samples = { creates: [], serviceLs: [], servicePs: [], ticks: new Map(), loopLag: new Map(), load: [], cpu: new Map(), peaks: new Map() };
+  const broker = await startBroker();
+  let outcome: RunOutcome | undefined;
+  let runEnd = 0;
+  let logs = '';
+  try {
+    const cluster = await BenchCluster.start({ brokers: broker.brokers, entry, flags, nodes, fleets, schedulers: 1, timeoutMs: 300_000 });
+    let watch: LogWatch | undefined;
+    try {
+      watch = await LogWatch.follow(broker.brokers, cluster.topic);
+      say(`creating ${fmt(services)} services × ${fmt(replicas)} replicas (${fmt(total)} tasks); deadline ${deadlineMs / 60_000} min…`);
+      const loadAverage = loadavg()[0]!;
+      const start = Date.now();
+      let done = false;
+      let createsDone = 0;
+      let createError: unknown;
+      const creating = createServices(cluster.socket, services, replicas, concurrency, samples, () => done).then(
+        (at) => void (createsDone = at),
+        (error: unknown) => void (createError = error),
+      );
+      const probing = probeApi(cluster.socket, probeMs, samples, () => done);
+      const scraping = scrapeMetrics(cluster, scrapeMs, samples, () => done);
+      let lastRunning = -1;
+      let lastChange = start;
+      let lastSay = 0;
+      let lastSample = 0;
+      let incomplete: string | undefined;
+      for (;;) {
+        if (createError) throw createError;
+        const now = Date.now();
+        if (watch.live.size !== lastRunning) {
+          lastRunning = watch.live.size;
+          lastChange = now;
+        }
+        if (now - lastSample >= 2_000) {
+          sampleProcesses(cluster, broker, samples);
+          samples.load.push(loadavg()[0]!);
+          lastSample = now;
+        }
+        if (now - lastSay >= 10_000) {
+          say(`${((now - start) / 1e3).toFixed(0)} s: ${watch.servicesCreated} services, ${fmt(watch.assigned.size)} assigned, ${fmt(watch.live.size)} running, ${fmt(watch.records)} records, load ${loadavg()[0]!.toFixed(1)}`);
+          lastSay = now;
+        }
+        if (watch.live.size >= total && createsDone > 0) break;
+        const dead = cluster.members.find((m) => m.process.exitCode !== null);
+        if (dead) {
+          incomplete = `${dead.name} exited with ${dead.process.exitCode}`;
+          break;
+        }
+        if (now - start > deadlineMs) {
+          incomplete = `stopped at the deadline, ${deadlineMs / 60_000} min after the first create (${fmt(watch.live.size)} of ${fmt(total)} running)`;
+          break;
+        }
+        if (now - lastChange > stallMs) {
+          incomplete = `the number of RUNNING tasks did not change for ${stallMs / 1e3} s (${fmt(watch.live.size)} of ${fmt(total)} running)`;
+          break;
+        }
+        await sleep(500);
+      }
+      runEnd = Date.now();
+      done = true;
+      sampleProcesses(cluster, broker, samples);
+      await Promise.all([creating, probing, scraping]);
+      if (incomplete) say(`incomplete: ${incomplete}`);
+      // The watch may trail the log: let it read what was written before the numbers are taken.
+      const highWaterMark = await watch.highWaterMark();
+      const caughtUp = Date.now() + 120_000;
+      while (watch.records < highWaterMark && Date.now() < caughtUp) await sleep(500);
+      outcome = { total, start, createsDone, watch, highWaterMark, loadAverage, peakRss: new Map(samples.peaks), ...(incomplete ? { incomplete } : {}) };
+    } finally {
+      await watch?.close().catch(() => undefined);
+      logs = join(ROOT, '.shoal', 'bench-logs', cluster.topic.replace(/\.events$/, ''));
+      await cluster.stop(logs);
+      say(`each process's output: ${logs}/<name>.log`);
+    }
+  } finally {
+    await broker.stop();
+  }
+  if (!outcome) throw new Error('the run ended without an outcome');
+  report(argv, outcome, samples, { nodes, services, replicas, fleets, concurrency, heap, deadlineMs, runEnd, logs });
+};
+
+interface Setup {
+  readonly nodes: number;
+  readonly services: number;
+  readonly replicas: number;
+  readonly fleets: number;
+  readonly concurrency: number;
+  readonly heap: number;
+  readonly deadlineMs: number;
+  readonly runEnd: number;
+  readonly logs: string;
+}
+
+const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, setup: Setup): void => {
+  const { watch, start, total } = outcome;
+  const n: E2eNumbers = e2eNumbers(outcome);
+  const placed = watch.assigned.size;
+  const end = Math.max(setup.runEnd, ...[...watch.running.values()].slice(-1));
+  const seconds = (end - start) / 1e3;
+  const binMs = Math.max(1_000, Math.ceil((end - start) / 150 / 1_000) * 1_000);
+  const assignedRate = perSecond(watch.assigned.values(), start, end, binMs);
+  const runningRate = perSecond(watch.running.values(), start, end, binMs);
+  const x = (i: number): number => ((i + 1) * binMs) / 1e3;
+  const marks = [
+    ...(outcome.createsDone > 0 ? [{ x: (outcome.createsDone - start) / 1e3, label: 'all creates answered' }] : []),
+    ...(outcome.incomplete ? [{ x: seconds, label: 'stopped' }] : []),
+  ];
+  const size = `${fmt(setup.nodes)} nodes, ${fmt(setup.services)} services × ${fmt(setup.replicas)} replicas`;
+  const rate = lineChart({
+    title: `C1M: placements per second (${size}; ${binMs / 1e3} s bins)`,
+    xLabel: 's since the first create',
+    yLabel: 'tasks per second',
+    series: [
+      { name: 'assigned (TasksAssigned)', color: '#1f77b4', points: assignedRate.map((v, i) => [x(i), v] as const) },
+      { name: 'first RUNNING (agents’ reports)', color: '#d62728', points: runningRate.map((v, i) => [x(i), v] as const) },
+    ],
+    marks,
+  });
+  const running = lineChart({
+    title: `C1M: tasks RUNNING at once (${size})`,
+    xLabel: 's since the first create',
+    yLabel: 'tasks RUNNING',
+    series: [{ name: 'RUNNING at once', color: '#2ca02c', points: runningAt(watch.reached, start, end, binMs) }],
+    marks: [...marks, ...(Number.isFinite(n.p50Running) ? [{ x: n.p50Running, label: '50%' }] : [])],
+  });
+  const plotDir = argv.includes('--write') ? join(ROOT, 'docs', 'benchmarks') : setup.logs;
+  mkdirSync(plotDir, { recursive: true });
+  writeFileSync(join(plotDir, 'c1m-rate.svg'), rate);
+  writeFileSync(join(plotDir, 'c1m-running.svg'), running);
+  say(`plots: ${join(plotDir, 'c1m-rate.svg')}, ${join(plotDir, 'c1m-running.svg')}`);
+
+  const one = (name: string, unit: string, better: Measure['better'], value: number): Measure => ({ name, unit, better, runs: [value] });
+  const ok = (probes: readonly Probe[]): number[] => probes.filter((p) => p.ok).map((p) => p.ms);
+  const measures: Measure[] = [
+    one('tasks RUNNING at once at the end', 'tasks', 'higher', watch.reached.length),
+    one('tasks assigned (placed)', 'tasks', 'higher', placed),
+    one('services created', 'services', 'higher', watch.servicesCreated),
+    ...e2eMeasures([n]),
+    one('records written per task placed', 'records', 'lower', outcome.highWaterMark / placed),
+    one('bytes written per task placed (keys + values)', 'bytes', 'lower', watch.bytes / placed),
+    one('API: create a service, p50', 'ms', 'lower', quantile(samples.creates, 0.5)),
+    one('API: create a service, p99', 'ms', 'lower', quantile(samples.creates, 0.99)),
+    one(`API: docker service ls (GET /services?status=true), p50 of ${samples.serviceLs.length}`, 'ms', 'lower', quantile(ok(samples.serviceLs), 0.5)),
+    one(`API: docker service ls (GET /services?status=true), p99 of ${samples.serviceLs.length}`, 'ms', 'lower', quantile(ok(samples.serviceLs), 0.99)),
+    one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p50 of ${samples.servicePs.length}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.5)),
+    one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p99 of ${samples.servicePs.length}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.99)),
+    ...[...samples.ticks].map(([component, b]) => one(`longest tick: ${component} (bucket upper bound; above ${b.above} s; ${fmt(b.count)} ticks)`, 's', 'lower', b.atMost)),
+    ...[...samples.loopLag].map(([name, lag]) => one(`longest event loop delay seen: ${name}`, 'ms', 'lower', lag * 1e3)),
+    ...[...samples.peaks].map(([name, bytes]) => one(`peak RSS: ${name}`, 'MiB', 'lower', bytes / MIB)),
+    ...[...samples.cpu].map(([name, cpu]) => one(`CPU used: ${name}`, 's', 'lower', cpu)),
+  ];
+  const loads = samples.load;
+  const componentPeaks = COMPONENTS.map((c) => [c, samples.peaks.get(c) ?? 0] as const);
+  const over = componentPeaks.filter(([, b]) => b > 2 * 2 ** 30);
+  const longTicks = [...samples.ticks].filter(([, b]) => b.atMost > 0.05);
+  const longLags = [...samples.loopLag].filter(([name, lag]) => COMPONENTS.includes(name) && lag > 0.05);
+  const reduced = setup.nodes !== 5_000 || total !== 1_000_000 ? ` — reduced size (${setup.nodes.toLocaleString('en-US')} nodes, ${total.toLocaleString('en-US')} tasks), not the issue's 5,000 nodes × 1,000,000 tasks` : '';
+  const r = result(
+    'c1m',
+    `C1M: a million tasks on 5,000 simulated nodes, created through the API, every component its own process on Kafka${reduced}`,
+    {
+      nodes: setup.nodes,
+      services: setup.services,
+      replicas: setup.replicas,
+      tasks: total,
+      'agent processes': setup.fleets,
+      'create requests in flight': setup.concurrency,
+      'heap limit per process (MiB)': setup.heap || 'node default',
+      'deadline (min)': setup.deadlineMs / 60_000,
+      'processes from': argv.includes('--sources') ? 'sources' : 'compiled (.shoal/bench-dist)',
+    },
+    measures,
+  );
+  const allIn = Number.isFinite(n.allRunning) ? n.allRunning : Number.NaN;
+  const runningRatePerSecond = watch.reached.length / seconds;
+  publish({
+    ...r,
+    notes: [
+      ...(outcome.incomplete ? [`INCOMPLETE: ${outcome.incomplete}. ${fmt(watch.reached.length)} of ${fmt(total)} tasks were RUNNING at once after ${seconds.toFixed(0)} s (${fmt(runningRatePerSecond)}/s on average), ${fmt(placed)} assigned; times never reached are NaN.`] : []),
+      `Goal: all ${fmt(total)} tasks RUNNING in ≤ 5 minutes — ${allIn <= 300 ? `met (${allIn.toFixed(0)} s)` : Number.isFinite(allIn) ? `not met (${allIn.toFixed(0)} s, ${fmt(n.runningPerSecond)}/s)` : 'not met (never all RUNNING)'}.`,
+      `Goal: no component above 2 GiB of RSS — ${over.length === 0 ? 'met' : `not met (${over.map(([c, b]) => `${c} ${fmt(b / MIB)} MiB`).join(', ')})`}.`,
+      `Goal: no tick or pause of a component longer than 50 ms — ${longTicks.length === 0 && longLags.length === 0 ? 'met' : `not met (ticks: ${longTicks.map(([c, b]) => `${c} > ${b.above} s`).join(', ') || 'none'}; event loop delays: ${longLags.map(([c, l]) => `${c} ${fmt(l * 1e3)} ms`).join(', ') || 'none'})`}. A tick is read from its histogram's buckets, so only its bucket is known; the event loop delay (prom-client's, the largest in each scrape interval) also catches pauses outside ticks, such as a snapshot being written.`,
+      `${NOMAD}. Here: ${Number.isFinite(allIn) ? `${allIn.toFixed(0)} s to all RUNNING, ${fmt(n.runningPerSecond)}/s, ${(n.runningPerSecond / 3_750).toFixed(2)}× Nomad C1M's rate` : `${fmt(runningRatePerSecond)}/s RUNNING on average until stopped, ${(runningRatePerSecond / 3_750).toFixed(2)}× Nomad C1M's rate`}, on 2 cores with everything on one machine.`,
+      `Placements per second over time: ![assigned and first RUNNING per second](benchmarks/c1m-rate.svg) — tasks RUNNING at once: ![tasks RUNNING at once](benchmarks/c1m-running.svg) (drawn by the benchmark).`,
+      `RUNNING per second over each tenth of the run: ${n.timeline.map(fmt).join(' · ') || 'none'}.`,
+      `The machine's 1-minute load average: ${outcome.loadAverage.toFixed(1)} when the creates began; during the run median ${quantile(loads, 0.5).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus().length} CPUs (every process — components, agents, Kafka, this benchmark reading the log, and other work on the machine — shares them).`,
+    ],
+  });
+};
