@@ -28,6 +28,19 @@ type Outcome<T> = { readonly kind: 'done'; readonly value: T } | { readonly kind
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/**
+ * The message of each state a task is walked into, in SwarmKit's words (its agent's
+ * controller: `prepared` once ready, `started` once running, as `docker inspect` of a task
+ * shows); any other state is named.
+ */
+const STATE_MESSAGES: ReadonlyMap<TaskState, string> = new Map([
+  [TaskState.READY, 'prepared'],
+  [TaskState.RUNNING, 'started'],
+]);
+
+/** A state's message, when the step that reached it gives none. */
+export const stateMessage = (state: TaskState): string => STATE_MESSAGES.get(state) ?? taskStateName(state).toLowerCase();
+
 export class TaskRunner {
   private current: TaskStatusReport;
   private desired: TaskState;
@@ -90,7 +103,7 @@ export class TaskRunner {
 
   private transition(state: TaskState, extra: Partial<Omit<TaskStatusReport, 'taskId' | 'state' | 'at'>> = {}): void {
     if (state <= this.current.state) return;
-    this.current = { taskId: this.task.id, state, at: this.now().toISOString(), message: extra.message ?? taskStateName(state).toLowerCase(), ...extra };
+    this.current = { taskId: this.task.id, state, at: this.now().toISOString(), message: extra.message ?? stateMessage(state), ...extra };
     this.report(this.current);
   }
 

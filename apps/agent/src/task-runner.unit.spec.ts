@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { TaskState, isTerminal } from '@shoal/contracts';
+import { TaskState, isTerminal, taskStateName } from '@shoal/contracts';
 import type { TaskController, TaskExit } from './executor';
 import { TaskRunner } from './task-runner';
 import { StatusRecorder, assignedTask } from './testing/task-fixtures';
@@ -98,5 +98,31 @@ describe('the task runner', () => {
       await runner.done;
       expect(recorder.statuses.at(-1)).toMatchObject({ state: expected, err: 'it broke' });
     }
+  });
+
+  it("each state's message is SwarmKit's: accepted, preparing, prepared, starting, started, finished; shutdown when stopped", async () => {
+    const recorder = new StatusRecorder();
+    const controller = new ScriptedController();
+    const runner = new TaskRunner(assignedTask({}), TaskState.RUNNING, controller, recorder.sink);
+    for (const step of ['prepare', 'start', 'wait']) {
+      await settle();
+      const pending = controller.pending.shift();
+      expect(pending?.step).toBe(step);
+      pending?.resolve(step === 'wait' ? { exitCode: 0 } : undefined);
+    }
+    await runner.done;
+    expect(recorder.statuses.map((status) => [taskStateName(status.state), status.message])).toEqual([
+      ['ACCEPTED', 'accepted'],
+      ['PREPARING', 'preparing'],
+      ['READY', 'prepared'],
+      ['STARTING', 'starting'],
+      ['RUNNING', 'started'],
+      ['COMPLETE', 'finished'],
+    ]);
+    const stopped = new StatusRecorder();
+    const held = new TaskRunner(assignedTask({}), TaskState.RUNNING, new ScriptedController(), stopped.sink);
+    await settle();
+    await held.stop();
+    expect(stopped.statuses.at(-1)).toMatchObject({ state: TaskState.SHUTDOWN, message: 'shutdown' });
   });
 });
