@@ -1,20 +1,35 @@
 /**
  * A Shoal side with a node of its own, for what needs tasks and logs: `shoal run api`,
  * `allocator`, `orchestrator`, `scheduler` and `dispatcher` on the real broker, and one
- * simulated agent (`shoal agent --simulate 1`) joined through the dispatcher, as the
- * engine is one node in swarm mode. Answers on its unix socket; every address is loopback.
+ * agent joined through the dispatcher, as the engine is one node in swarm mode: a
+ * simulated one (`shoal agent --simulate 1`), or one on the docker executor that runs its
+ * tasks as containers on the test's engine, for tasks that run and print. Answers on its
+ * unix socket; every address is loopback.
  */
 import { join } from 'node:path';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
-import { exchange } from './engine-http';
+import { exchange, socketPathOf } from './engine-http';
 import type { ShoalSide } from './sides';
 
+/** The node's agent: the docker executor on `engine` (DOCKER_HOST form), its node named `hostname`. */
+export interface DockerAgent {
+  readonly engine: string;
+  readonly hostname: string;
+}
+
+/** The label the docker executor puts on each container with its node's id (SwarmKit's). */
+const NODE_ID_LABEL = 'com.docker.swarm.node.id';
+
 export interface ShoalNodeSide extends ShoalSide {
-  /** The simulated node's id, as `/nodes` lists it. */
+  /** The node's id, as `/nodes` lists it. */
   readonly nodeId: string;
 }
 
-export const startShoalWithNode = async (name: string): Promise<ShoalNodeSide> => {
+/**
+ * With `docker`, the node's containers are removed on close (the agent, stopped, leaves them
+ * for the next agent of its node to adopt).
+ */
+export const startShoalWithNode = async (name: string, docker?: DockerAgent): Promise<ShoalNodeSide> => {
   const deployment = ShoalProcesses.onKafka(name, { SHOAL_API_PORT: '0', SHOAL_HEALTH_PORT: '0', SHOAL_DISPATCHER_PORT: '0' });
   try {
     await deployment.cli(['run', 'api']).waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
@@ -27,7 +42,10 @@ export const startShoalWithNode = async (name: string): Promise<ShoalNodeSide> =
     const [, agents] = await deployment.cli(['run', 'dispatcher']).waitFor(/dispatcher: agents on (127\.0\.0\.1:\d+)/, 90_000);
     const swarm = await exchange(socket, 'GET', '/v1.41/swarm');
     const token = (swarm.body as { JoinTokens: { Worker: string } }).JoinTokens.Worker;
-    deployment.cli(['agent', '--simulate', '1', '--join-token', token, '--dispatcher', agents!, '--hostname-prefix', `${name}-node-`]);
+    const agent = docker
+      ? ['--executor', 'docker', '--engine', docker.engine, '--publish-address', '127.0.0.1', '--hostname', docker.hostname, '--state-dir', join(deployment.dataDir, 'agent')]
+      : ['--simulate', '1', '--hostname-prefix', `${name}-node-`];
+    deployment.cli(['agent', ...agent, '--join-token', token, '--dispatcher', agents!]);
     // Until the node is listed ready (the control plane is listed too, drained).
     let nodeId = '';
     for (let attempt = 0; attempt < 300 && !nodeId; attempt++) {
@@ -35,10 +53,23 @@ export const startShoalWithNode = async (name: string): Promise<ShoalNodeSide> =
       nodeId = nodes.find((node) => node.Spec.Availability === 'active' && node.Status.State === 'ready')?.ID ?? '';
       if (!nodeId) await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    if (!nodeId) throw new Error('the simulated node did not become ready in 60 s');
-    return { socket, nodeId, close: () => deployment.close() };
+    if (!nodeId) throw new Error('the node did not become ready in 60 s');
+    const close = async (): Promise<void> => {
+      await deployment.close();
+      if (docker) await removeContainers(docker.engine, nodeId);
+    };
+    return { socket, nodeId, close };
   } catch (error) {
     await deployment.close();
     throw error;
   }
+};
+
+/** Every container of the node `nodeId` on `engine`, removed. */
+const removeContainers = async (engine: string, nodeId: string): Promise<void> => {
+  if (!nodeId) return;
+  const socket = socketPathOf(engine);
+  const filters = encodeURIComponent(JSON.stringify({ label: [`${NODE_ID_LABEL}=${nodeId}`] }));
+  const containers = (await exchange(socket, 'GET', `/v1.41/containers/json?all=1&filters=${filters}`)).body as { Id: string }[];
+  for (const container of containers) await exchange(socket, 'DELETE', `/v1.41/containers/${container.Id}?force=1&v=1`);
 };

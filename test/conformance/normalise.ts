@@ -4,8 +4,14 @@
  * below says which values are expected to differ between two correct engines, and why.
  */
 
-/** Ids are made by each engine (random, 25 characters in SwarmKit, 25 in Shoal too). */
-const ID_FIELDS = new Set(['ID', 'Id', 'NodeID', 'ServiceID', 'NetworkID', 'ConfigID', 'SecretID']);
+/**
+ * Ids are made by each engine (random, 25 characters in SwarmKit, 25 in Shoal too); a
+ * running task's ContainerID is the id its container was given by the engine that runs it.
+ */
+const ID_FIELDS = new Set(['ID', 'Id', 'NodeID', 'ServiceID', 'NetworkID', 'ConfigID', 'SecretID', 'ContainerID']);
+
+/** A running task's container's PID is a process of the machine it runs on. */
+const PROCESS_FIELDS = new Set(['PID']);
 
 /** Times are each engine's clock. */
 const TIME_FIELDS = new Set(['Created', 'CreatedAt', 'UpdatedAt', 'StartedAt', 'CompletedAt', 'Timestamp']);
@@ -56,6 +62,7 @@ const normaliseAt = (value: unknown, path: string, key: string): unknown => {
   if (ID_FIELDS.has(key) && typeof value === 'string' && value !== '') return '<id>';
   if (TIME_FIELDS.has(key) && typeof value === 'string') return '<time>';
   if (EVENT_TIME_FIELDS.has(key) && typeof value === 'number') return '<time>';
+  if (PROCESS_FIELDS.has(key) && typeof value === 'number') return '<pid>';
   if (TOKEN_FIELDS.has(key) && path.endsWith(`JoinTokens.${key}`) && typeof value === 'string') return '<token>';
   if (ENGINE_ONLY_FIELDS.has(key)) return '<engine-only>';
   if (VERSION_FIELDS.has(key) && isPlainObject(value) && typeof value.Index === 'number') return { Index: '<index>' };
@@ -88,3 +95,28 @@ export const inNameOrder = (list: unknown): unknown => (Array.isArray(list) ? [.
  */
 export const errorShape = (body: unknown): unknown =>
   isPlainObject(body) && typeof body.message === 'string' && Object.keys(body).length === 1 ? { message: '<message>' } : body;
+
+/** Docker's RFC3339NanoFixed time (a log line's `timestamps`), each engine's clock. */
+const LOG_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z\b/g;
+
+/** The ids a swarm log line's details name (its task's context): each engine's own. */
+const LOG_CONTEXT_IDS = /\b(com\.docker\.swarm\.(?:node|service|task)\.id)=[a-z0-9]+/g;
+
+/**
+ * One frame's payload of a logs body, comparable: its time (with `timestamps`) and the
+ * node, service and task ids of its details (with `details`) are each engine's own; the
+ * keys, their order and the line itself are compared.
+ */
+export const logPayload = (payload: string): string => payload.replace(LOG_TIME, '<time>').replace(LOG_CONTEXT_IDS, '$1=<id>');
+
+/**
+ * A time the docker CLI shows relative to now (`Running 7 seconds ago`, moby's
+ * HumanDuration): when the two engines' tasks started is each one's own.
+ */
+const CLI_AGO = /\b(?:[Ll]ess than a second|[Aa]bout an? (?:minute|hour)|\d+ (?:second|minute|hour|day|week|month|year)s?) ago\b/g;
+
+/** A task in the docker CLI's log lines, `<service>.<slot>.<task id>@<node>`: the task id (12 characters, or 25 untruncated) is each engine's. */
+const CLI_TASK_ID = /(\.\d+)\.[a-z0-9]{12,25}@/g;
+
+/** A line the docker CLI printed, comparable: its times (absolute or relative) and the task ids it names are each engine's own. */
+export const cliLine = (line: string): string => line.replace(LOG_TIME, '<time>').replace(CLI_AGO, '<ago>').replace(CLI_TASK_ID, '$1.<id>@');

@@ -1,5 +1,5 @@
 import { differences } from './differences';
-import { errorShape, inNameOrder, normalise } from './normalise';
+import { cliLine, errorShape, inNameOrder, logPayload, normalise } from './normalise';
 
 describe('the conformance normaliser', () => {
   it('erases ids, times, versions, join tokens and allocated addresses, and nothing else', () => {
@@ -81,5 +81,23 @@ describe('differences', () => {
       'B.E: engine absent, shoal true',
       'D: engine null, shoal absent',
     ]);
+  });
+
+  it("erases a running task's container id and PID, keeping its exit code", () => {
+    const status = { State: 'running', Message: 'started', ContainerStatus: { ContainerID: 'c2e9fc2046aa9a52ba254ce5af288770d6a95a201ca6a224f50630bc4ca279f2', PID: 21547, ExitCode: 0 } };
+    expect(normalise(status)).toEqual({ State: 'running', Message: 'started', ContainerStatus: { ContainerID: '<id>', PID: '<pid>', ExitCode: 0 } });
+  });
+
+  it("erases a log line's time and its task context's ids, keeping the keys, their order and the line", () => {
+    const payload = '2026-11-27T20:57:57.434884151Z com.docker.swarm.node.id=mfvw7njzfxtkqxagokw9qqomz,com.docker.swarm.service.id=ejnm502suijoa1vtnydov9jv5,com.docker.swarm.task.id=p6o4b8akov4vrlh4eefel0v2o hello 2026\n';
+    expect(logPayload(payload)).toBe('<time> com.docker.swarm.node.id=<id>,com.docker.swarm.service.id=<id>,com.docker.swarm.task.id=<id> hello 2026\n');
+    expect(logPayload('one on stdout\n')).toBe('one on stdout\n');
+  });
+
+  it("erases what the docker CLI prints of times and task ids, keeping the rest of the line", () => {
+    expect(cliLine('2026-11-27T20:57:57.434884151Z web.1.p6o4b8akov4v@vm    | hello')).toBe('<time> web.1.<id>@vm    | hello');
+    expect(cliLine('web.2.p6o4b8akov4vrlh4eefel0v2o@vm | hello')).toBe('web.2.<id>@vm | hello');
+    expect(cliLine('web.2@vm | hello')).toBe('web.2@vm | hello');
+    for (const ago of ['Running less than a second ago', 'Running 7 seconds ago', 'Running about a minute ago', 'Running 3 hours ago']) expect(cliLine(ago)).toBe('Running <ago>');
   });
 });
