@@ -80,3 +80,10 @@ export const sampleValue = (samples: readonly PromSample[], name: string, labels
 
 /** The wider of two bounds on a largest value: the later scrape of a cumulative histogram holds the earlier. */
 export const widerBounds = (a: Bounds | undefined, b: Bounds): Bounds => (a && a.atMost > b.atMost ? a : b);
+
+/** `now` less the same samples in `base` (an earlier scrape of the same process): what counters and histograms gained between them. */
+export const since = (now: readonly PromSample[], base: readonly PromSample[]): PromSample[] => {
+  const key = (s: PromSample): string => `${s.name}${JSON.stringify(Object.entries(s.labels).sort())}`;
+  const before = new Map(base.map((s) => [key(s), s.value]));
+  return now.map((s) => ({ ...s, value: s.value - (before.get(key(s)) ?? 0) }));
+};

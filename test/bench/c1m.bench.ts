@@ -13,7 +13,7 @@
  *
  * The run stops when every task runs, after --deadline minutes (45) from the first create,
  * or after --stall seconds (180) without a new RUNNING task: a partial run reports how far
- * it got. --heap MiB (8192; 0: node's default) is each process's --max-old-space-size.
+ * it got. --heap MiB (8192; 0: node's default) is each process's --max-old-space-size (in NODE_OPTIONS).
  * --write keeps docs/benchmarks/c1m.json and draws docs/benchmarks/c1m-rate.svg and
  * c1m-running.svg; without it the plots go to .shoal/bench-logs/.
  */
@@ -24,8 +24,8 @@ import { performance } from 'node:perf_hooks';
 import { LocalKafkaBroker } from '../../infra/kafka/broker';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { intOption } from './args';
-import { largestBucket, parseProm, perSecond, quantile, sampleValue, widerBounds } from './c1m-measures';
-import type { Bounds } from './c1m-measures';
+import { largestBucket, parseProm, perSecond, quantile, sampleValue, since, widerBounds } from './c1m-measures';
+import type { Bounds, PromSample } from './c1m-measures';
 import { BenchCluster, peakRss, processCpu } from './cluster';
 import { shoalEntry } from './compiled';
 import { e2eMeasures, e2eNumbers } from './e2e.bench';
@@ -125,12 +125,19 @@ const scrape = async (url: string): Promise<string | undefined> => {
 
 /** Each component's /metrics (and the API's, on its socket) every `everyMs`, until `done`. */
 const scrapeMetrics = async (cluster: BenchCluster, everyMs: number, samples: Samples, done: () => boolean): Promise<void> => {
+  // The first scrape of each process is the baseline: its event loop's largest delay and its ticks so far are the start's, not the run's.
+  const baseline = new Map<string, PromSample[]>();
   const take = (name: string, text: string | undefined): void => {
     if (text === undefined) return;
     const parsed = parseProm(text);
+    const base = baseline.get(name);
+    if (!base) {
+      baseline.set(name, parsed);
+      return;
+    }
     const lag = sampleValue(parsed, 'nodejs_eventloop_lag_max_seconds');
     if (lag !== undefined && Number.isFinite(lag)) samples.loopLag.set(name, Math.max(lag, samples.loopLag.get(name) ?? 0));
-    for (const [component, bounds] of largestBucket(parsed, 'shoal_component_tick_duration_seconds', 'component')) samples.ticks.set(component, widerBounds(samples.ticks.get(component), bounds));
+    for (const [component, bounds] of largestBucket(since(parsed, base), 'shoal_component_tick_duration_seconds', 'component')) samples.ticks.set(component, widerBounds(samples.ticks.get(component), bounds));
   };
   while (!done()) {
     for (const m of cluster.members) {
@@ -191,7 +198,8 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
   const total = services * replicas;
   const entry = shoalEntry(argv);
   const profile = profileFlags(argv);
-  const flags = (name: string): readonly string[] => [...(heap > 0 ? [`--max-old-space-size=${heap}`] : []), ...profile(name)];
+  // Through NODE_OPTIONS, which every process the cluster starts inherits: a component's workers refuse it as an execArgv flag.
+  if (heap > 0) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heap}`.trim();
 
   const samples: Samples = { creates: [], serviceLs: [], servicePs: [], ticks: new Map(), loopLag: new Map(), load: [], cpu: new Map(), peaks: new Map() };
   const broker = await startBroker();
@@ -199,7 +207,7 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
   let runEnd = 0;
   let logs = '';
   try {
-    const cluster = await BenchCluster.start({ brokers: broker.brokers, entry, flags, nodes, fleets, schedulers: 1, timeoutMs: 300_000 });
+    const cluster = await BenchCluster.start({ brokers: broker.brokers, entry, flags: profile, nodes, fleets, schedulers: 1, timeoutMs: 300_000 });
     let watch: LogWatch | undefined;
     try {
       watch = await LogWatch.follow(broker.brokers, cluster.topic);
@@ -327,6 +335,10 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
 
   const one = (name: string, unit: string, better: Measure['better'], value: number): Measure => ({ name, unit, better, runs: [value] });
   const ok = (probes: readonly Probe[]): number[] => probes.filter((p) => p.ok).map((p) => p.ms);
+  const notOk = (probes: readonly Probe[]): string => {
+    const failed = probes.filter((p) => !p.ok).length;
+    return failed > 0 ? ` (${failed} not answered 200, left out)` : '';
+  };
   const measures: Measure[] = [
     one('tasks RUNNING at once at the end', 'tasks', 'higher', watch.reached.length),
     one('tasks assigned (placed)', 'tasks', 'higher', placed),
@@ -336,10 +348,10 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
     one('bytes written per task placed (keys + values)', 'bytes', 'lower', watch.bytes / placed),
     one('API: create a service, p50', 'ms', 'lower', quantile(samples.creates, 0.5)),
     one('API: create a service, p99', 'ms', 'lower', quantile(samples.creates, 0.99)),
-    one(`API: docker service ls (GET /services?status=true), p50 of ${samples.serviceLs.length}`, 'ms', 'lower', quantile(ok(samples.serviceLs), 0.5)),
-    one(`API: docker service ls (GET /services?status=true), p99 of ${samples.serviceLs.length}`, 'ms', 'lower', quantile(ok(samples.serviceLs), 0.99)),
-    one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p50 of ${samples.servicePs.length}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.5)),
-    one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p99 of ${samples.servicePs.length}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.99)),
+    one(`API: docker service ls (GET /services?status=true), p50 of ${samples.serviceLs.length}${notOk(samples.serviceLs)}`, 'ms', 'lower', quantile(ok(samples.serviceLs), 0.5)),
+    one(`API: docker service ls (GET /services?status=true), p99 of ${samples.serviceLs.length}${notOk(samples.serviceLs)}`, 'ms', 'lower', quantile(ok(samples.serviceLs), 0.99)),
+    one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p50 of ${samples.servicePs.length}${notOk(samples.servicePs)}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.5)),
+    one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p99 of ${samples.servicePs.length}${notOk(samples.servicePs)}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.99)),
     ...[...samples.ticks].map(([component, b]) => one(`longest tick: ${component} (bucket upper bound; above ${b.above} s; ${fmt(b.count)} ticks)`, 's', 'lower', b.atMost)),
     ...[...samples.loopLag].map(([name, lag]) => one(`longest event loop delay seen: ${name}`, 'ms', 'lower', lag * 1e3)),
     ...[...samples.peaks].map(([name, bytes]) => one(`peak RSS: ${name}`, 'MiB', 'lower', bytes / MIB)),
@@ -375,7 +387,7 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
       ...(outcome.incomplete ? [`INCOMPLETE: ${outcome.incomplete}. ${fmt(watch.reached.length)} of ${fmt(total)} tasks were RUNNING at once after ${seconds.toFixed(0)} s (${fmt(runningRatePerSecond)}/s on average), ${fmt(placed)} assigned; times never reached are NaN.`] : []),
       `Goal: all ${fmt(total)} tasks RUNNING in ≤ 5 minutes — ${allIn <= 300 ? `met (${allIn.toFixed(0)} s)` : Number.isFinite(allIn) ? `not met (${allIn.toFixed(0)} s, ${fmt(n.runningPerSecond)}/s)` : 'not met (never all RUNNING)'}.`,
       `Goal: no component above 2 GiB of RSS — ${over.length === 0 ? 'met' : `not met (${over.map(([c, b]) => `${c} ${fmt(b / MIB)} MiB`).join(', ')})`}.`,
-      `Goal: no tick or pause of a component longer than 50 ms — ${longTicks.length === 0 && longLags.length === 0 ? 'met' : `not met (ticks: ${longTicks.map(([c, b]) => `${c} > ${b.above} s`).join(', ') || 'none'}; event loop delays: ${longLags.map(([c, l]) => `${c} ${fmt(l * 1e3)} ms`).join(', ') || 'none'})`}. A tick is read from its histogram's buckets, so only its bucket is known; the event loop delay (prom-client's, the largest in each scrape interval) also catches pauses outside ticks, such as a snapshot being written.`,
+      `Goal: no tick or pause of a component longer than 50 ms — ${longTicks.length === 0 && longLags.length === 0 ? 'met' : `not met (ticks: ${longTicks.map(([c, b]) => `${c} > ${b.above} s`).join(', ') || 'none'}; event loop delays: ${longLags.map(([c, l]) => `${c} ${fmt(l * 1e3)} ms`).join(', ') || 'none'})`}. A tick is read from its histogram's buckets, so only its bucket is known; the event loop delay (prom-client's, the largest in each scrape interval) also catches pauses outside ticks, such as a snapshot being written. Both count from each process's first scrape after the creates began, not its start.`,
       `${NOMAD}. Here: ${Number.isFinite(allIn) ? `${allIn.toFixed(0)} s to all RUNNING, ${fmt(n.runningPerSecond)}/s, ${(n.runningPerSecond / 3_750).toFixed(2)}× Nomad C1M's rate` : `${fmt(runningRatePerSecond)}/s RUNNING on average until stopped, ${(runningRatePerSecond / 3_750).toFixed(2)}× Nomad C1M's rate`}, on 2 cores with everything on one machine.`,
       `Placements per second over time: ![assigned and first RUNNING per second](benchmarks/c1m-rate.svg) — tasks RUNNING at once: ![tasks RUNNING at once](benchmarks/c1m-running.svg) (drawn by the benchmark).`,
       `RUNNING per second over each tenth of the run: ${n.timeline.map(fmt).join(' · ') || 'none'}.`,

@@ -1,4 +1,4 @@
-import { largestBucket, parseProm, perSecond, quantile, sampleValue, widerBounds } from './c1m-measures';
+import { largestBucket, parseProm, perSecond, quantile, sampleValue, since, widerBounds } from './c1m-measures';
 import { lineChart, niceStep, ticks } from './plot';
 
 describe('what the C1M benchmark computes from its samples', () => {
@@ -48,6 +48,11 @@ describe('what the C1M benchmark computes from its samples', () => {
     expect(bounds.get('scheduler')).toEqual({ above: 0.05, atMost: 0.1, count: 9 });
     expect(bounds.get('reaper')).toEqual({ above: 60, atMost: Number.POSITIVE_INFINITY, count: 2 });
     expect(bounds.has('idle')).toBe(false);
+    const earlier = parseProm(metrics.replace('le="0.1",component="scheduler"} 9', 'le="0.1",component="scheduler"} 8').replace('le="+Inf",component="scheduler"} 9', 'le="+Inf",component="scheduler"} 8'));
+    // Between the two scrapes the scheduler ticked once, in (0.05, 0.1]; the reaper not at all.
+    const gained = largestBucket(since(parseProm(metrics), earlier), 'shoal_component_tick_duration_seconds', 'component');
+    expect(gained.get('scheduler')).toEqual({ above: 0.05, atMost: 0.1, count: 1 });
+    expect(gained.has('reaper')).toBe(false);
     expect(widerBounds(undefined, { above: 0, atMost: 0.01, count: 1 }).atMost).toBe(0.01);
     expect(widerBounds({ above: 1, atMost: 2.5, count: 1 }, { above: 0, atMost: 0.01, count: 5 }).atMost).toBe(2.5);
   });
