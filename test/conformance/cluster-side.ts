@@ -1,6 +1,8 @@
 /**
  * A Shoal side with a node of its own, for what needs tasks and logs: `shoal run api`,
- * `allocator`, `orchestrator`, `scheduler` and `dispatcher` on the real broker, and one
+ * `allocator`, `orchestrator`, `scheduler`, `reaper` (which removes a task stood down
+ * for good once it has stopped, as SwarmKit's task reaper) and `dispatcher` on the real
+ * broker, and one
  * agent joined through the dispatcher, as the engine is one node in swarm mode: a
  * simulated one (`shoal agent --simulate 1`), or one on the docker executor that runs its
  * tasks as containers on the test's engine, for tasks that run and print. Answers on its
@@ -36,7 +38,7 @@ export const startShoalWithNode = async (name: string, docker?: DockerAgent): Pr
     const socket = join(deployment.dataDir, 'shoal.sock');
     const init = await exchange(socket, 'POST', '/v1.41/swarm/init', { ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' });
     if (init.status !== 200) throw new Error(`Shoal's swarm init: ${init.status} ${JSON.stringify(init.body)}`);
-    for (const component of ['allocator', 'orchestrator', 'scheduler']) {
+    for (const component of ['allocator', 'orchestrator', 'scheduler', 'reaper']) {
       await deployment.cli(['run', component]).waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000);
     }
     const [, agents] = await deployment.cli(['run', 'dispatcher']).waitFor(/dispatcher: agents on (127\.0\.0\.1:\d+)/, 90_000);

@@ -1,0 +1,410 @@
+/**
+ * Docker conformance of tasks placed and running, and of their output, side by side: the
+ * test run's engine in swarm mode (its manager is also its one worker: it runs the service's
+ * containers itself) and Shoal with one node of its own on the docker executor
+ * (test/conformance/cluster-side.ts), whose containers run on the same engine. The same
+ * service, two replicas of the offline busybox image printing known lines on stdout and
+ * stderr, runs on both; `/tasks` (each filter that matters for running tasks), a running
+ * task's inspect, `docker service ps`, `/services/{id}/logs`, `/tasks/{id}/logs` and
+ * `docker service logs` are compared after the one normaliser (test/conformance/normalise.ts).
+ * Shoal's node is named as the engine's (a node's name is its machine's), so the docker CLI
+ * prints the same node on both. Where Shoal differs on purpose, the exact difference is
+ * pinned here and explained in docs/docker-compatibility.md.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dockerCli } from '../../libs/testing/src/processes/docker-cli';
+import type { DockerCliResult } from '../../libs/testing/src/processes/docker-cli';
+import { Differential } from '../conformance/differential';
+import type { SideBySide } from '../conformance/differential';
+import { startShoalWithNode } from '../conformance/cluster-side';
+import type { ShoalNodeSide } from '../conformance/cluster-side';
+import { cliLine, logPayload } from '../conformance/normalise';
+import { rawExchange } from '../conformance/raw-exchange';
+import type { RawExchange } from '../conformance/raw-exchange';
+import { conformanceEngine, ensureSwarm } from '../conformance/sides';
+
+const IMAGE = 'shoal-test/busybox:latest';
+const run = `rn${Date.now().toString(36)}`;
+const name = `${run}-echo`;
+/**
+ * What each task prints: two lines on stdout, one on stderr between them, then it runs until
+ * stopped. A pause between lines: an engine copies a container's stdout and stderr each on
+ * its own, so lines printed at once on the two may be logged in either order.
+ */
+const SCRIPT = 'echo one on stdout; sleep 0.2; echo two on stderr >&2; sleep 0.2; echo "three, with  spaces"; exec sleep 3600';
+/** What each task prints, in order: [stream (1 stdout, 2 stderr, as a log frame's header), line]. */
+const PRINTED: readonly (readonly [1 | 2, string])[] = [
+  [1, 'one on stdout\n'],
+  [2, 'two on stderr\n'],
+  [1, 'three, with  spaces\n'],
+];
+/** A swarm log line's details (with `details`): its task's context, ids normalised. */
+const DETAILS = 'com.docker.swarm.node.id=<id>,com.docker.swarm.service.id=<id>,com.docker.swarm.task.id=<id> ';
+type Side = 'engine' | 'shoal';
+type Ids = Record<Side, string>;
+interface Task {
+  ID: string;
+  Slot?: number;
+  NodeID?: string;
+  DesiredState: string;
+  Status: { State: string };
+}
+const SIDES: readonly Side[] = ['engine', 'shoal'];
+const bySlot = (body: unknown): unknown => (Array.isArray(body) ? [...(body as Task[])].sort((a, b) => (a.Slot ?? 0) - (b.Slot ?? 0)) : body);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Pinned (docs/docker-compatibility.md, tasks placed and running): Shoal names a task
+ * (`<service>.<slot>`) and shows its spec's Runtime, as on pending tasks; and a running
+ * task's Status has no ContainerStatus on Shoal, where SwarmKit's shows its container's id
+ * and PID: Shoal's task status on the log carries neither (an exit code, once it exited).
+ */
+const pinned = (at: string, slot: number): string[] => [
+  `${at}Name: engine absent, shoal "${name}.${slot}"`,
+  `${at}Spec.Runtime: engine absent, shoal "container"`,
+  `${at}Status.ContainerStatus: engine {"ContainerID":"<id>","PID":"<pid>","ExitCode":0}, shoal absent`,
+];
+/** The pinned differences of a list of tasks, by slot. */
+const pinnedList = (body: unknown): string[] => (body as Task[]).flatMap((task, i) => pinned(`[${i}].`, task.Slot!));
+
+/** A multiplexed log body's frames (moby's stdcopy), as `stream payload`. */
+const framesOf = (body: Buffer): { stream: number; payload: string }[] => {
+  const frames: { stream: number; payload: string }[] = [];
+  for (let at = 0; at + 8 <= body.length; ) {
+    const size = body.readUInt32BE(at + 4);
+    frames.push({ stream: body[at]!, payload: body.subarray(at + 8, at + 8 + size).toString('utf8') });
+    at += 8 + size;
+  }
+  return frames;
+};
+
+/** What a followed log stream (`follow=1`) sent in `ms`, and whether it had ended by then. */
+const following = (socketPath: string, path: string, ms: number): Promise<{ status: number; body: Buffer; ended: boolean }> =>
+  new Promise((resolve, reject) => {
+    const req = request({ socketPath, method: 'GET', path, headers: { Host: 'docker' } }, (res) => {
+      const chunks: Buffer[] = [];
+      let ended = false;
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => (ended = true));
+      setTimeout(() => {
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ended });
+        req.destroy();
+      }, ms);
+    });
+    req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+    req.end();
+  });
+
+describe('tasks placed and running, and their output, at API 1.41: Shoal beside a real engine in swarm mode', () => {
+  let shoal: ShoalNodeSide | undefined;
+  let diff: Differential;
+  let sockets: Ids;
+  let home: string;
+  const services: Ids = { engine: '', shoal: '' };
+  /** Each side's node: the engine's manager, Shoal's docker node. */
+  const nodes: Ids = { engine: '', shoal: '' };
+  let hostname = '';
+  /** Each side's tasks, by slot. */
+  const tasks: Record<Side, Task[]> = { engine: [], shoal: [] };
+
+  const tasksOf = async (filters: object | ((side: Side) => object)): Promise<SideBySide> => {
+    const each = (side: Side): object => (typeof filters === 'function' ? (filters as (side: Side) => object)(side) : filters);
+    const answer = await diff.sendEach('GET', {
+      engine: `/tasks?filters=${encodeURIComponent(JSON.stringify(each('engine')))}`,
+      shoal: `/tasks?filters=${encodeURIComponent(JSON.stringify(each('shoal')))}`,
+    });
+    return { engine: { ...answer.engine, body: bySlot(answer.engine.body) }, shoal: { ...answer.shoal, body: bySlot(answer.shoal.body) } };
+  };
+  const logs = async (path: (side: Side) => string): Promise<Record<Side, RawExchange>> => {
+    const [engine, shoalAnswer] = await Promise.all(SIDES.map((side) => rawExchange(sockets[side], 'GET', `/v1.41${path(side)}`, 20_000)));
+    return { engine: engine!, shoal: shoalAnswer! };
+  };
+  const cli = async (args: (side: Side) => string[]): Promise<Record<Side, DockerCliResult>> => {
+    const [engine, shoalAnswer] = await Promise.all(SIDES.map((side) => dockerCli(join(home, side), args(side), { socket: sockets[side] })));
+    return { engine: engine!, shoal: shoalAnswer! };
+  };
+
+  beforeAll(async () => {
+    const engine = conformanceEngine();
+    await ensureSwarm(engine);
+    home = mkdtempSync(join(tmpdir(), 'shoal-conformance-running-'));
+    const probe = new Differential(engine, engine);
+    nodes.engine = ((await probe.engineOnly('GET', '/info')).body as { Swarm: { NodeID: string } }).Swarm.NodeID;
+    hostname = ((await probe.engineOnly('GET', `/nodes/${nodes.engine}`)).body as { Description: { Hostname: string } }).Description.Hostname;
+    shoal = await startShoalWithNode('conformance-running', { engine: `unix://${engine}`, hostname });
+    nodes.shoal = shoal.nodeId;
+    diff = new Differential(engine, shoal.socket);
+    sockets = { engine, shoal: shoal.socket };
+    const created = await diff.send('POST', '/services/create', {
+      Name: name,
+      Labels: { [run]: 'running' },
+      TaskTemplate: { ContainerSpec: { Image: IMAGE, Command: ['sh', '-c', SCRIPT], StopGracePeriod: 1_000_000_000 } },
+      Mode: { Replicated: { Replicas: 2 } },
+    });
+    for (const side of SIDES) services[side] = created[side].status === 201 ? (created[side].body as { ID: string }).ID : '';
+    expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+    // Until both sides' two tasks run and have printed their lines.
+    const printed = PRINTED.length;
+    for (let attempt = 0; attempt < 300; attempt++) {
+      const answer = await tasksOf({ service: [name] });
+      const running = (body: unknown) => Array.isArray(body) && body.length === 2 && (body as Task[]).every((task) => task.Status.State === 'running');
+      if (running(answer.engine.body) && running(answer.shoal.body)) {
+        const out = await logs((side) => `/services/${services[side]}/logs?stdout=1&stderr=1`);
+        if (SIDES.every((side) => framesOf(out[side].body).length === 2 * printed)) {
+          for (const side of SIDES) tasks[side] = answer[side].body as Task[];
+          break;
+        }
+      }
+      await sleep(200);
+    }
+    expect(SIDES.map((side) => tasks[side].length)).toEqual([2, 2]);
+  }, 240_000);
+  afterAll(async () => {
+    if (services.engine) await diff.engineOnly('DELETE', `/services/${services.engine}`);
+    if (services.shoal) await diff.shoalOnly('DELETE', `/services/${services.shoal}`);
+    await shoal?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it("the running tasks list the same on both: spec, slot, desired and current state, the executor's message", async () => {
+    const answer = await tasksOf({ service: [name] });
+    expect(Differential.compare(answer)).toEqual({ status: [], body: pinnedList(answer.shoal.body) });
+    for (const side of SIDES) {
+      const listed = answer[side].body as (Task & { Status: { Message: string } })[];
+      expect({ side, tasks: listed.map((task) => [task.Slot, task.NodeID, task.DesiredState, task.Status.State, task.Status.Message]) }).toEqual({
+        side,
+        tasks: [1, 2].map((slot) => [slot, nodes[side], 'running', 'running', 'started']),
+      });
+    }
+  });
+
+  it('each filter that matters for running tasks finds the same tasks on both', async () => {
+    const slotOne = (side: Side): string => tasks[side].find((task) => task.Slot === 1)!.ID;
+    const cases: [string, object | ((side: Side) => object), number][] = [
+      ['desired-state running', { service: [name], 'desired-state': ['running'] }, 2],
+      ['desired-state shutdown', { service: [name], 'desired-state': ['shutdown'] }, 0],
+      ['desired-state running and shutdown', { service: [name], 'desired-state': ['running', 'shutdown'] }, 2],
+      ['node by id', (side) => ({ service: [name], node: [nodes[side]] }), 2],
+      ['node by id prefix', (side) => ({ service: [name], node: [nodes[side].slice(0, 6)] }), 2],
+      ['node by name', { service: [name], node: [hostname] }, 2],
+      ['node and desired-state running', (side) => ({ service: [name], node: [nodes[side]], 'desired-state': ['running'] }), 2],
+      ['node and desired-state shutdown', (side) => ({ service: [name], node: [nodes[side]], 'desired-state': ['shutdown'] }), 0],
+      ['name, one slot', { name: [`${name}.2`] }, 1],
+      ['id, a prefix of one', (side) => ({ id: [slotOne(side).slice(0, 10)] }), 1],
+      ['label of the service, desired-state running', { label: [`${run}=running`], 'desired-state': ['running'] }, 2],
+    ];
+    for (const [what, filters, count] of cases) {
+      const answer = await tasksOf(filters);
+      expect({ what, counts: SIDES.map((side) => (answer[side].body as unknown[]).length), ...Differential.compare(answer) }).toEqual({
+        what,
+        counts: [count, count],
+        status: [],
+        body: pinnedList(answer.shoal.body),
+      });
+    }
+  });
+
+  it("a running task's inspect is the same on both", async () => {
+    const answer = await diff.sendEach('GET', { engine: `/tasks/${tasks.engine[0]!.ID}`, shoal: `/tasks/${tasks.shoal[0]!.ID}` });
+    expect(Differential.compare(answer)).toEqual({ status: [], body: pinned('', 1) });
+    for (const side of SIDES) expect({ side, id: (answer[side].body as Task).ID, node: (answer[side].body as Task).NodeID }).toEqual({ side, id: tasks[side][0]!.ID, node: nodes[side] });
+  });
+
+  it('the service counts its running tasks the same on both: /services?status=true and docker service ls', async () => {
+    const listed = await diff.send('GET', `/services?status=true&filters=${encodeURIComponent(JSON.stringify({ name: [name] }))}`);
+    expect(Differential.compare(listed)).toEqual({ status: [], body: [] });
+    expect((listed.shoal.body as { ServiceStatus: unknown }[]).map((service) => service.ServiceStatus)).toEqual([{ RunningTasks: 2, DesiredTasks: 2, CompletedTasks: 0 }]);
+    const out = await cli(() => ['service', 'ls', '--filter', `name=${name}`, '--format', '{{.Name}} {{.Mode}} {{.Replicas}} {{.Image}} {{.Ports}}']);
+    expect({ code: out.shoal.code, stdout: out.shoal.stdout }).toEqual({ code: out.engine.code, stdout: out.engine.stdout });
+    expect(out.engine.stdout).toBe(`${name} replicated 2/2 ${IMAGE} \n`);
+  });
+
+  describe('docker service ps', () => {
+    /** A table's rows as columns, cut where its header's columns start; each cell normalised. */
+    const table = (text: string): string[][] => {
+      const [header, ...rows] = text.split('\n').filter((line) => line !== '');
+      const starts = [...header!.matchAll(/(?:^|\s{2,})(\S+(?: \S+)*)/g)].map((match) => match.index! + match[0].length - match[1]!.length);
+      const cut = (line: string): string[] => starts.map((start, i) => line.slice(start, starts[i + 1]).trim());
+      return [cut(header!), ...rows.map((row) => cut(row).map(cliLine))].map((cells) => cells.map((cell) => cell.replace(/^[a-z0-9]{12,25}$/, '<id>')));
+    };
+    for (const [what, args, rows] of [
+      ['default', [], 2],
+      ['--no-trunc', ['--no-trunc'], 2],
+      ['--filter desired-state=running', ['--filter', 'desired-state=running'], 2],
+      ['--filter node=<the node>', ['--filter', 'node=NODE'], 2],
+      ['--filter desired-state=shutdown', ['--filter', 'desired-state=shutdown'], 0],
+    ] as const) {
+      it(`${what}: the same columns`, async () => {
+        const out = await cli(() => ['service', 'ps', ...args.map((arg) => arg.replace('NODE', hostname)), name]);
+        expect(SIDES.map((side) => out[side].code)).toEqual([0, 0]);
+        expect(table(out.shoal.stdout)).toEqual(table(out.engine.stdout));
+        expect(out.shoal.stderr).toBe(out.engine.stderr);
+        expect(table(out.engine.stdout)).toEqual([
+          ['ID', 'NAME', 'IMAGE', 'NODE', 'DESIRED STATE', 'CURRENT STATE', 'ERROR', 'PORTS'],
+          ...[1, 2].slice(0, rows).map((slot) => ['<id>', `${name}.${slot}`, IMAGE, hostname, 'Running', 'Running <ago>', '', '']),
+        ]);
+      });
+    }
+    it('--format {{json .}}: the same fields', async () => {
+      const out = await cli(() => ['service', 'ps', '--format', '{{json .}}', name]);
+      const rows = (text: string) => text.split('\n').filter(Boolean).map((line) => Object.fromEntries(Object.entries(JSON.parse(line) as Record<string, string>).map(([key, value]) => [key, key === 'ID' ? '<id>' : cliLine(value)])));
+      expect(rows(out.shoal.stdout)).toEqual(rows(out.engine.stdout));
+      expect(rows(out.engine.stdout).map((row) => [row.Name, row.Node, row.CurrentState])).toEqual([1, 2].map((slot) => [`${name}.${slot}`, hostname, 'Running <ago>']));
+    });
+  });
+
+  describe('logs', () => {
+    /** A log body's frames, each `<stream> <payload normalised>`, in a stable order (two tasks print at once). */
+    const frames = (answer: RawExchange): string[] => framesOf(answer.body).map((frame) => `${frame.stream} ${logPayload(frame.payload)}`).sort();
+    /** The frames a query gives of `tasks` tasks' output, each `<stream> <payload normalised>`, in order. */
+    const expected = (query: string, tasks: number): string[] => {
+      const asked = new URLSearchParams(query);
+      const on = (key: string): boolean => asked.get(key) === '1';
+      const later = Number(asked.get('since') ?? 0) * 1000 > Date.now();
+      const lines = PRINTED.filter(([stream]) => !later && on(stream === 1 ? 'stdout' : 'stderr')).slice(asked.get('tail') === '1' ? -1 : 0);
+      const prefix = `${on('timestamps') ? '<time> ' : ''}${on('details') ? DETAILS : ''}`;
+      return Array.from({ length: tasks }, () => lines.map(([stream, line]) => `${stream} ${prefix}${line}`)).flat().sort();
+    };
+    const queries = [
+      'stdout=1&stderr=1',
+      'stdout=1',
+      'stderr=1',
+      'stdout=1&stderr=1&timestamps=1',
+      'stdout=1&stderr=1&details=1',
+      'stdout=1&stderr=1&timestamps=1&details=1',
+      'stdout=1&stderr=1&details=1&follow=0&since=0&tail=all',
+      'stdout=1&stderr=1&tail=1',
+      `stdout=1&stderr=1&since=${Math.floor(Date.now() / 1000) + 3600}`,
+    ];
+    /**
+     * Pinned (docs/docker-compatibility.md, logs): Docker 20.10 sends a log stream with no
+     * Content-Type, Shoal the raw stream's, as later Docker versions do at API 1.41.
+     */
+    const contentTypes = (answer: Record<Side, RawExchange>): unknown[] => [answer.engine.headers['content-type'], answer.shoal.headers['content-type']];
+    const RAW_STREAM = [undefined, 'application/vnd.docker.raw-stream'];
+
+    it("a service's logs (by id and by name): the same frames on both", async () => {
+      for (const ref of [(side: Side) => services[side], () => name]) {
+        for (const query of queries) {
+          const answer = await logs((side) => `/services/${ref(side)}/logs?${query}`);
+          expect({ query, status: [answer.engine.status, answer.shoal.status], frames: frames(answer.shoal) }).toEqual({ query, status: [200, 200], frames: frames(answer.engine) });
+          expect({ query, frames: frames(answer.engine), contentTypes: contentTypes(answer) }).toEqual({ query, frames: expected(query, 2), contentTypes: RAW_STREAM });
+        }
+      }
+    });
+
+    it("a running task's logs: the same frames on both", async () => {
+      for (const query of queries) {
+        const answer = await logs((side) => `/tasks/${tasks[side][0]!.ID}/logs?${query}`);
+        expect({ query, status: [answer.engine.status, answer.shoal.status], frames: frames(answer.shoal) }).toEqual({ query, status: [200, 200], frames: frames(answer.engine) });
+        expect({ query, frames: frames(answer.engine), contentTypes: contentTypes(answer) }).toEqual({ query, frames: expected(query, 1), contentTypes: RAW_STREAM });
+      }
+    });
+
+    it("a line's time: the container's, in Docker's form; to the nanosecond on the engine, to the millisecond on Shoal (pinned)", async () => {
+      const answer = await logs((side) => `/services/${services[side]}/logs?stdout=1&stderr=1&timestamps=1`);
+      const times = (side: Side): string[] => framesOf(answer[side].body).map((frame) => frame.payload.slice(0, frame.payload.indexOf(' ')));
+      expect(times('engine')).toHaveLength(2 * PRINTED.length);
+      for (const time of times('engine')) expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/);
+      expect(times('shoal')).toHaveLength(2 * PRINTED.length);
+      for (const time of times('shoal')) expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}000000Z$/);
+      // Each a time the task printed at: after the service was created and before now, on both.
+      for (const side of SIDES) for (const time of times(side)) expect(Date.parse(time)).toBeGreaterThan(Date.now() - 5 * 60_000);
+    });
+
+    it('followed (follow=1): what was printed, the same frames on both, and the stream stays open', async () => {
+      const [engine, shoalAnswer] = await Promise.all(
+        SIDES.map((side) => following(sockets[side], `/v1.41/services/${services[side]}/logs?stdout=1&stderr=1&details=1&follow=1`, 3_000)),
+      );
+      const followed = (answer: { body: Buffer }): string[] => framesOf(answer.body).map((frame) => `${frame.stream} ${logPayload(frame.payload)}`).sort();
+      expect({ status: shoalAnswer!.status, ended: shoalAnswer!.ended, frames: followed(shoalAnswer!) }).toEqual({ status: engine!.status, ended: engine!.ended, frames: followed(engine!) });
+      expect({ status: engine!.status, ended: engine!.ended, frames: followed(engine!) }).toEqual({ status: 200, ended: false, frames: expected('stdout=1&stderr=1&details=1', 2) });
+    });
+
+    /** What the CLI printed, a line each, normalised, in a stable order. */
+    const lines = (text: string): string[] => text.split('\n').filter(Boolean).map(cliLine).sort();
+    /** The lines a task printed on `stream`, `tasks` times, as the CLI shows them after its `|` (or alone with --raw). */
+    const printedOn = (stream: 1 | 2, tasks: number, tail = false): string[] =>
+      Array.from({ length: tasks }, () => PRINTED.slice(tail ? -1 : 0).filter(([on]) => on === stream).map(([, line]) => line.trimEnd())).flat().sort();
+    const text = (printed: string[]): string[] => printed.map((line) => line.replace(/^[^|]*\|\s*/, '')).sort();
+    /** How each line the CLI prints starts: the task (its id normalised) on the node, then `|`; with --raw, the line alone. */
+    const task = (ids = true): string => `${name}\\.[12]${ids ? '\\.<id>' : ''}@${hostname.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +\\| `;
+    for (const [what, args, prefix] of [
+      ['default', [], () => `^${task()}`],
+      ['--timestamps', ['--timestamps'], () => `^<time> ${task()}`],
+      ['--details', ['--details'], () => `^${task()}`],
+      ['--raw', ['--raw'], () => '^(one|two|three)'],
+      ['--no-task-ids', ['--no-task-ids'], () => `^${task(false)}`],
+      ['--no-trunc', ['--no-trunc'], () => `^${task()}`],
+      ['--tail 1', ['--tail', '1'], () => `^${task()}`],
+    ] as const) {
+      it(`docker service logs ${what}: the same lines on both`, async () => {
+        const out = await cli(() => ['service', 'logs', ...args, name]);
+        expect({ code: out.shoal.code, stdout: lines(out.shoal.stdout), stderr: lines(out.shoal.stderr) }).toEqual({ code: out.engine.code, stdout: lines(out.engine.stdout), stderr: lines(out.engine.stderr) });
+        const tail = what === '--tail 1';
+        expect({ code: out.engine.code, stdout: text(lines(out.engine.stdout)), stderr: text(lines(out.engine.stderr)) }).toEqual({ code: 0, stdout: printedOn(1, 2, tail), stderr: printedOn(2, 2, tail) });
+        for (const line of [...lines(out.engine.stdout), ...lines(out.engine.stderr)]) expect(line).toMatch(new RegExp(prefix()));
+      });
+    }
+
+    it('docker service logs of a task: the same lines on both', async () => {
+      const out = await cli((side) => ['service', 'logs', tasks[side][0]!.ID]);
+      expect({ code: out.shoal.code, stdout: lines(out.shoal.stdout), stderr: lines(out.shoal.stderr) }).toEqual({ code: out.engine.code, stdout: lines(out.engine.stdout), stderr: lines(out.engine.stderr) });
+      expect({ code: out.engine.code, stdout: text(lines(out.engine.stdout)), stderr: text(lines(out.engine.stderr)) }).toEqual({ code: 0, stdout: printedOn(1, 1), stderr: printedOn(2, 1) });
+    });
+  });
+  describe('a running task stood down: the service scaled to one replica', () => {
+    /** What each side showed of slot 2 while it went: [desired state, state]. */
+    const seen: Record<Side, string[]> = { engine: [], shoal: [] };
+
+    beforeAll(async () => {
+      const current = await diff.sendEach('GET', { engine: `/services/${services.engine}`, shoal: `/services/${services.shoal}` });
+      const version = (side: Side): number => (current[side].body as { Version: { Index: number } }).Version.Index;
+      const spec = (current.engine.body as { Spec: { Mode: object } }).Spec;
+      const scaled = await diff.sendEach(
+        'POST',
+        { engine: `/services/${services.engine}/update?version=${version('engine')}`, shoal: `/services/${services.shoal}/update?version=${version('shoal')}` },
+        { ...spec, Mode: { Replicated: { Replicas: 1 } } },
+      );
+      expect([scaled.engine.status, scaled.shoal.status]).toEqual([200, 200]);
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const answer = await tasksOf({ service: [name] });
+        for (const side of SIDES) {
+          const two = (answer[side].body as Task[]).find((task) => task.Slot === 2);
+          const what = two ? `${two.DesiredState} ${two.Status.State}` : 'gone';
+          if (seen[side].at(-1) !== what) seen[side].push(what);
+        }
+        if (SIDES.every((side) => seen[side].at(-1) === 'gone')) break;
+        await sleep(100);
+      }
+    }, 60_000);
+
+    it('slot 2 is desired remove while it stops, then gone, on both (each task reaper removes it once shut down)', () => {
+      for (const side of SIDES) {
+        expect({ side, last: seen[side].at(-1), before: seen[side].slice(0, -1).every((what) => ['running running', 'remove running', 'remove shutdown'].includes(what)) }).toEqual({ side, last: 'gone', before: true });
+        expect({ side, removed: seen[side].some((what) => what.startsWith('remove ')) }).toEqual({ side, removed: true });
+      }
+    });
+
+    it('the task left lists, inspects and shows in docker service ps and service ls the same on both', async () => {
+      const answer = await tasksOf({ service: [name] });
+      expect(Differential.compare(answer)).toEqual({ status: [], body: pinnedList(answer.shoal.body) });
+      expect((answer.engine.body as Task[]).map((task) => task.Slot)).toEqual([1]);
+      const ps = await cli(() => ['service', 'ps', name]);
+      const columns = (text: string): string[][] => text.split('\n').filter(Boolean).map((line) => line.split(/\s{2,}/).map((cell) => cliLine(cell.trim()).replace(/^[a-z0-9]{12}$/, '<id>')));
+      expect(columns(ps.shoal.stdout)).toEqual(columns(ps.engine.stdout));
+      expect(columns(ps.engine.stdout)).toHaveLength(2);
+      const ls = await cli(() => ['service', 'ls', '--filter', `name=${name}`, '--format', '{{.Name}} {{.Replicas}}']);
+      expect([ls.engine.stdout, ls.shoal.stdout]).toEqual([`${name} 1/1\n`, `${name} 1/1\n`]);
+    });
+
+    it("the service's logs show the task left, the same on both", async () => {
+      const out = await logs((side) => `/services/${services[side]}/logs?stdout=1&stderr=1&details=1`);
+      const frames = (answer: RawExchange): string[] => framesOf(answer.body).map((frame) => `${frame.stream} ${logPayload(frame.payload)}`).sort();
+      expect(frames(out.shoal)).toEqual(frames(out.engine));
+      expect(frames(out.engine)).toEqual(PRINTED.map(([stream, line]) => `${stream} ${DETAILS}${line}`).sort());
+    });
+  });
+});
