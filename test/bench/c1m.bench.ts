@@ -12,12 +12,13 @@
  * service), asked one after the other every --probe-ms while it runs.
  *
  * The run stops when every task runs, after --deadline minutes (45) from the first create,
- * or after --stall seconds (180) without a new RUNNING task: a partial run reports how far
- * it got. --heap MiB (8192; 0: node's default) is each process's --max-old-space-size (in NODE_OPTIONS).
+ * after --stall seconds (180) without a new RUNNING task, or when the machine's available
+ * memory falls below --min-free-mib (2,560) before the kernel has to kill anything: a
+ * partial run reports how far it got. --heap MiB (8192; 0: node's default) is each process's --max-old-space-size (in NODE_OPTIONS).
  * --write keeps docs/benchmarks/c1m.json and draws docs/benchmarks/c1m-rate.svg and
  * c1m-running.svg; without it the plots go to .shoal/bench-logs/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -41,6 +42,16 @@ const ROOT = join(__dirname, '..', '..');
 const MIB = 2 ** 20;
 const COMPONENTS = ['api', 'allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper'];
 const NOMAD = 'Nomad C1M (HashiCorp, 2020): 1,000,000 containers on 5,000 hosts in under 5 minutes (≈ 3,750/s), on a fleet of servers — another machine and another fleet, not measured here';
+
+/** The machine's MemAvailable in bytes (Infinity where /proc/meminfo cannot tell). */
+const memAvailable = (): number => {
+  try {
+    const kb = /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1];
+    return kb === undefined ? Number.POSITIVE_INFINITY : Number(kb) * 1024;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+};
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -194,6 +205,7 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
   const deadlineMs = intOption(argv, 'deadline', 45) * 60_000;
   const probeMs = intOption(argv, 'probe-ms', 2_000);
   const scrapeMs = intOption(argv, 'scrape-ms', 5_000);
+  const minFree = intOption(argv, 'min-free-mib', 2_560) * MIB;
   const heap = argv.includes('--heap') && argv[argv.indexOf('--heap') + 1] === '0' ? 0 : intOption(argv, 'heap', 8_192);
   const total = services * replicas;
   const entry = shoalEntry(argv);
@@ -248,6 +260,11 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
         const dead = cluster.members.find((m) => m.process.exitCode !== null);
         if (dead) {
           incomplete = `${dead.name} exited with ${dead.process.exitCode}`;
+          break;
+        }
+        const free = memAvailable();
+        if (free < minFree) {
+          incomplete = `stopped when the machine's available memory fell to ${fmt(free / MIB)} MiB (below --min-free-mib ${fmt(minFree / MIB)}; the machine is shared), ${fmt(watch.live.size)} of ${fmt(total)} running`;
           break;
         }
         if (now - start > deadlineMs) {

@@ -68,7 +68,7 @@ export const lineChart = (chart: Chart): string => {
     `<text x="${(left + width - right) / 2}" y="${height - 15}" text-anchor="middle">${escape(chart.xLabel)}</text>`,
     `<text transform="translate(18 ${(top + height - bottom) / 2}) rotate(-90)" text-anchor="middle">${escape(chart.yLabel)}</text>`,
     ...(chart.marks ?? []).map(
-      (m) => `<line x1="${r(px(m.x))}" x2="${r(px(m.x))}" y1="${top}" y2="${height - bottom}" stroke="#999" stroke-dasharray="4 3"/><text x="${r(px(m.x) + 3)}" y="${top + 12}" fill="#666">${escape(m.label)}</text>`,
+      (m, i) => `<line x1="${r(px(m.x))}" x2="${r(px(m.x))}" y1="${top}" y2="${height - bottom}" stroke="#999" stroke-dasharray="4 3"/><text x="${r(px(m.x) + 3)}" y="${height - bottom - 8 - i * 14}" fill="#666">${escape(m.label)}</text>`,
     ),
     ...chart.series.map((s) => `<polyline fill="none" stroke="${s.color}" stroke-width="1.5" points="${s.points.map(([x, y]) => `${r(px(x))},${r(py(y))}`).join(' ')}"/>`),
     ...chart.series.map((s, i) => `<rect x="${width - right - 220}" y="${top + 6 + i * 18}" width="12" height="3" fill="${s.color}"/><text x="${width - right - 202}" y="${top + 11 + i * 18}">${escape(s.name)}</text>`),
