@@ -107,6 +107,14 @@ export class TaskRunner {
     this.report(this.current);
   }
 
+  /**
+   * A failure: the task keeps the message of the step it failed in (`started` for a task
+   * that ran), the error says what went wrong, as SwarmKit's agent reports it.
+   */
+  private fault(state: TaskState, extra: { readonly err: string; readonly exitCode?: number }): void {
+    this.transition(state, { message: this.current.message, ...extra });
+  }
+
   /** Runs a step, unless a stop came first (or comes before it ends); `evenIfStopping`: runs it, and waits for it, all the same. */
   private step<T>(work: () => Promise<T>, evenIfStopping = false): Promise<Outcome<T>> {
     if (this.stopRequested && !evenIfStopping) return Promise.resolve({ kind: 'stopped' });
@@ -132,7 +140,7 @@ export class TaskRunner {
     this.transition(TaskState.PREPARING);
     const prepared = await this.step(() => this.controller.prepare());
     if (prepared.kind === 'stopped') return this.shutdown();
-    if (prepared.kind === 'failed') return this.transition(TaskState.REJECTED, { err: errorText(prepared.error) });
+    if (prepared.kind === 'failed') return this.fault(TaskState.REJECTED, { err: errorText(prepared.error) });
     this.transition(TaskState.READY);
 
     while (this.desired < TaskState.RUNNING && !this.stopRequested) {
@@ -173,13 +181,13 @@ export class TaskRunner {
   private ended({ exitCode, signal, detail }: TaskExit): void {
     if (exitCode === 0) return this.transition(TaskState.COMPLETE, { message: 'finished', exitCode });
     const how = signal ? `killed by ${signal} (exit code ${exitCode})` : `exited with code ${exitCode}`;
-    this.transition(TaskState.FAILED, { message: 'failed', err: `task ${how}${detail ? `: ${detail}` : ''}`, exitCode });
+    this.fault(TaskState.FAILED, { err: `task ${how}${detail ? `: ${detail}` : ''}`, exitCode });
   }
 
   /** A step's error: a TaskFailure fails the task (with its exit code, if any), any other error is `otherwise`. */
   private failed(error: unknown, otherwise: TaskState): void {
-    if (!(error instanceof TaskFailure)) return this.transition(otherwise, { err: errorText(error) });
-    this.transition(TaskState.FAILED, { message: 'failed', err: error.message, ...(error.exitCode !== undefined ? { exitCode: error.exitCode } : {}) });
+    if (!(error instanceof TaskFailure)) return this.fault(otherwise, { err: errorText(error) });
+    this.fault(TaskState.FAILED, { err: error.message, ...(error.exitCode !== undefined ? { exitCode: error.exitCode } : {}) });
   }
 
   private async shutdown(): Promise<void> {
@@ -187,7 +195,7 @@ export class TaskRunner {
     try {
       await this.controller.stop(grace);
     } catch (error) {
-      return this.transition(TaskState.FAILED, { err: `could not stop the task: ${errorText(error)}` });
+      return this.fault(TaskState.FAILED, { err: `could not stop the task: ${errorText(error)}` });
     }
     this.transition(TaskState.SHUTDOWN);
   }

@@ -80,11 +80,11 @@ describe('the task runner', () => {
     expect(controller.removedAfterStops).toEqual([1]);
   });
 
-  it('a failing prepare or start rejects the task with the error; a failing wait fails it', async () => {
-    for (const [failAt, expected] of [
-      [0, TaskState.REJECTED],
-      [1, TaskState.REJECTED],
-      [2, TaskState.FAILED],
+  it('a failing prepare or start rejects the task with the error; a failing wait fails it; each keeps the message of the step it failed in, as SwarmKit', async () => {
+    for (const [failAt, expected, message] of [
+      [0, TaskState.REJECTED, 'preparing'],
+      [1, TaskState.REJECTED, 'starting'],
+      [2, TaskState.FAILED, 'started'],
     ] as const) {
       const recorder = new StatusRecorder();
       const controller = new ScriptedController();
@@ -96,8 +96,20 @@ describe('the task runner', () => {
       await settle();
       controller.pending.shift()?.reject(new Error('it broke'));
       await runner.done;
-      expect(recorder.statuses.at(-1)).toMatchObject({ state: expected, err: 'it broke' });
+      expect(recorder.statuses.at(-1)).toMatchObject({ state: expected, err: 'it broke', message });
     }
+  });
+
+  it('a task that exits non-zero is FAILED with its exit code, keeping the message `started`', async () => {
+    const recorder = new StatusRecorder();
+    const controller = new ScriptedController();
+    const runner = new TaskRunner(assignedTask({}), TaskState.RUNNING, controller, recorder.sink);
+    for (const step of ['prepare', 'start', 'wait']) {
+      await settle();
+      controller.pending.shift()?.resolve(step === 'wait' ? { exitCode: 3 } : undefined);
+    }
+    await runner.done;
+    expect(recorder.statuses.at(-1)).toMatchObject({ state: TaskState.FAILED, message: 'started', err: 'task exited with code 3', exitCode: 3 });
   });
 
   it("each state's message is SwarmKit's: accepted, preparing, prepared, starting, started, finished; shutdown when stopped", async () => {
