@@ -407,4 +407,102 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
       expect(frames(out.engine)).toEqual(PRINTED.map(([stream, line]) => `${stream} ${DETAILS}${line}`).sort());
     });
   });
+  describe('tasks that end: one that exits 0, one that exits 3, neither restarted', () => {
+    const ended = { done: { engine: '', shoal: '' }, failed: { engine: '', shoal: '' } };
+    const names = { done: `${run}-done`, failed: `${run}-fail` };
+    const scripts = { done: 'echo done; exit 0', failed: 'echo failing >&2; exit 3' };
+
+    beforeAll(async () => {
+      for (const kind of ['done', 'failed'] as const) {
+        const created = await diff.send('POST', '/services/create', {
+          Name: names[kind],
+          TaskTemplate: { ContainerSpec: { Image: IMAGE, Command: ['sh', '-c', scripts[kind]] }, RestartPolicy: { Condition: 'none' } },
+          Mode: { Replicated: { Replicas: 1 } },
+        });
+        for (const side of SIDES) ended[kind][side] = created[side].status === 201 ? (created[side].body as { ID: string }).ID : '';
+        expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+      }
+      const over = (body: unknown, state: string) => Array.isArray(body) && body.length === 1 && (body as Task[])[0]!.Status.State === state;
+      for (let attempt = 0; attempt < 300; attempt++) {
+        const [done, failed] = [await tasksOf({ service: [names.done] }), await tasksOf({ service: [names.failed] })];
+        if (SIDES.every((side) => over(done[side].body, 'complete') && over(failed[side].body, 'failed'))) break;
+        await sleep(200);
+      }
+    }, 90_000);
+    afterAll(async () => {
+      for (const kind of ['done', 'failed'] as const) {
+        if (ended[kind].engine) await diff.engineOnly('DELETE', `/services/${ended[kind].engine}`);
+        if (ended[kind].shoal) await diff.shoalOnly('DELETE', `/services/${ended[kind].shoal}`);
+      }
+    });
+
+    /**
+     * Pinned (docs/docker-compatibility.md, tasks placed and running): Name and Runtime, as
+     * above; an ended task's ContainerStatus has its exit code on both, and the container's
+     * id and PID only on the engine; a RestartPolicy sent without a Delay shows SwarmKit's
+     * default 5 s on Shoal, which keeps it in the spec (the engine leaves it out and applies
+     * the same default); a failed task's Err says how it ended in Shoal's words.
+     */
+    const pinnedEnded = (kind: 'done' | 'failed', at: string): string[] => [
+      `${at}Name: engine absent, shoal "${names[kind]}.1"`,
+      `${at}Spec.RestartPolicy.Delay: engine absent, shoal 5000000000`,
+      `${at}Spec.Runtime: engine absent, shoal "container"`,
+      `${at}Status.ContainerStatus.ContainerID: engine "<id>", shoal absent`,
+      `${at}Status.ContainerStatus.PID: engine "<pid>", shoal absent`,
+      ...(kind === 'failed' ? [`${at}Status.Err: engine "task: non-zero exit (3)", shoal "task exited with code 3"`] : []),
+    ];
+
+    it('list and inspect the same on both: complete or failed, desired shutdown, the exit code, the message of the step they ended in', async () => {
+      for (const [kind, state, message, exitCode] of [
+        ['done', 'complete', 'finished', 0],
+        ['failed', 'failed', 'started', 3],
+      ] as const) {
+        const listed = await tasksOf({ service: [names[kind]] });
+        expect({ kind, ...Differential.compare(listed) }).toEqual({ kind, status: [], body: pinnedEnded(kind, '[0].') });
+        type Ended = { ID: string; DesiredState: string; Status: { State: string; Message: string; ContainerStatus?: { ExitCode: number } } };
+        for (const side of SIDES) {
+          const [task] = listed[side].body as Ended[];
+          expect({ kind, side, seen: [task!.DesiredState, task!.Status.State, task!.Status.Message, task!.Status.ContainerStatus?.ExitCode] }).toEqual({ kind, side, seen: ['shutdown', state, message, exitCode] });
+        }
+        const ids = (side: Side): string => (listed[side].body as Ended[])[0]!.ID;
+        const inspected = await diff.sendEach('GET', { engine: `/tasks/${ids('engine')}`, shoal: `/tasks/${ids('shoal')}` });
+        expect({ kind, ...Differential.compare(inspected) }).toEqual({ kind, status: [], body: pinnedEnded(kind, '') });
+        const filtered = await tasksOf({ service: [names[kind]], 'desired-state': ['shutdown'] });
+        expect({ kind, counts: SIDES.map((side) => (filtered[side].body as unknown[]).length) }).toEqual({ kind, counts: [1, 1] });
+      }
+    });
+
+    it('docker service ps shows the same, but for the error in Shoal\'s words (pinned); the logs show what they printed', async () => {
+      for (const [kind, current, error] of [
+        ['done', 'Complete <ago>', ['', '']],
+        ['failed', 'Failed <ago>', ['"task: non-zero exit (3)"', '"task exited with code 3"']],
+      ] as const) {
+        const ps = await cli(() => ['service', 'ps', '--format', '{{.Name}}|{{.Node}}|{{.DesiredState}}|{{.CurrentState}}|{{.Error}}', names[kind]]);
+        const rows = (text: string): string[][] => text.split('\n').filter(Boolean).map((line) => line.split('|').map(cliLine));
+        expect({ kind, engine: rows(ps.engine.stdout), shoal: rows(ps.shoal.stdout) }).toEqual({
+          kind,
+          engine: [[`${names[kind]}.1`, hostname, 'Shutdown', current, error[0]]],
+          shoal: [[`${names[kind]}.1`, hostname, 'Shutdown', current, error[1]]],
+        });
+        const out = await logs((side) => `/services/${ended[kind][side]}/logs?stdout=1&stderr=1&details=1`);
+        const frames = (answer: RawExchange): string[] => framesOf(answer.body).map((frame) => `${frame.stream} ${logPayload(frame.payload)}`);
+        expect({ kind, engine: frames(out.engine), shoal: frames(out.shoal) }).toEqual({
+          kind,
+          engine: [kind === 'done' ? `1 ${DETAILS}done\n` : `2 ${DETAILS}failing\n`],
+          shoal: [kind === 'done' ? `1 ${DETAILS}done\n` : `2 ${DETAILS}failing\n`],
+        });
+      }
+    });
+
+    it('their service inspects the same, but for the restart delay Shoal shows (pinned); service ls counts no task running', async () => {
+      const inspected = await diff.sendEach('GET', { engine: `/services/${ended.done.engine}`, shoal: `/services/${ended.done.shoal}` });
+      expect(Differential.compare(inspected)).toEqual({ status: [], body: ['Spec.TaskTemplate.RestartPolicy.Delay: engine absent, shoal 5000000000'] });
+      const ls = await cli(() => ['service', 'ls', '--filter', `name=${run}-`, '--format', '{{.Name}} {{.Replicas}}']);
+      const sorted = (text: string): string[] => text.split('\n').filter(Boolean).sort();
+      expect({ engine: sorted(ls.engine.stdout), shoal: sorted(ls.shoal.stdout) }).toEqual({
+        engine: [`${names.done} 0/1`, `${name} 1/1`, `${names.failed} 0/1`].sort(),
+        shoal: [`${names.done} 0/1`, `${name} 1/1`, `${names.failed} 0/1`].sort(),
+      });
+    });
+  });
 });
