@@ -369,7 +369,12 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
     one(`API: docker service ls (GET /services?status=true), p99 of ${samples.serviceLs.length}${notOk(samples.serviceLs)}`, 'ms', 'lower', quantile(ok(samples.serviceLs), 0.99)),
     one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p50 of ${samples.servicePs.length}${notOk(samples.servicePs)}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.5)),
     one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p99 of ${samples.servicePs.length}${notOk(samples.servicePs)}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.99)),
-    ...[...samples.ticks].map(([component, b]) => one(`longest tick: ${component} (bucket upper bound; above ${b.above} s; ${fmt(b.count)} ticks)`, 's', 'lower', b.atMost)),
+    // Past the last bucket only a lower bound is known (and Infinity would not survive JSON).
+    ...[...samples.ticks].map(([component, b]) =>
+      Number.isFinite(b.atMost)
+        ? one(`longest tick: ${component} (its bucket's upper bound; above ${b.above} s; ${fmt(b.count)} ticks)`, 's', 'lower', b.atMost)
+        : one(`longest tick: ${component} (past the last bucket: longer than this; ${fmt(b.count)} ticks)`, 's', 'lower', b.above),
+    ),
     ...[...samples.loopLag].map(([name, lag]) => one(`longest event loop delay seen: ${name}`, 'ms', 'lower', lag * 1e3)),
     ...[...samples.peaks].map(([name, bytes]) => one(`peak RSS: ${name}`, 'MiB', 'lower', bytes / MIB)),
     ...[...samples.cpu].map(([name, cpu]) => one(`CPU used: ${name}`, 's', 'lower', cpu)),
