@@ -6,8 +6,9 @@
  * service, two replicas of the offline busybox image printing known lines on stdout and
  * stderr, runs on both; `/tasks` (each filter that matters for running tasks), a running
  * task's inspect, `docker service ps`, `/services/{id}/logs`, `/tasks/{id}/logs` and
- * `docker service logs` are compared after the one normaliser (test/conformance/normalise.ts).
- * Shoal's node is named as the engine's (a node's name is its machine's), so the docker CLI
+ * `docker service logs` are compared after the one normaliser (test/conformance/normalise.ts);
+ * then the service is scaled to one (the task stood down goes on both), and two more
+ * services' tasks end, one exiting 0 and one 3, not restarted. Shoal's node is named as the engine's (a node's name is its machine's), so the docker CLI
  * prints the same node on both. Where Shoal differs on purpose, the exact difference is
  * pinned here and explained in docs/docker-compatibility.md.
  */
