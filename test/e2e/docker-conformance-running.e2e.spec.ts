@@ -340,6 +340,7 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
       ['--no-task-ids', ['--no-task-ids'], () => `^${task(false)}`],
       ['--no-trunc', ['--no-trunc'], () => `^${task()}`],
       ['--tail 1', ['--tail', '1'], () => `^${task()}`],
+      ['--since 1h', ['--since', '1h'], () => `^${task()}`],
     ] as const) {
       it(`docker service logs ${what}: the same lines on both`, async () => {
         const out = await cli(() => ['service', 'logs', ...args, name]);
