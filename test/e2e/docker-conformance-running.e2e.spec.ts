@@ -507,4 +507,75 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
       });
     });
   });
+  describe('a task restarted on failure: exits 3, restarted once after 100 ms, then no more', () => {
+    const retried: Ids = { engine: '', shoal: '' };
+    const retry = `${run}-retry`;
+    type Ended = Task & { CreatedAt: string; Status: { State: string; Message: string; Err?: string } };
+    /** The service's tasks in the order they were created. */
+    const inOrder = async (): Promise<SideBySide> => {
+      const answer = await diff.sendEach('GET', {
+        engine: `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [retry] }))}`,
+        shoal: `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [retry] }))}`,
+      });
+      const sorted = (body: unknown): unknown => (Array.isArray(body) ? [...(body as Ended[])].sort((a, b) => Date.parse(a.CreatedAt) - Date.parse(b.CreatedAt)) : body);
+      return { engine: { ...answer.engine, body: sorted(answer.engine.body) }, shoal: { ...answer.shoal, body: sorted(answer.shoal.body) } };
+    };
+
+    beforeAll(async () => {
+      const created = await diff.send('POST', '/services/create', {
+        Name: retry,
+        TaskTemplate: {
+          ContainerSpec: { Image: IMAGE, Command: ['sh', '-c', 'echo again >&2; exit 3'] },
+          RestartPolicy: { Condition: 'on-failure', Delay: 100_000_000, MaxAttempts: 1 },
+        },
+        Mode: { Replicated: { Replicas: 1 } },
+      });
+      for (const side of SIDES) retried[side] = created[side].status === 201 ? (created[side].body as { ID: string }).ID : '';
+      expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+      const over = (body: unknown) => Array.isArray(body) && body.length === 2 && (body as Ended[]).every((task) => task.Status.State === 'failed');
+      for (let attempt = 0; attempt < 300; attempt++) {
+        const answer = await inOrder();
+        if (SIDES.every((side) => over(answer[side].body))) break;
+        await sleep(200);
+      }
+      // Long enough for a third task, were one to come.
+      await sleep(2_000);
+    }, 90_000);
+    afterAll(async () => {
+      if (retried.engine) await diff.engineOnly('DELETE', `/services/${retried.engine}`);
+      if (retried.shoal) await diff.shoalOnly('DELETE', `/services/${retried.shoal}`);
+    });
+
+    it('both tasks list the same on both, in the order they were created: failed, desired shutdown, the same slot; service ls counts none running', async () => {
+      const answer = await inOrder();
+      const pinnedFailed = [0, 1].flatMap((i) => [
+        `[${i}].Name: engine absent, shoal "${retry}.1"`,
+        `[${i}].Spec.Runtime: engine absent, shoal "container"`,
+        `[${i}].Status.ContainerStatus.ContainerID: engine "<id>", shoal absent`,
+        `[${i}].Status.ContainerStatus.PID: engine "<pid>", shoal absent`,
+        `[${i}].Status.Err: engine "task: non-zero exit (3)", shoal "task exited with code 3"`,
+      ]);
+      expect(Differential.compare(answer)).toEqual({ status: [], body: pinnedFailed });
+      for (const side of SIDES) {
+        const seen = (answer[side].body as Ended[]).map((task) => [task.Slot, task.DesiredState, task.Status.State, task.Status.Message]);
+        expect({ side, seen }).toEqual({ side, seen: [1, 1].map((slot) => [slot, 'shutdown', 'failed', 'started']) });
+      }
+      const ls = await cli(() => ['service', 'ls', '--filter', `name=${retry}`, '--format', '{{.Name}} {{.Replicas}}']);
+      expect([ls.engine.stdout, ls.shoal.stdout]).toEqual([`${retry} 0/1\n`, `${retry} 0/1\n`]);
+    });
+
+    it('docker service ps shows the task and its history alike (\\_), but for the error in Shoal\'s words (pinned); the logs hold both attempts', async () => {
+      const ps = await cli(() => ['service', 'ps', retry]);
+      const columns = (text: string): string[][] => text.split('\n').filter(Boolean).map((line) => line.split(/\s{2,}/).map((cell) => cliLine(cell.trim()).replace(/^[a-z0-9]{12}$/, '<id>')));
+      const shown = (error: string): string[][] => [
+        ['ID', 'NAME', 'IMAGE', 'NODE', 'DESIRED STATE', 'CURRENT STATE', 'ERROR', 'PORTS'],
+        ['<id>', `${retry}.1`, IMAGE, hostname, 'Shutdown', 'Failed <ago>', error, ''],
+        ['<id>', `\\_ ${retry}.1`, IMAGE, hostname, 'Shutdown', 'Failed <ago>', error, ''],
+      ];
+      expect({ engine: columns(ps.engine.stdout), shoal: columns(ps.shoal.stdout) }).toEqual({ engine: shown('"task: non-zero exit (3)"'), shoal: shown('"task exited with code 3"') });
+      const out = await logs((side) => `/services/${retried[side]}/logs?stdout=1&stderr=1&details=1`);
+      const frames = (answer: RawExchange): string[] => framesOf(answer.body).map((frame) => `${frame.stream} ${logPayload(frame.payload)}`);
+      expect({ engine: frames(out.engine), shoal: frames(out.shoal) }).toEqual({ engine: Array(2).fill(`2 ${DETAILS}again\n`), shoal: Array(2).fill(`2 ${DETAILS}again\n`) });
+    });
+  });
 });
