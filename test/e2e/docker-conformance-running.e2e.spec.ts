@@ -317,7 +317,7 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
 
     it('followed (follow=1): what was printed, the same frames on both, and the stream stays open', async () => {
       const [engine, shoalAnswer] = await Promise.all(
-        SIDES.map((side) => following(sockets[side], `/v1.41/services/${services[side]}/logs?stdout=1&stderr=1&details=1&follow=1`, 3_000)),
+        SIDES.map((side) => following(sockets[side], `/v1.41/services/${services[side]}/logs?stdout=1&stderr=1&details=1&follow=1`, 5_000)),
       );
       const followed = (answer: { body: Buffer }): string[] => framesOf(answer.body).map((frame) => `${frame.stream} ${logPayload(frame.payload)}`).sort();
       expect({ status: shoalAnswer!.status, ended: shoalAnswer!.ended, frames: followed(shoalAnswer!) }).toEqual({ status: engine!.status, ended: engine!.ended, frames: followed(engine!) });
