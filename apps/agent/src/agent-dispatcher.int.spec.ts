@@ -19,7 +19,7 @@ import type { EventLog } from '@shoal/eventlog';
 import { LogsClient } from '@shoal/protocol';
 import type { LogMessage, LogOptionsMessage, SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
 import { EventWriter, newJoinTokens } from '@shoal/runtime';
-import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
+import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
 import { AgentSession, JoinRefusedError } from './agent-session';
 import { DispatcherChannels } from './dispatcher-channels';
@@ -92,7 +92,7 @@ describe('the agent with the real dispatcher', () => {
     tokens = newJoinTokens(cluster);
     const api = as('api');
     await api.append([
-      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 500 } }, tokens }),
+      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 500 } }, tokens: keptJoinTokens(tokens) }),
       api.propose('ServiceCreated', { id: 's-crashing', spec: crashing }),
       api.propose('ServiceCreated', { id: 's-shell', spec: shell }),
       api.propose('ServiceCreated', { id: 's-talker', spec: talker }),
@@ -298,7 +298,7 @@ const twoDispatchers = async (name: string, closing: (() => Promise<void> | void
   const tokens = newJoinTokens(cluster);
   const api = new EventWriter(log, cluster, 'api', `api-${name}`);
   await api.append([
-    api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens }),
+    api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens: keptJoinTokens(tokens) }),
     ...specs.map((args) => api.propose(...args)),
   ]);
   const active = new DispatcherServer(log, { cluster });

@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, status } from '@grpc/grpc-js';
 import type { ChannelCredentials, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, TaskState } from '@shoal/contracts';
 import type { EventOf, EventType, JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_TLS_OPTIONS, DispatcherClient, LogsClient } from '@shoal/protocol';
 import type { SessionMessage, SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
 import { EventWriter, ensureCa, issueNodeCertificate, managerPeerCheck, newJoinTokens, newKeyPair, privateKeyPem } from '@shoal/runtime';
 import type { SigningCa } from '@shoal/runtime';
-import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
+import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { DispatcherServer } from '../../dispatcher/src/dispatcher-server';
 import { AgentSession } from './agent-session';
 import { DispatcherChannels } from './dispatcher-channels';
@@ -87,7 +87,7 @@ describe('mutual TLS between agents and the dispatcher, on a real broker', () =>
     tokens = newJoinTokens(cluster, ca.certificate);
     const api = as('api');
     await api.append([
-      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 500 }, nodeDownPeriodMs: 60_000 }, tokens }),
+      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 500 }, nodeDownPeriodMs: 60_000 }, tokens: keptJoinTokens(tokens), logLevel: LOG_LEVEL }),
       api.propose('ServiceCreated', { id: 's-web', spec }),
     ]);
     server = new DispatcherServer(log, { cluster, ca, log: (line) => lines.push(line) });
@@ -197,6 +197,21 @@ describe('mutual TLS between agents and the dispatcher, on a real broker', () =>
 
     expect(await sessionOutcome(identity.channelCredentials(), address)).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringMatching(/was removed/) });
     await expect(identity.renew(address)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
+  });
+
+  it('issues certificates for the node certificate expiry the cluster spec sets (docker swarm update --cert-expiry), at the next issue or renewal', async () => {
+    const before = await NodeCredentials.join([address], tokens.worker);
+    const lifeOf = (identity: NodeCredentials): number => Date.parse(identity.certificate.validTo) - Date.parse(identity.certificate.validFrom);
+    // SwarmKit's 90 days (less the minute of grace the certificate starts before now).
+    expect(lifeOf(before) / 3_600_000).toBeCloseTo(90 * 24, 0);
+    const api = as('api');
+    const spec = { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 500 }, nodeDownPeriodMs: 60_000, ca: { nodeCertExpiryMs: 2 * 3_600_000 } };
+    await api.append([api.propose('ClusterSpecUpdated', { spec })]);
+    await eventually('the dispatcher to see the spec', async () => (server.runner!.view.state.cluster?.spec.ca ? true : undefined), WITHIN);
+    const joined = await NodeCredentials.join([address], tokens.worker);
+    expect(lifeOf(joined) / 3_600_000).toBeCloseTo(2, 1);
+    await before.renew(address);
+    expect(lifeOf(before) / 3_600_000).toBeCloseTo(2, 1);
   });
 
   it('never logs a join token or a key', () => {

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CLUSTER_SPEC, decode } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, decode } from '@shoal/contracts';
 import { EmbeddedEventLog } from '@shoal/eventlog';
 import { LiveView } from '@shoal/runtime';
-import { serviceSpec } from '@shoal/testing';
+import { serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { ApiEventWriter } from './api-writer';
 
 describe("the API's EventWriter", () => {
@@ -25,7 +25,7 @@ describe("the API's EventWriter", () => {
 
   it('puts concurrent intents on the log in seq order, so none is dropped as a duplicate', async () => {
     const writer = new ApiEventWriter(log, 'c1', 'api', 'api-test', { view });
-    await writer.appendAndWait(view, [writer.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } })]);
+    await writer.appendAndWait(view, [writer.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }), logLevel: LOG_LEVEL })]);
     const verdicts = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         writer.appendAndWait(view, [writer.propose('ServiceCreated', { id: `s${index}`, spec: serviceSpec(`web-${index}`) })]),
@@ -40,7 +40,7 @@ describe("the API's EventWriter", () => {
     const other = new ApiEventWriter(log, 'c-other', 'api', 'api-other', { view });
     expect(other.currentCluster).toBe('c-other');
     const first = new ApiEventWriter(log, 'c1', 'api', 'api-first', { view });
-    await first.appendAndWait(view, [first.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } })]);
+    await first.appendAndWait(view, [first.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }), logLevel: LOG_LEVEL })]);
     expect(other.currentCluster).toBe('c1');
     await other.appendAndWait(view, [other.propose('ServiceCreated', { id: 's1', spec: serviceSpec('web') })]);
     const [, record] = await log.read(0);

@@ -11,12 +11,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CLUSTER_SPEC, TaskState, decode } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, TaskState, decode } from '@shoal/contracts';
 import type { EventOf, EventType } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { ComponentRunner, EventWriter, LiveView, componentCore, newJoinTokens } from '@shoal/runtime';
 import type { JoinTokens } from '@shoal/contracts';
-import { KafkaTestTopic, eventually, serviceSpec } from '@shoal/testing';
+import { KafkaTestTopic, eventually, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { LocalKafkaBroker } from '../../../infra/kafka/broker';
 import { ShoalProcess } from '../../../libs/testing/src/processes/spawn-shoal';
 import { SimulatedFleet } from '../../agent/src/simulated-fleet';
@@ -35,7 +35,7 @@ const initialize = async (topic: KafkaTestTopic, cluster: string) => {
   const view = await topic.start(new LiveView(log));
   const tokens: JoinTokens = newJoinTokens(cluster);
   const api = new EventWriter(log, cluster, 'api', `api-${cluster}`);
-  await api.appendAndWait(view, [api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: HEARTBEAT_MS } }, tokens })]);
+  await api.appendAndWait(view, [api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: HEARTBEAT_MS } }, tokens: keptJoinTokens(tokens), logLevel: LOG_LEVEL })]);
   return { log, view, tokens, api };
 };
 

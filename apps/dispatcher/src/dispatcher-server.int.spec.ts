@@ -11,7 +11,7 @@ import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_REDIRECT_KEY, DispatcherClient } from '@shoal/protocol';
 import type { SessionMessage } from '@shoal/protocol';
 import { EventWriter, newJoinTokens } from '@shoal/runtime';
-import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
+import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
 import { Heartbeats, WITHIN_MS, findEvent, keepAlive, openAssignments, openSession, sampleOf, startStandby, statusOf, unary } from './testing/grpc-agent';
 import type { Client } from './testing/grpc-agent';
@@ -40,7 +40,7 @@ describe('dispatcher on a real broker, with a gRPC agent', () => {
     await api.append([
       api.propose('ClusterInitialized', {
         spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 }, nodeDownPeriodMs: 1_500 },
-        tokens,
+        tokens: keptJoinTokens(tokens),
       }),
       api.propose('ServiceCreated', { id: 's1', spec }),
     ]);
@@ -282,7 +282,7 @@ describe("the dispatcher's /metrics, on a real broker", () => {
     log = await topic.open();
     tokens = newJoinTokens(cluster);
     const api = new EventWriter(log, cluster, 'api', 'api-test');
-    await api.append([api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens })]);
+    await api.append([api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens: keptJoinTokens(tokens) })]);
     server = new DispatcherServer(log, { cluster });
     const { port } = await server.start();
     await server.runner!.untilActive();

@@ -54,8 +54,6 @@ export interface DispatcherServerOptions {
    * gRPC and join tokens on every session.
    */
   readonly ca?: SigningCa & { readonly pem: string };
-  /** How long node certificates last; default 90 days. */
-  readonly nodeCertValidityMs?: number;
 }
 
 /** What the server's certificate names: where it is bound and advertised, and loopback. */
@@ -180,7 +178,6 @@ export class DispatcherServer {
         newNodeId: newObjectId,
         now: this.now,
         log: this.say,
-        ...(this.options.nodeCertValidityMs !== undefined ? { validityMs: this.options.nodeCertValidityMs } : {}),
       });
       server.addService(NODE_CA_SERVICE, ca.implementation());
     }

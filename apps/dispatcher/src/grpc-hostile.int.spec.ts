@@ -17,7 +17,7 @@ import type { JoinTokens } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_TLS_OPTIONS, DispatcherClient, NodeCaClient } from '@shoal/protocol';
 import { EventWriter, certificateRequest, ensureCa, managerPeerCheck, newJoinTokens, newKeyPair, privateKeyPem } from '@shoal/runtime';
-import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec } from '@shoal/testing';
+import { KafkaTestTopic, eventsOn, eventually, newTask, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
 import { WITHIN_MS, keepAlive, openAssignments, openSession, statusOf, unary } from './testing/grpc-agent';
 import type { Client } from './testing/grpc-agent';
@@ -87,7 +87,7 @@ describe.each([
     tokens = newJoinTokens(cluster, ca?.certificate);
     const api = new EventWriter(log, cluster, 'api', 'api-hostile');
     await api.append([
-      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens }),
+      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens: keptJoinTokens(tokens) }),
       api.propose('ServiceCreated', { id: 's1', spec }),
     ]);
     server = new DispatcherServer(log, { cluster, ...(ca ? { ca } : {}) });

@@ -12,7 +12,7 @@ import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_REDIRECT_KEY, DispatcherClient, LogsClient } from '@shoal/protocol';
 import type { LogMessage, LogOptionsMessage, PublishLogsMessage, SessionMessage, SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
 import { EventWriter, newJoinTokens } from '@shoal/runtime';
-import { KafkaTestTopic, eventually, newTask, serviceSpec } from '@shoal/testing';
+import { KafkaTestTopic, eventually, newTask, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { DispatcherServer } from './dispatcher-server';
 import { WITHIN_MS, findEvent, keepAlive, openSession, sampleOf, startStandby } from './testing/grpc-agent';
 import type { Client, Received } from './testing/grpc-agent';
@@ -126,7 +126,7 @@ describe('task output through the dispatcher on a real broker', () => {
     tokens = newJoinTokens(cluster);
     const api = as('api');
     await api.append([
-      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens }),
+      api.propose('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, dispatcher: { heartbeatPeriodMs: 1_000 } }, tokens: keptJoinTokens(tokens) }),
       api.propose('ServiceCreated', { id: 'web', spec: web }),
       api.propose('ServiceCreated', { id: 'db', spec: db }),
     ]);

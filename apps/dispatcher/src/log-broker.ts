@@ -9,6 +9,7 @@
  */
 import { status } from '@grpc/grpc-js';
 import type { ServerReadableStream, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
+import { isJoinToken } from '@shoal/domain';
 import type { ClusterState, SessionTable } from '@shoal/domain';
 import type {
   LogMessage,
@@ -174,7 +175,7 @@ export class LogBroker {
       return refuse({ code: status.PERMISSION_DENIED, details: `logs are for the control plane: node ${caller.nodeId} holds a worker certificate` });
     }
     const manager = view.state.cluster?.tokens.manager;
-    if (!manager || request.managerToken !== manager) return refuse({ code: status.UNAUTHENTICATED, details: "logs are for the control plane: present the cluster's manager join token" });
+    if (!manager || !isJoinToken(manager, request.managerToken ?? '')) return refuse({ code: status.UNAUTHENTICATED, details: "logs are for the control plane: present the cluster's manager join token" });
     const selector: LogSelectorMessage = request.selector ?? { serviceIds: [], taskIds: [] };
     const options: LogOptionsMessage = request.options ?? { stdout: false, stderr: false, follow: false, tail: -1, sinceMs: 0 };
     if ((selector.serviceIds ?? []).length === 0 && (selector.taskIds ?? []).length === 0) {

@@ -12,6 +12,7 @@ import type { ServerUnaryCall, sendUnaryData, UntypedServiceImplementation } fro
 import type { ClusterState } from '@shoal/domain';
 import { checkJoinToken } from '@shoal/domain';
 import type { GetRootCaCertificateResponse, IssueNodeCertificateRequest, NodeCertificateResponse, RenewNodeCertificateRequest } from '@shoal/protocol';
+import { DEFAULT_NODE_CERT_EXPIRY_MS, nodeCertExpiryMs } from '@shoal/contracts';
 import { issueNodeCertificate, requestedKey } from '@shoal/runtime';
 import type { NodeCertificateRole } from '@shoal/runtime';
 import type { ClusterTls } from './cluster-tls';
@@ -26,8 +27,6 @@ export interface NodeCaDeps {
   readonly newNodeId: () => string;
   readonly now: () => Date;
   readonly log: (line: string) => void;
-  /** How long the certificates issued last; default SwarmKit's 90 days. */
-  readonly validityMs?: number;
 }
 
 export class NodeCaService {
@@ -50,7 +49,7 @@ export class NodeCaService {
     const check = checkJoinToken(state.cluster?.tokens, call.request.token ?? '');
     if (!check.ok) return done(refusal(status.UNAUTHENTICATED, check.reason));
     const nodeId = this.deps.newNodeId();
-    this.sign(nodeId, check.role, call.request, done);
+    this.sign(nodeId, check.role, call.request, state, done);
   }
 
   private renew(call: ServerUnaryCall<RenewNodeCertificateRequest, NodeCertificateResponse>, done: sendUnaryData<NodeCertificateResponse>): void {
@@ -61,10 +60,11 @@ export class NodeCaService {
     if (this.deps.wasRemoved(caller.nodeId, state)) {
       return done(refusal(status.PERMISSION_DENIED, `node ${caller.nodeId} was removed from the cluster: join again as a new node with a join token`));
     }
-    this.sign(caller.nodeId, caller.role, call.request, done);
+    this.sign(caller.nodeId, caller.role, call.request, state, done);
   }
 
-  private sign(nodeId: string, role: NodeCertificateRole, request: RenewNodeCertificateRequest, done: sendUnaryData<NodeCertificateResponse>): void {
+  /** Signs for the cluster's node certificate expiry as it stands (`docker swarm update --cert-expiry`): a change reaches each node at its next renewal. */
+  private sign(nodeId: string, role: NodeCertificateRole, request: RenewNodeCertificateRequest, state: ClusterState, done: sendUnaryData<NodeCertificateResponse>): void {
     const key = requestedKey({ publicKey: request.publicKey ?? '', signature: Buffer.from(request.signature ?? []) });
     if (typeof key === 'string') return done(refusal(status.INVALID_ARGUMENT, key));
     const certificate = issueNodeCertificate(this.deps.tls.ca, {
@@ -72,7 +72,7 @@ export class NodeCaService {
       role,
       publicKey: key,
       now: this.deps.now(),
-      ...(this.deps.validityMs !== undefined ? { validityMs: this.deps.validityMs } : {}),
+      validityMs: state.cluster ? nodeCertExpiryMs(state.cluster.spec) : DEFAULT_NODE_CERT_EXPIRY_MS,
     });
     this.deps.log(`issued node ${nodeId} a ${role} certificate, valid to ${certificate.validTo}`);
     done(null, { nodeId, certificate: certificate.toString(), ca: this.deps.tls.ca.pem });

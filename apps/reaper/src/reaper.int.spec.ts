@@ -2,7 +2,7 @@ import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { ReaperCore, replay } from '@shoal/domain';
 import { ComponentRunner } from '@shoal/runtime';
-import { EventBuilder, KafkaTestTopic, appendEvents, eventually, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, KafkaTestTopic, appendEvents, eventually, newTask, nodeDescription, serviceSpec, keptJoinTokens } from '@shoal/testing';
 
 /** How long the reaper gets to do each thing. */
 const WITHIN_MS = 30_000;
@@ -29,7 +29,7 @@ describe('the reaper on a real broker', () => {
 
     // History written before any reaper runs: slot 1 has four ended tasks and a running one, the limit is 2.
     await append([
-      b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 } }, tokens: { worker: 'w', manager: 'm' } }),
+      b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 } }, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) }),
       b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
       b.event('ServiceCreated', { id: 's1', spec }),
       ...['a1', 'a2', 'a3', 'a4'].flatMap((id) => ended(id, 1, TaskState.FAILED)),

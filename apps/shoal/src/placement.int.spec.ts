@@ -1,8 +1,8 @@
-import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, TaskState } from '@shoal/contracts';
 import type { NodeDescription, ServiceSpec, Task } from '@shoal/contracts';
 import { ComponentRunner, EventWriter, LiveView, controlPlaneCores } from '@shoal/runtime';
 import type { ClusterState } from '@shoal/domain';
-import { KafkaTestTopic, eventually } from '@shoal/testing';
+import { KafkaTestTopic, eventually, keptJoinTokens } from '@shoal/testing';
 
 const CLUSTER = 'c-placement';
 const NODES = 100;
@@ -46,7 +46,7 @@ describe('placement through the log', () => {
 
     const api = new EventWriter(intents, CLUSTER, 'api', 'api-test');
     const dispatcher = new EventWriter(intents, CLUSTER, 'dispatcher', 'dispatcher-test');
-    await api.appendAndWait(view, [api.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'SWMTKN-1-w', manager: 'SWMTKN-1-m' } })]);
+    await api.appendAndWait(view, [api.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'SWMTKN-1-w', manager: 'SWMTKN-1-m' }), logLevel: LOG_LEVEL })]);
     const registered = await dispatcher.appendAndWait(
       view,
       Array.from({ length: NODES }, (_, n) => dispatcher.propose('NodeRegistered', { id: `node-${n}`, role: 'worker', description: description(`node-${n}`) })),

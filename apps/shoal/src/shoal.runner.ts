@@ -67,12 +67,12 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     if (notUsed) this.logger.warn(`not using snapshot: ${notUsed}`);
     await view.start();
     this.view = view;
-    if (!view.state.cluster) await this.initializeCluster(view);
+    const keyring = await ClusterKeyring.open(this.log, this.config.dataDir);
+    this.keyring = keyring;
+    if (!view.state.cluster) await this.initializeCluster(view, keyring);
     const cluster = view.state.cluster!.id;
     await this.startComponents(cluster);
 
-    const keyring = await ClusterKeyring.open(this.log, this.config.dataDir);
-    this.keyring = keyring;
     const dispatcherSnapshots = this.snapshotsOf('dispatcher');
     this.dispatcher = new DispatcherServer(this.log, {
       port: dispatcherPortToUse,
@@ -97,11 +97,32 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     });
     const apiPort = (this.api.getHttpServer().address() as { port: number }).port;
 
+    if (this.config.executor === 'docker' || this.config.simNodes > 0) {
+      if (!keyring.isLocked) await this.startOwnNodes(dispatcherPort, keyring.openJoinToken(view.state.cluster!.tokens.worker));
+      else {
+        // The worker token is sealed under the cluster key: this host's nodes join once `docker swarm unlock` opens it.
+        this.logger.warn('the swarm is locked: this host\'s own nodes join once it is unlocked (docker swarm unlock)');
+        void keyring
+          .unlocked()
+          .then(() => (this.keyring === keyring ? this.startOwnNodes(dispatcherPort, keyring.openJoinToken(view.state.cluster!.tokens.worker)) : undefined))
+          .catch((error: unknown) => this.logger.warn(`this host's nodes did not start: ${error instanceof Error ? error.message : String(error)}`));
+      }
+    }
+    await view.waitFor(await this.log.highWaterMark());
+    if (own) {
+      this.saver = new SnapshotSaver(own, () => view, (message) => this.logger.warn(message), snapshot && !view.snapshotRefused ? snapshot.offset : undefined);
+      this.saver.start();
+    }
+    return { view, apiPort, dispatcherPort };
+  }
+
+  /** This host's own nodes: its engine's (executor docker), or its simulated fleet. */
+  private async startOwnNodes(dispatcherPort: number, joinToken: string): Promise<void> {
     if (this.config.executor === 'docker') {
       // One node, this host, whose tasks are containers on the local engine; its id kept beside the log, so a restart adopts them.
       this.dockerNode = new DockerNode({
         dispatchers: [`127.0.0.1:${dispatcherPort}`],
-        joinToken: view.state.cluster!.tokens.worker,
+        joinToken,
         engine: this.config.engine ?? DEFAULT_ENGINE,
         stateDir: join(this.config.dataDir, 'docker-node'),
         log: (line) => this.logger.log(`docker node: ${line}`),
@@ -111,7 +132,7 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     } else if (this.config.simNodes > 0) {
       this.fleet = new SimulatedFleet({
         dispatchers: [`127.0.0.1:${dispatcherPort}`],
-        joinToken: view.state.cluster!.tokens.worker,
+        joinToken,
         nodes: this.config.simNodes,
         hostnamePrefix: 'sim-node-',
         // Their ids kept beside the log: a restart brings back the same nodes, not new ones.
@@ -120,12 +141,6 @@ export class ShoalRunner implements BeforeApplicationShutdown {
       });
       await this.fleet.start();
     }
-    await view.waitFor(await this.log.highWaterMark());
-    if (own) {
-      this.saver = new SnapshotSaver(own, () => view, (message) => this.logger.warn(message), snapshot && !view.snapshotRefused ? snapshot.offset : undefined);
-      this.saver.start();
-    }
-    return { view, apiPort, dispatcherPort };
   }
 
   /** The control plane's cores (made as each component's own process makes its core), each with its own view and runner, as separate processes would run them. */
@@ -173,11 +188,11 @@ export class ShoalRunner implements BeforeApplicationShutdown {
     return this.fleet?.connected ?? 0;
   }
 
-  private async initializeCluster(view: LiveView): Promise<void> {
+  private async initializeCluster(view: LiveView, keyring: ClusterKeyring): Promise<void> {
     const cluster = this.config.clusterId ?? `c${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const writer = new EventWriter(this.log, cluster, 'api', makeInstanceId('api'));
     const [verdict] = await writer.appendAndWait(view, [
-      writer.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: newJoinTokens(cluster), logLevel: LOG_LEVEL }),
+      writer.propose('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keyring.keepJoinTokens(newJoinTokens(cluster)), logLevel: LOG_LEVEL }),
     ]);
     if (verdict?.status !== 'applied') throw new Error(`could not initialize the cluster: ${verdict?.reasons.join('; ')}`);
   }

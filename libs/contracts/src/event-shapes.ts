@@ -157,6 +157,10 @@ const serviceSpec = object({
   endpoint: optional(object({ mode: oneOf(['vip', 'dnsrr']), ports: optional(arrayOf(portConfig)) })),
 });
 
+/** A join token as kept on the log: sealed beside its hash, or (a record from before level 5) the token in the clear. */
+const sealedJoinToken = object({ digest: str, hash: hex64, sealed: nonEmptyStr });
+const keptJoinToken: Shape = (v, p) => (typeof v === 'string' ? nonEmptyStr(v, p) : sealedJoinToken(v, p));
+
 const clusterSpec = object({
   name: str,
   labels,
@@ -165,6 +169,7 @@ const clusterSpec = object({
   nodeDownPeriodMs: optional(positiveInt),
   limits: optional(object({ maxReplicasPerService: optional(positiveInt), maxTasks: optional(positiveInt), maxServices: optional(positiveInt), maxSpecBytes: optional(positiveInt) })),
   encryption: optional(object({ autoLockManagers: (v, p) => (v === true ? undefined : `${p}: expected true (autolock off is no encryption field)`) })),
+  ca: optional(object({ nodeCertExpiryMs: positiveInt })),
 });
 
 const attachment = object({ network: id, addresses: arrayOf(str) });
@@ -184,9 +189,9 @@ const newTask = object({
 const batch = (item: Shape): Shape => object({ tasks: arrayOf(item) });
 
 export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
-  ClusterInitialized: object({ spec: clusterSpec, tokens: object({ worker: nonEmptyStr, manager: nonEmptyStr }), logLevel: optional(positiveInt) }),
+  ClusterInitialized: object({ spec: clusterSpec, tokens: object({ worker: keptJoinToken, manager: keptJoinToken }), logLevel: optional(positiveInt) }),
   ClusterSpecUpdated: object({ spec: clusterSpec }),
-  JoinTokensRotated: object({ worker: optional(nonEmptyStr), manager: optional(nonEmptyStr) }),
+  JoinTokensRotated: object({ worker: optional(keptJoinToken), manager: optional(keptJoinToken) }),
   OwnershipTaken: object({ component: oneOf(COMPONENTS), term: positiveInt, reads: optional(positiveInt) }),
   LogLevelRaised: object({ level: positiveInt }),
   AuditCheckpointed: object({

@@ -3,7 +3,7 @@
  * and who may propose it. Batch events (one record, many tasks) are the norm.
  */
 import type { Component, Envelope } from './envelope';
-import type { ClusterSpec, JoinTokens } from './cluster';
+import type { ClusterSpec, KeptJoinToken, KeptJoinTokens } from './cluster';
 import type { ConfigSpec } from './config';
 import type { SealedSecret, SecretSpec } from './secret';
 import type { NetworkSpec, NetworkAttachment } from './network';
@@ -16,16 +16,18 @@ import type { AuditCheckpointed } from './audit-checkpoint';
 // ── cluster ────────────────────────────────────────────────────────────────
 export interface ClusterInitialized {
   readonly spec: ClusterSpec;
-  readonly tokens: JoinTokens;
+  /** v1 carried each token in the clear; v2 (log level 5) keeps its hash and the token sealed. */
+  readonly tokens: KeptJoinTokens;
   /** The log level the cluster starts at: its first writer's (absent: 1, as on logs from before levels). */
   readonly logLevel?: number;
 }
 export interface ClusterSpecUpdated {
   readonly spec: ClusterSpec;
 }
+/** v1 carried each new token in the clear; v2 (log level 5) keeps its hash and the token sealed. */
 export interface JoinTokensRotated {
-  readonly worker?: string;
-  readonly manager?: string;
+  readonly worker?: KeptJoinToken;
+  readonly manager?: KeptJoinToken;
 }
 /** A component's new owner of the partition takes a term; older terms are fenced off. */
 export interface OwnershipTaken {
@@ -233,9 +235,10 @@ const MANAGERS: readonly Component[] = ['allocator', 'orchestrator', 'scheduler'
 
 /** Per type: the schema version writers produce now, and who may propose it. */
 export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; readonly writers: readonly Component[] } } = {
-  ClusterInitialized: { v: 1, writers: ['api'] },
+  // v1 carried the join tokens in the clear; v2 keeps their hashes and the tokens sealed (see upcasters).
+  ClusterInitialized: { v: 2, writers: ['api'] },
   ClusterSpecUpdated: { v: 1, writers: ['api'] },
-  JoinTokensRotated: { v: 1, writers: ['api'] },
+  JoinTokensRotated: { v: 2, writers: ['api'] },
   OwnershipTaken: { v: 1, writers: MANAGERS },
   LogLevelRaised: { v: 1, writers: ['api'] },
   // The reaper's owner holds the checkpoint duty (docs/audit.md).

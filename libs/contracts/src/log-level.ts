@@ -10,7 +10,7 @@
 import type { EventType } from './events';
 
 /** The highest log level this build reads and writes. */
-export const LOG_LEVEL = 4;
+export const LOG_LEVEL = 5;
 
 /**
  * The level from which evolve applies a rule that earlier builds did not have: on a log
@@ -22,16 +22,26 @@ export const LOG_LEVEL = 4;
  *    SwarmKit's RemoveNode does; and a network is kept from removal only by tasks still meant
  *    to run (desired RUNNING or before, their service not removed), as SwarmKit's
  *    removeNetwork, not by the tasks of a service removed or stood down until they stop.
+ *  - 5: a cluster spec may carry the CA's settings (the node certificate expiry); below 5
+ *    a spec that does is refused, as builds before it would keep it and not honour it.
  */
-export const RULE_LEVELS = { admissionLimitsOnTheLog: 2, nodeRemovalOrphansTasks: 3, networkHeldOnlyByTasksMeantToRun: 3 } as const;
+export const RULE_LEVELS = { admissionLimitsOnTheLog: 2, nodeRemovalOrphansTasks: 3, networkHeldOnlyByTasksMeantToRun: 3, caSettingsInTheSpec: 5 } as const;
 
 export type VersionLevels = { readonly [K in EventType]?: Readonly<Record<number, number>> };
 
 /**
  * The level each record version is first allowed at, where above 1.
  *  - 4: secrets (a build before it would stop at the first, not knowing the type).
+ *  - 5: join tokens kept as hashes and sealed, not in the clear (ClusterInitialized and
+ *    JoinTokensRotated v2).
  */
-export const VERSION_LEVELS: VersionLevels = { SecretCreated: { 1: 4 }, SecretUpdated: { 1: 4 }, SecretRemoved: { 1: 4 } };
+export const VERSION_LEVELS: VersionLevels = {
+  SecretCreated: { 1: 4 },
+  SecretUpdated: { 1: 4 },
+  SecretRemoved: { 1: 4 },
+  ClusterInitialized: { 2: 5 },
+  JoinTokensRotated: { 2: 5 },
+};
 
 /** The log level at which version `v` of `type` may be written. */
 export const levelOfVersion = (type: EventType, v: number, levels: VersionLevels = VERSION_LEVELS): number => levels[type]?.[v] ?? 1;

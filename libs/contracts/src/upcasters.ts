@@ -14,6 +14,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /** type → from-version → step to from + 1 */
 export const UPCASTERS: { readonly [K in EventType]?: Readonly<Record<number, Upcaster>> } = {
+  // v1 carried join tokens in the clear, which v2 still reads as they are (a token kept as a
+  // string), so that an old log's state is the same, byte for byte; v2 adds the sealed form.
+  ClusterInitialized: { 1: (data) => ({ data }) },
+  JoinTokensRotated: { 1: (data) => ({ data }) },
   TaskStatusesReported: {
     // v1: { nodeId, statuses: [{ id, state: "RUNNING", ... }] } → v2: state as TaskState number
     1: (data) => {

@@ -1,10 +1,12 @@
 /** The cluster object ↔ Docker's Swarm (inspect) and SwarmSpec (update). */
-import type { ClusterSpec } from '@shoal/contracts';
+import { DEFAULT_NODE_CERT_EXPIRY_MS, MIN_NODE_CERT_EXPIRY_MS, nodeCertExpiryMs } from '@shoal/contracts';
+import type { ClusterSpec, JoinTokens } from '@shoal/contracts';
 import type { Cluster } from '@shoal/domain';
 import type { DockerClusterInfo, DockerSwarm, DockerSwarmSpec } from './docker-types';
 import { msToNs, nsToMs } from './durations';
+import { SpecError } from './spec-error';
 
-/** Raft and CA settings Shoal does not have (its log is Kafka's); shown as SwarmKit's defaults. */
+/** Raft settings Shoal does not have (its log is Kafka's), shown as SwarmKit's defaults; and the CA's defaults. */
 const FIXED_SPEC: Pick<DockerSwarmSpec, 'Raft' | 'CAConfig' | 'TaskDefaults'> = {
   Raft: { SnapshotInterval: 10_000, KeepOldSnapshots: 0, LogEntriesForSlowFollowers: 500, ElectionTick: 10, HeartbeatTick: 1 },
   CAConfig: { NodeCertExpiry: 90 * 24 * 3600 * 1e9 },
@@ -20,6 +22,7 @@ export const toDockerSwarmSpec = (spec: ClusterSpec): DockerSwarmSpec => ({
   Orchestration: { TaskHistoryRetentionLimit: spec.orchestration.taskHistoryRetentionLimit },
   Dispatcher: { HeartbeatPeriod: msToNs(spec.dispatcher.heartbeatPeriodMs) },
   ...FIXED_SPEC,
+  CAConfig: { NodeCertExpiry: msToNs(nodeCertExpiryMs(spec)) },
   EncryptionConfig: { AutoLockManagers: autoLocked(spec) },
 });
 
@@ -40,9 +43,10 @@ export const toDockerClusterInfo = (cluster: Cluster, tls: DockerClusterInfo['TL
   DataPathPort: 4789,
 });
 
-export const toDockerSwarm = (cluster: Cluster, tls: DockerClusterInfo['TLSInfo'] = NO_TLS_INFO): DockerSwarm => ({
+/** The swarm with its join tokens, opened (the log keeps them sealed). */
+export const toDockerSwarm = (cluster: Cluster, tokens: JoinTokens, tls: DockerClusterInfo['TLSInfo'] = NO_TLS_INFO): DockerSwarm => ({
   ...toDockerClusterInfo(cluster, tls),
-  JoinTokens: { Worker: cluster.tokens.worker, Manager: cluster.tokens.manager },
+  JoinTokens: { Worker: tokens.worker, Manager: tokens.manager },
 });
 
 /**
@@ -54,14 +58,13 @@ export const toDockerSwarm = (cluster: Cluster, tls: DockerClusterInfo['TLSInfo'
 export const unsupportedSwarmSettings = (spec: DockerSwarmSpec): string | undefined => {
   const asked: string[] = [];
   const ca = spec.CAConfig;
-  if (ca?.NodeCertExpiry !== undefined && ca.NodeCertExpiry !== FIXED_SPEC.CAConfig?.NodeCertExpiry) asked.push('certificate expiry (--cert-expiry)');
   if ((ca?.ExternalCAs?.length ?? 0) > 0) asked.push('external CAs (--external-ca)');
   if ((ca?.ForceRotate ?? 0) > 0) asked.push('CA rotation (docker swarm ca --rotate)');
   const raft = spec.Raft;
   if (raft?.SnapshotInterval !== undefined && raft.SnapshotInterval !== FIXED_SPEC.Raft?.SnapshotInterval) asked.push('raft snapshot interval (--snapshot-interval)');
   if (raft?.KeepOldSnapshots !== undefined && raft.KeepOldSnapshots !== FIXED_SPEC.Raft?.KeepOldSnapshots) asked.push('raft snapshots kept (--max-snapshots)');
   if (asked.length === 0) return undefined;
-  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft, and its root CA is the one in SHOAL_CA_DIR, whose node certificates last 90 days. Shoal has the task history limit, the dispatcher heartbeat period and autolock`;
+  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft, and its root CA is the one in SHOAL_CA_DIR. Shoal has the task history limit, the dispatcher heartbeat period, the node certificate expiry and autolock`;
 };
 
 /**
@@ -74,10 +77,15 @@ export const fromDockerSwarmSpec = (spec: DockerSwarmSpec, current: ClusterSpec)
   const heartbeat = spec.Dispatcher?.HeartbeatPeriod;
   const labels = spec.Labels ?? current.labels ?? {};
   const autolock = spec.EncryptionConfig?.AutoLockManagers ?? autoLocked(current);
-  const { labels: _previous, encryption: _encryption, ...rest } = current;
+  const expiry = spec.CAConfig?.NodeCertExpiry;
+  // SwarmKit's words (controlapi's validateClusterSpec), which Docker answers with 400.
+  if (expiry !== undefined && expiry < msToNs(MIN_NODE_CERT_EXPIRY_MS)) throw new SpecError('CAConfig.NodeCertExpiry', 'minimum certificate expiry time is: 1h0m0s');
+  const certMs = expiry === undefined ? nodeCertExpiryMs(current) : nsToMs(expiry, 'CAConfig.NodeCertExpiry');
+  const { labels: _previous, encryption: _encryption, ca: _ca, ...rest } = current;
   return {
     ...rest,
     ...(autolock ? { encryption: { autoLockManagers: true } } : {}),
+    ...(certMs !== DEFAULT_NODE_CERT_EXPIRY_MS ? { ca: { nodeCertExpiryMs: certMs } } : {}),
     name: spec.Name || current.name,
     ...(Object.keys(labels).length > 0 ? { labels: { ...labels } } : {}),
     orchestration: { taskHistoryRetentionLimit: limit ?? current.orchestration.taskHistoryRetentionLimit },

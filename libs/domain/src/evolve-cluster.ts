@@ -1,5 +1,6 @@
 /** The cluster object and ownership terms. */
-import type { Component, EventOf } from '@shoal/contracts';
+import { MIN_NODE_CERT_EXPIRY_MS, RULE_LEVELS } from '@shoal/contracts';
+import type { ClusterSpec, Component, EventOf } from '@shoal/contracts';
 import type { Cluster, ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
@@ -11,12 +12,16 @@ export const evolveCluster = (state: ClusterState, event: ClusterEvent): Verdict
     case 'ClusterInitialized': {
       if (state.cluster) return rejected(event.type, 'already-initialized', `cluster ${state.cluster.id} is already initialized`);
       const { spec, tokens, logLevel } = event.data;
+      const refused = specRefusal(spec, logLevel ?? 1);
+      if (refused) return rejected(event.type, 'invalid', refused);
       state.cluster = { id: event.cluster, spec, tokens, version: 1, createdAt: event.at, updatedAt: event.at, ...(logLevel !== undefined && logLevel > 1 ? { logLevel } : {}) };
       return applied(event.type);
     }
     case 'ClusterSpecUpdated': {
       const cluster = state.cluster;
       if (!cluster) return rejected(event.type, 'not-initialized', 'the cluster is not initialized');
+      const refused = specRefusal(event.data.spec, cluster.logLevel ?? 1);
+      if (refused) return rejected(event.type, 'invalid', refused);
       state.cluster = { ...cluster, spec: event.data.spec, version: cluster.version + 1, updatedAt: event.at };
       return applied(event.type);
     }
@@ -61,6 +66,16 @@ export const evolveCluster = (state: ClusterState, event: ClusterEvent): Verdict
       return _exhaustive;
     }
   }
+};
+
+/** Why a cluster spec may not stand on a log at `logLevel`: CA settings before their level, or a certificate life below SwarmKit's least. */
+const specRefusal = (spec: ClusterSpec, logLevel: number): string | undefined => {
+  if (!spec.ca) return undefined;
+  if (logLevel < RULE_LEVELS.caSettingsInTheSpec) {
+    return `the CA's settings (node certificate expiry) need log level ${RULE_LEVELS.caSettingsInTheSpec} and the log is at level ${logLevel}`;
+  }
+  if (spec.ca.nodeCertExpiryMs < MIN_NODE_CERT_EXPIRY_MS) return `minimum certificate expiry time is: 1h0m0s (asked for ${spec.ca.nodeCertExpiryMs} ms)`;
+  return undefined;
 };
 
 /** The owners' levels with `component`'s now `reads`; level 1 is left out, as absent. */

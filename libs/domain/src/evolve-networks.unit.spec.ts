@@ -1,5 +1,5 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
-import { EventBuilder, given, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, given, newTask, nodeDescription, serviceSpec, keptJoinTokens } from '@shoal/testing';
 
 describe('evolve: networks', () => {
   let b: EventBuilder;
@@ -89,7 +89,7 @@ describe('evolve: networks', () => {
   it('NetworkRemoved on a log at level 3, as SwarmKit: a removed service\'s tasks not yet stopped do not keep the network, a task still meant to run does', () => {
     const spec = serviceSpec('web');
     const onBackend = { ...spec, task: { ...spec.task, networks: [{ target: 'backend' }] } };
-    const level3 = b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' }, logLevel: 3 });
+    const level3 = b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }), logLevel: 3 });
     const running = (serviceId: string, taskId: string, network: string) => [
       b.event('TasksCreated', { tasks: [newTask(taskId, serviceId, onBackend)] }),
       b.event('TasksAllocated', { tasks: [{ id: taskId, attachments: [{ network, addresses: ['10.0.1.2/24'] }] }] }),

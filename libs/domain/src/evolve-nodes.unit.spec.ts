@@ -1,5 +1,5 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
-import { EventBuilder, given, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, given, newTask, nodeDescription, serviceSpec, keptJoinTokens } from '@shoal/testing';
 
 describe('evolve: nodes', () => {
   let b: EventBuilder;
@@ -68,7 +68,7 @@ describe('evolve: nodes', () => {
   describe('NodeRemoved --force of a node with tasks', () => {
     const spec = serviceSpec('web');
     const withTasks = (logLevel?: number) => [
-      b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' }, ...(logLevel ? { logLevel } : {}) }),
+      b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }), ...(logLevel ? { logLevel } : {}) }),
       registered('n1'),
       b.event('ServiceCreated', { id: 's1', spec }),
       b.event('TasksCreated', { tasks: [newTask('t1', 's1', spec, { slot: 1 }), newTask('t2', 's1', spec, { slot: 2 })] }),

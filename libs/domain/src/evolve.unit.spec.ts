@@ -1,5 +1,5 @@
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
-import { EventBuilder, given, serviceSpec } from '@shoal/testing';
+import { EventBuilder, given, serviceSpec, keptJoinTokens } from '@shoal/testing';
 
 describe('evolve: who may write, under which term, once', () => {
   let b: EventBuilder;
@@ -125,7 +125,7 @@ describe('evolve: who may write, under which term, once', () => {
     });
 
     it('checks the cluster version', () => {
-      given(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }))
+      given(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) }))
         .when(b.event('ClusterSpecUpdated', { spec: DEFAULT_CLUSTER_SPEC }, { expect: { clusterVersion: 3 } }))
         .thenRejected(/cluster is at version 1, not 3/);
     });

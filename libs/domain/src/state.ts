@@ -10,7 +10,7 @@ import type {
   SealedSecret,
   SecretSpec,
   Endpoint,
-  JoinTokens,
+  KeptJoinTokens,
   NetworkSpec,
   NodeDescription,
   NodeSpec,
@@ -24,7 +24,8 @@ export interface Cluster {
   readonly id: string;
   readonly spec: ClusterSpec;
   readonly version: number;
-  readonly tokens: JoinTokens;
+  /** As the log keeps them: hashes and sealed tokens (or, from records before level 5, in the clear). */
+  readonly tokens: KeptJoinTokens;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** The log's level (LogLevelRaised); absent: 1, so logs from before levels hash as they did. */

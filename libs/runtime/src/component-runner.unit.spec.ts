@@ -3,7 +3,7 @@ import type { ShoalEvent } from '@shoal/contracts';
 import { ReaperCore } from '@shoal/domain';
 import type { ComponentCore } from '@shoal/domain';
 import type { EmbeddedEventLog } from '@shoal/eventlog';
-import { EventBuilder, eventually, newTask, nodeDescription, openEmbeddedTestLog, serviceSpec } from '@shoal/testing';
+import { EventBuilder, eventually, newTask, nodeDescription, openEmbeddedTestLog, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { ComponentRunner } from './component-runner';
 import type { RunnerActivity } from './component-runner';
 
@@ -11,7 +11,7 @@ import type { RunnerActivity } from './component-runner';
 const history = (b: EventBuilder, failed: number, limit = 2): ShoalEvent[] => {
   const spec = serviceSpec('web');
   const events: ShoalEvent[] = [
-    b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: limit } }, tokens: { worker: 'w', manager: 'm' } }),
+    b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: limit } }, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) }),
     b.event('ServiceCreated', { id: 's1', spec }),
     b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
   ];
@@ -89,7 +89,7 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     const b = new EventBuilder();
     const activity: RunnerActivity[] = [];
     const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a', onActivity: (a) => activity.push(a) });
-    await append([b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 } }, tokens: { worker: 'w', manager: 'm' } })]);
+    await append([b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 } }, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) })]);
     await runner.start();
     await eventually('the runner is active under term 1', () => runner.state === 'active' && runner.term === 1, WITHIN);
     // The log says term 2 is someone else's (a takeover this instance's lease never heard of).

@@ -118,7 +118,9 @@ export class EventWriter {
     // A version the log's level does not allow yet may have readers that cannot read it.
     const logLevel = view.state.cluster?.logLevel ?? 1;
     for (const event of events) {
-      const refusal = versionGateRefusal(event.type, event.v, logLevel, this.versionLevels);
+      // A new cluster starts at the level its record names, and that record is written at it.
+      const level = event.type === 'ClusterInitialized' && !view.state.cluster ? (event.data.logLevel ?? 1) : logLevel;
+      const refusal = versionGateRefusal(event.type, event.v, level, this.versionLevels);
       if (refusal) throw new Error(refusal);
     }
     const verdicts: Verdict[] = [];

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, decode, encode, versionGateRefusal } from '@shoal/contracts';
 import type { EmbeddedEventLog } from '@shoal/eventlog';
-import { EventBuilder, clusterInit, openEmbeddedTestLog, serviceSpec } from '@shoal/testing';
+import { EventBuilder, clusterInit, keptJoinTokens, openEmbeddedTestLog, serviceSpec } from '@shoal/testing';
 import { EventWriter } from './event-writer';
 import { LiveView } from './live-view';
 
@@ -24,7 +24,7 @@ describe('the log level gate', () => {
     expect(decoded).toMatchObject({ ok: false, future: true, reason: `log level ${LOG_LEVEL + 1} (this build reads up to level ${LOG_LEVEL})` });
     expect(decode(encode(b.event('LogLevelRaised', { level: LOG_LEVEL }))).ok).toBe(true);
     // So is a cluster a newer build made at its own level.
-    const tokens = { worker: 'w', manager: 'm' };
+    const tokens = keptJoinTokens({ worker: 'w', manager: 'm' });
     expect(decode(encode(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens, logLevel: LOG_LEVEL + 1 })))).toMatchObject({ ok: false, future: true });
     expect(decode(encode(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens, logLevel: LOG_LEVEL }))).ok).toBe(true);
   });

@@ -6,7 +6,7 @@ import type { ShoalEvent } from '@shoal/contracts';
 import { Projection, ReaperCore } from '@shoal/domain';
 import { FileSnapshotStore } from '@shoal/eventlog';
 import type { EmbeddedEventLog, EventLog } from '@shoal/eventlog';
-import { EventBuilder, clusterInit, eventually, newTask, nodeDescription, openEmbeddedTestLog, serviceSpec } from '@shoal/testing';
+import { EventBuilder, clusterInit, eventually, newTask, nodeDescription, openEmbeddedTestLog, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { ComponentRunner } from './component-runner';
 import type { RunnerActivity } from './component-runner';
 import { LiveView } from './live-view';
@@ -70,7 +70,7 @@ describe('a component runner with snapshots', () => {
   it('saves its view when it stops; the next process starts from it, reads only the tail, and acts on the whole state', async () => {
     const b = new EventBuilder();
     await append([
-      b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 } }, tokens: { worker: 'w', manager: 'm' } }),
+      b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 2 } }, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) }),
       b.event('ServiceCreated', { id: 's1', spec: serviceSpec('web') }),
       b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
       ...slotHistory(b, 0, 1),

@@ -2,9 +2,12 @@
  * Builders for events and the specs they carry. Deterministic: ids, seqs and the clock
  * advance by counting, so the same test builds the same records every time.
  */
-import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, TaskState, encode, joinTokenDigest } from '@shoal/contracts';
+import { joinTokenHash } from '@shoal/domain';
 import type {
   Component,
+  JoinTokens,
+  SealedJoinToken,
   EventDataMap,
   EventOf,
   EventType,
@@ -48,7 +51,7 @@ export class EventBuilder {
     const event = {
       id: `e${++this.ids}`,
       type,
-      v: type === 'TaskStatusesReported' ? 2 : 1,
+      v: EVENT_TYPES[type].v,
       cluster: this.cluster,
       at: options.at ?? new Date(this.clock).toISOString(),
       by: { component, instance, term: options.term ?? 0 },
@@ -125,10 +128,19 @@ export const newTask = (id: string, serviceId: string, spec: ServiceSpec, overri
   ...overrides,
 });
 
+/**
+ * A join token as the log keeps it from level 5, for the pure core's specs: its real hash
+ * (what the dispatcher checks) beside bytes standing for the sealed token, which the core
+ * never opens (only the API, with the cluster key, does).
+ */
+export const keptJoinToken = (token: string): SealedJoinToken => ({ digest: joinTokenDigest(token), hash: joinTokenHash(token), sealed: Buffer.from(`sealed:${token}`).toString('base64') });
+
+export const keptJoinTokens = (tokens: JoinTokens): { readonly worker: SealedJoinToken; readonly manager: SealedJoinToken } => ({ worker: keptJoinToken(tokens.worker), manager: keptJoinToken(tokens.manager) });
+
 export const clusterInit = (b: EventBuilder): EventOf<'ClusterInitialized'> =>
   b.event('ClusterInitialized', {
     spec: DEFAULT_CLUSTER_SPEC,
-    tokens: { worker: 'SWMTKN-1-abc-worker', manager: 'SWMTKN-1-abc-manager' },
+    tokens: keptJoinTokens({ worker: 'SWMTKN-1-abc-worker', manager: 'SWMTKN-1-abc-manager' }),
   });
 
 /** Raw log records for a list of events, at offsets 0, 1, 2, … */

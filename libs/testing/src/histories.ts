@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
 import type { Component, NodeState, ShoalEvent, Task } from '@shoal/contracts';
 import { emptyState, evolve } from '@shoal/domain';
-import { EventBuilder, newTask, nodeDescription, serviceSpec } from './builders';
+import { EventBuilder, keptJoinTokens, newTask, nodeDescription, serviceSpec } from './builders';
 
 const TASK_STATES = Object.values(TaskState);
 const NODE_STATES: NodeState[] = ['ready', 'down', 'disconnected', 'unknown'];
@@ -162,7 +162,7 @@ export const historyFromSteps = (steps: readonly Step[]): string[] => {
         push(b.event('NetworkCreated', { id: `net${a % 3}`, spec: { name: `net-${bb % 3}`, driver: 'overlay' } }));
         break;
       case 16:
-        push(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }));
+        push(b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) }));
         break;
       case 18:
         push(b.event('ConfigCreated', { id: config(a), spec: configSpec(bb, c) }));

@@ -6,6 +6,7 @@
  * It drains node-1, removes spare-1 and changes the cluster spec: it runs last where the
  * system is shared.
  */
+import { createHash } from 'node:crypto';
 import { dockerOutput } from '@shoal/testing';
 import { AUDITOR, NODE_1, SPARE } from './system-under-test';
 import type { SystemHandle } from './system-under-test';
@@ -64,15 +65,19 @@ export const dockerSwarmNodeScenarios = (system: SystemHandle): void => {
     await docker('service', 'rm', 'lonely');
   });
 
-  it('docker swarm join-token worker prints the token and the join address; --rotate replaces it', async () => {
-    const before = (await system.current.state()).cluster!.tokens.worker;
+  it('docker swarm join-token worker prints the token and the join address; --rotate replaces it; the log holds only its hash and the token sealed', async () => {
+    const before = (await docker('swarm', 'join-token', '-q', 'worker')).trim();
+    expect(before).toMatch(/^SWMTKN-1-[0-9a-z]{50}-[0-9a-z]{25}$/);
     expect(await docker('swarm', 'join-token', 'worker')).toContain(`docker swarm join --token ${before} 127.0.0.1:2377`);
-    expect(await docker('swarm', 'join-token', '-q', 'worker')).toBe(`${before}\n`);
+    const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+    expect((await system.current.state()).cluster!.tokens.worker).toEqual({ digest: before.split('-')[2], hash: sha256(before), sealed: expect.any(String) });
     expect(await docker('swarm', 'join-token', '--rotate', 'worker')).toMatch(/Successfully rotated worker join token/);
-    const after = (await system.current.state()).cluster!.tokens;
-    expect(after.worker).not.toBe(before);
-    expect(after.worker).toMatch(/^SWMTKN-1-[0-9a-z]{50}-[0-9a-z]{25}$/);
-    expect(await docker('swarm', 'join-token', '-q', 'worker')).toBe(`${after.worker}\n`);
+    const after = (await docker('swarm', 'join-token', '-q', 'worker')).trim();
+    expect(after).not.toBe(before);
+    expect(after).toMatch(/^SWMTKN-1-[0-9a-z]{50}-[0-9a-z]{25}$/);
+    const kept = (await system.current.state()).cluster!.tokens.worker;
+    expect(kept).toMatchObject({ hash: sha256(after) });
+    expect(JSON.stringify(kept)).not.toContain(after.split('-')[3]);
   });
 
   it('docker swarm update --task-history-limit and --dispatcher-heartbeat change the cluster spec', async () => {
@@ -83,6 +88,17 @@ export const dockerSwarmNodeScenarios = (system: SystemHandle): void => {
     const cluster = (await system.current.state()).cluster!;
     expect(cluster.spec.dispatcher.heartbeatPeriodMs).toBe(10_000);
     expect(cluster.spec.orchestration.taskHistoryRetentionLimit).toBe(2);
+  });
+
+  it('docker swarm update --cert-expiry sets how long node certificates last; under an hour is refused in SwarmKit\'s words', async () => {
+    expect(await docker('swarm', 'update', '--cert-expiry', '2h')).toMatch(/Swarm updated/);
+    expect((await system.current.state()).cluster!.spec.ca).toEqual({ nodeCertExpiryMs: 7_200_000 });
+    expect(await docker('info', '--format', '{{.Swarm.Cluster.Spec.CAConfig.NodeCertExpiry}}')).toBe('2h0m0s\n');
+    const refused = await system.current.docker(['swarm', 'update', '--cert-expiry', '30m']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/minimum certificate expiry time is: 1h0m0s/);
+    expect(await docker('swarm', 'update', '--cert-expiry', '2160h')).toMatch(/Swarm updated/);
+    expect((await system.current.state()).cluster!.spec).not.toHaveProperty('ca');
   });
 
   it('docker node inspect self answers the control plane\'s manager; promote and demote change the role', async () => {

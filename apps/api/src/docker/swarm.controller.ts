@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, LOG_LEVEL, RULE_LEVELS, levelOfVersion } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
-import type { ShoalEvent } from '@shoal/contracts';
+import type { JoinTokensRotated, ShoalEvent } from '@shoal/contracts';
 import { newJoinTokens, joinToken } from '@shoal/runtime';
 import type { ApiConfig } from '../api.config';
 import { API_CONFIG } from '../api.tokens';
@@ -38,7 +38,8 @@ export class SwarmController {
   @Get()
   @ApiOperation({ summary: 'The swarm: its spec and join tokens' })
   inspect(): DockerSwarm {
-    return toDockerSwarm(this.intents.cluster(), this.config.tlsInfo);
+    const cluster = this.intents.cluster();
+    return toDockerSwarm(cluster, this.secrets.keyring.openJoinTokens(cluster.tokens), this.config.tlsInfo);
   }
 
   @Post('init')
@@ -54,7 +55,8 @@ export class SwarmController {
     const spec = fromDockerSwarmSpec(request.AutoLockManagers ? { ...given, EncryptionConfig: { AutoLockManagers: true } } : given, DEFAULT_CLUSTER_SPEC);
     const cluster = this.intents.clusterId;
     if (autoLocked(spec)) await this.secrets.keyring.setAutolock(true);
-    await this.intents.submit('ClusterInitialized', { spec, tokens: newJoinTokens(cluster, this.config.ca?.certificate), logLevel: LOG_LEVEL });
+    const tokens = this.secrets.keyring.keepJoinTokens(newJoinTokens(cluster, this.config.ca?.certificate));
+    await this.intents.submit('ClusterInitialized', { spec, tokens, logLevel: LOG_LEVEL });
     return JSON.stringify(controlPlaneNodeId(cluster));
   }
 
@@ -120,12 +122,16 @@ export class SwarmController {
     const unsupported = unsupportedSwarmSettings(given);
     if (unsupported) throw badRequest(unsupported);
     const spec = fromDockerSwarmSpec(given, cluster.spec);
+    const logLevel = cluster.logLevel ?? 1;
+    if (spec.ca && !sameSpec(spec.ca, cluster.spec.ca) && logLevel < RULE_LEVELS.caSettingsInTheSpec) {
+      throw badRequest(`CAConfig.NodeCertExpiry: the CA's settings need log level ${RULE_LEVELS.caSettingsInTheSpec} and the log is at level ${logLevel}: raise it (POST /shoal/v1/log-level) once every component runs a build that reads it`);
+    }
     const events: ShoalEvent[] = [];
     const expect = { clusterVersion: version };
     const correlation = randomUUID();
     if (!sameSpec(spec, cluster.spec)) events.push(this.intents.propose('ClusterSpecUpdated', { spec }, expect, correlation));
     const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id, this.config.ca?.certificate) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id, this.config.ca?.certificate) } : {}) };
-    if (Object.keys(rotate).length > 0) events.push(this.intents.propose('JoinTokensRotated', rotate, events.length === 0 ? expect : undefined, correlation));
+    if (Object.keys(rotate).length > 0) events.push(this.rotation(rotate, logLevel, events.length === 0 ? expect : undefined, correlation));
     const outOfSequence = (): HttpException => new HttpException(`update out of sequence: cluster is at version ${cluster.version}, not ${version}`, 409);
     if (events.length === 0 && version !== cluster.version) throw outOfSequence();
     // Autolock turned on or off, or its key rotated: the key file changes first (refused before anything changes when the version is stale).
@@ -141,5 +147,21 @@ export class SwarmController {
       if (locking && autoLocked(spec) !== autoLocked(cluster.spec)) await this.secrets.keyring.setAutolock(autoLocked(cluster.spec)).catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * The record of new join tokens: kept sealed, with their hashes (v2), once the log is at
+   * the level that reads it; on a log below it, in the clear as the builds before it wrote
+   * them (v1), so that a leaked token can still be rotated during a rolling upgrade.
+   */
+  private rotation(tokens: { readonly worker?: string; readonly manager?: string }, logLevel: number, expect: { readonly clusterVersion: number } | undefined, correlation: string): ShoalEvent {
+    const keyring = this.secrets.keyring;
+    const kept: JoinTokensRotated = {
+      ...(tokens.worker ? { worker: keyring.keepJoinToken(tokens.worker) } : {}),
+      ...(tokens.manager ? { manager: keyring.keepJoinToken(tokens.manager) } : {}),
+    };
+    const event = this.intents.propose('JoinTokensRotated', kept, expect, correlation);
+    if (logLevel >= levelOfVersion('JoinTokensRotated', EVENT_TYPES.JoinTokensRotated.v)) return event;
+    return { ...event, v: 1, data: tokens } as unknown as ShoalEvent;
   }
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HttpException, Inject, Injectable } from '@nestjs/common';
-import { EVENT_SHAPES } from '@shoal/contracts';
+import { EVENT_SHAPES, upcast } from '@shoal/contracts';
 import type { EventDataMap, EventType, Expectations, ShoalEvent } from '@shoal/contracts';
 import type { Cluster, ClusterState, Refused } from '@shoal/domain';
 import type { LiveView } from '@shoal/runtime';
@@ -61,9 +61,10 @@ export class Intents {
 
   async submitAll(events: readonly ShoalEvent[]): Promise<void> {
     if (events.length === 0) return;
-    // The log must never get a record every reader would skip as poison: check the shape first.
+    // The log must never get a record every reader would skip as poison: check the shape first (of a record at an older version, as readers will upcast it).
     for (const event of events) {
-      const problem = EVENT_SHAPES[event.type](event.data, 'data');
+      const current = upcast(event.type, event.v, event.data);
+      const problem = current.ok ? EVENT_SHAPES[event.type](current.data, 'data') : current.reason;
       if (problem) throw new HttpException(`invalid request: ${problem}`, 400);
     }
     const verdicts = await this.writer.appendAndWait(this.view, events);

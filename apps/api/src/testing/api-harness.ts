@@ -11,6 +11,7 @@ import { DEFAULT_CLUSTER_SPEC, encode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { EmbeddedEventLog, KafkaEventLog } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
+import { ClusterKeyring } from '@shoal/runtime';
 import type { LiveView } from '@shoal/runtime';
 import { EventBuilder, dockerCli } from '@shoal/testing';
 import type { DockerCliResult } from '@shoal/testing';
@@ -53,6 +54,9 @@ export interface StartApiOptions {
   readonly kafka?: { readonly brokers: readonly string[]; readonly topic: string };
 }
 
+/** The join tokens of a harness's cluster, in the clear. */
+export const HARNESS_JOIN_TOKENS = { worker: `SWMTKN-1-${'a'.repeat(50)}-${'w'.repeat(25)}`, manager: `SWMTKN-1-${'a'.repeat(50)}-${'m'.repeat(25)}` } as const;
+
 export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarness> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'shoal-api-'));
   if (options.tokens) writeFileSync(join(dataDir, TOKENS_FILE), JSON.stringify(options.tokens));
@@ -68,10 +72,8 @@ export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarnes
         value: encode(
           events.event('ClusterInitialized', {
             spec: DEFAULT_CLUSTER_SPEC,
-            tokens: {
-              worker: `SWMTKN-1-${'a'.repeat(50)}-${'w'.repeat(25)}`,
-              manager: `SWMTKN-1-${'a'.repeat(50)}-${'m'.repeat(25)}`,
-            },
+            // Sealed under the key the API will read from the same data dir, as the API's own init seals them.
+            tokens: (await ClusterKeyring.open(log, dataDir)).keepJoinTokens(HARNESS_JOIN_TOKENS),
             ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
           }),
         ),

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_ADMISSION_LIMITS, DEFAULT_CLUSTER_SPEC, LOG_LEVEL, RULE_LEVELS } from '@shoal/contracts';
 import type { AdmissionLimits, ServiceSpec } from '@shoal/contracts';
-import { EventBuilder, clusterInit, given, nodeDescription, serviceSpec, specification } from '@shoal/testing';
+import { EventBuilder, clusterInit, given, nodeDescription, serviceSpec, specification, keptJoinTokens } from '@shoal/testing';
 import { OrchestratorCore } from '../orchestrator';
 import { admissionLimits, tasksAskedFor } from './limits';
 import { admitServiceSpec } from './service-admission';
@@ -18,7 +18,7 @@ describe('admission limits', () => {
   const replicas = (n: number, name = 'web') => serviceSpec(name, { kind: 'replicated', replicas: n });
   const node = (id: string) => b.event('NodeRegistered', { id, role: 'worker', description: nodeDescription(id) });
   /** A cluster as this build initializes one: at its log level, where evolve holds records to the limits too. */
-  const cluster = () => b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' }, logLevel: LOG_LEVEL });
+  const cluster = () => b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }), logLevel: LOG_LEVEL });
 
   it('hold records on the log to them only from their log level: a log from before keeps its meaning', () => {
     expect(LOG_LEVEL).toBeGreaterThanOrEqual(RULE_LEVELS.admissionLimitsOnTheLog);

@@ -1,5 +1,5 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
-import { addressOf, allocatorSpecification, ended, network, serviceCreated, tasksOf, withNetworks } from '@shoal/testing';
+import { addressOf, allocatorSpecification, ended, network, serviceCreated, tasksOf, withNetworks, keptJoinTokens } from '@shoal/testing';
 import type { Specification } from '@shoal/testing';
 import type { AllocatorCore } from './allocator-core';
 
@@ -17,7 +17,7 @@ describe('allocator: networks', () => {
   it('creates the ingress network only once the cluster is initialized', () => {
     const w = allocatorSpecification({}, false);
     expect(w.settle()).toEqual([]);
-    w.happen('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } });
+    w.happen('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) });
     expect(w.settle().map((e) => e.type)).toEqual(['NetworkCreated', 'NetworkAllocated']);
   });
 
@@ -165,7 +165,7 @@ describe('allocator: networks', () => {
 
   it('releases the address of a task orphaned by its node\'s removal (a log at level 3), as a rebuilt allocator would', () => {
     const w = allocatorSpecification({}, false);
-    w.happen('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' }, logLevel: 3 });
+    w.happen('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }), logLevel: 3 });
     w.settle();
     w.apply(network('n1', 'tiny', '192.168.0.0/30'));
     w.settle();

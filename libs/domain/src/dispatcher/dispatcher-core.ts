@@ -21,7 +21,7 @@ import type { ComponentCore, Proposal } from '../component-core';
 import type { ClusterState } from '../state';
 import type { Verdict } from '../verdict';
 import { heartbeatPeriodMs } from './heartbeat';
-import { admitNode } from './join-token';
+import { admitNode, keptTokenHash } from './join-token';
 import type { TokenCheck } from './join-token';
 import { NodeTasks } from './node-tasks';
 import { nextOrphaning, orphanTasks } from './orphans';
@@ -110,8 +110,8 @@ export class DispatcherCore implements ComponentCore {
       case 'ClusterInitialized':
       case 'JoinTokensRotated':
         if (state.cluster) {
-          this.tokensSeen.set(state.cluster.tokens.worker, 'worker');
-          this.tokensSeen.set(state.cluster.tokens.manager, 'manager');
+          this.tokensSeen.set(keptTokenHash(state.cluster.tokens.worker), 'worker');
+          this.tokensSeen.set(keptTokenHash(state.cluster.tokens.manager), 'manager');
         }
         this.periodChanged(state);
         break;
@@ -162,8 +162,8 @@ export class DispatcherCore implements ComponentCore {
   reconcileAll(state: ClusterState): void {
     this.tasks.rebuild(state);
     if (state.cluster) {
-      this.tokensSeen.set(state.cluster.tokens.worker, 'worker');
-      this.tokensSeen.set(state.cluster.tokens.manager, 'manager');
+      this.tokensSeen.set(keptTokenHash(state.cluster.tokens.worker), 'worker');
+      this.tokensSeen.set(keptTokenHash(state.cluster.tokens.manager), 'manager');
     }
     this.adopting = true;
     this.orphaned.clear();

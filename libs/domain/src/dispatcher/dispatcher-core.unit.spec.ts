@@ -1,6 +1,6 @@
 /** The dispatcher core: sessions registered, nodes READY again after DOWN, heartbeats and their expiry. */
 import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
-import { RecordingLink, beat, connect, dispatcherSpecification, nodeDescription, typesOf } from '@shoal/testing';
+import { RecordingLink, TOKENS, beat, connect, dispatcherSpecification, keptJoinToken, nodeDescription, typesOf } from '@shoal/testing';
 import { SessionTable } from './session-table';
 import { MAX_HEARTBEATS_PER_SECOND, heartbeatPeriodMs } from './heartbeat';
 import { UNKNOWN_MESSAGE } from './dispatcher-core';
@@ -233,13 +233,14 @@ describe('dispatcher: join tokens across rotation', () => {
   it('admits a node the cluster has with the token it joined with, after rotation; a new node needs the current one', () => {
     const h = dispatcherSpecification();
     h.reconcileAll();
-    const joinedWith = h.state.cluster!.tokens.worker;
+    const joinedWith = TOKENS.worker;
     expect(h.core.admit(h.state, joinedWith, '')).toEqual({ ok: true, role: 'worker' });
     connect(h, 'n1');
-    h.happen('JoinTokensRotated', { worker: `SWMTKN-1-${'a'.repeat(50)}-${'r'.repeat(25)}` });
+    const rotated = `SWMTKN-1-${'a'.repeat(50)}-${'r'.repeat(25)}`;
+    h.happen('JoinTokensRotated', { worker: keptJoinToken(rotated) });
     expect(h.core.admit(h.state, joinedWith, 'n1')).toEqual({ ok: true, role: 'worker' });
     expect(h.core.admit(h.state, joinedWith, 'n2')).toMatchObject({ ok: false, reason: expect.stringMatching(/rotated/) });
     expect(h.core.admit(h.state, joinedWith, '')).toMatchObject({ ok: false });
-    expect(h.core.admit(h.state, h.state.cluster!.tokens.worker, '')).toEqual({ ok: true, role: 'worker' });
+    expect(h.core.admit(h.state, rotated, '')).toEqual({ ok: true, role: 'worker' });
   });
 });

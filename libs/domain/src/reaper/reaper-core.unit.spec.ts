@@ -1,7 +1,7 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { TaskState as State } from '@shoal/contracts';
 import fc from 'fast-check';
-import { histories, newTask, nodeDescription, serviceSpec, specification } from '@shoal/testing';
+import { histories, newTask, nodeDescription, serviceSpec, specification, keptJoinTokens } from '@shoal/testing';
 import type { Given, Specification } from '@shoal/testing';
 import { Projection } from '../projection';
 import { emptyState } from '../state';
@@ -16,7 +16,7 @@ const reaperSpecification = (limit = 2): Specification<ReaperCore> =>
   specification({ core: () => new ReaperCore() }).given((s) => [
     s.b.event('ClusterInitialized', {
       spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: limit } },
-      tokens: { worker: 'w', manager: 'm' },
+      tokens: keptJoinTokens({ worker: 'w', manager: 'm' }),
     }),
     s.b.event('ServiceCreated', { id: 's1', spec }),
     s.b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),

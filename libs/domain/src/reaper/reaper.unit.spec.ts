@@ -1,7 +1,7 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { ShoalEvent, TaskState as State } from '@shoal/contracts';
 import fc from 'fast-check';
-import { EventBuilder, given, histories, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, given, histories, newTask, nodeDescription, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { replay } from '../projection';
 import type { ClusterState } from '../state';
 import { reap, tasksBySlot } from './reaper';
@@ -17,7 +17,7 @@ describe('the task reaper', () => {
   beforeEach(() => {
     b = new EventBuilder();
     events = [
-      b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 3 } }, tokens: { worker: 'w', manager: 'm' } }),
+      b.event('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 3 } }, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) }),
       b.event('ServiceCreated', { id: 's1', spec }),
       b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
     ];

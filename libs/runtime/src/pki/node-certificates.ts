@@ -9,6 +9,7 @@
 import { X509Certificate, createHash, createPublicKey, sign, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
+import { DEFAULT_NODE_CERT_EXPIRY_MS } from '@shoal/contracts';
 import { base36 } from '../object-id';
 import { children, readElement } from './der';
 import { buildCertificate } from './x509-builder';
@@ -16,8 +17,6 @@ import { buildCertificate } from './x509-builder';
 export const NODE_ROLES = { manager: 'swarm-manager', worker: 'swarm-worker' } as const;
 export type NodeCertificateRole = keyof typeof NODE_ROLES;
 
-/** How long a node certificate lasts unless the cluster says otherwise: SwarmKit's 90 days. */
-export const DEFAULT_NODE_CERT_MS = 90 * 24 * 60 * 60 * 1000;
 /** A minute's grace for clocks a little behind the issuer's. */
 const BACKDATE_MS = 60 * 1000;
 
@@ -71,7 +70,7 @@ export interface NodeCertificateOptions {
   readonly role: NodeCertificateRole;
   readonly publicKey: KeyObject;
   readonly now: Date;
-  /** Default DEFAULT_NODE_CERT_MS; never beyond the CA's own end. */
+  /** Default DEFAULT_NODE_CERT_EXPIRY_MS (SwarmKit's 90 days); never beyond the CA's own end. */
   readonly validityMs?: number;
   /** Names and addresses it is dialled at, when it serves (a manager's dispatcher). */
   readonly hosts?: readonly string[];
@@ -80,7 +79,7 @@ export interface NodeCertificateOptions {
 /** Signs a node's certificate: CN its id, OU its role, O `shoal`. */
 export const issueNodeCertificate = (ca: SigningCa, options: NodeCertificateOptions): X509Certificate => {
   const caEnd = new Date(ca.certificate.validTo);
-  const asked = new Date(options.now.getTime() + (options.validityMs ?? DEFAULT_NODE_CERT_MS));
+  const asked = new Date(options.now.getTime() + (options.validityMs ?? DEFAULT_NODE_CERT_EXPIRY_MS));
   return buildCertificate({
     kind: 'node',
     subject: { commonName: options.nodeId, organization: 'shoal', organizationalUnit: NODE_ROLES[options.role] },

@@ -10,11 +10,14 @@
  * SwarmKit keeps it in its raft store): any unlocked process can show it
  * (`docker swarm unlock-key`), and none that is locked can.
  */
+import { joinTokenDigest } from '@shoal/contracts';
+import type { JoinTokens, KeptJoinToken, KeptJoinTokens, SealedJoinToken } from '@shoal/contracts';
+import { joinTokenHash } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
 import { openDataKeyStore } from '@shoal/eventlog';
 import type { DataKeyStore } from '@shoal/eventlog';
 import { clusterKeyPath, readClusterKeyFile, writeClusterKeyFile } from './cluster-key';
-import { unwrapDataKey, wrapDataKey } from './secret-box';
+import { openJoinToken, sealJoinToken, unwrapDataKey, wrapDataKey } from './secret-box';
 import { formatUnlockKey, InvalidUnlockKeyError, lockClusterKey, newUnlockKey, parseUnlockKey, unlockClusterKey } from './unlock-key';
 import { SecretVault, UNLOCK_KEY_ID } from './secret-vault';
 
@@ -41,6 +44,7 @@ export class ClusterKeyring {
   private locked: Buffer | undefined;
   private store: Promise<DataKeyStore> | undefined;
   private opened: Promise<SecretVault> | undefined;
+  private readonly waiting: (() => void)[] = [];
 
   private constructor(
     readonly path: string,
@@ -65,6 +69,32 @@ export class ClusterKeyring {
   async unlock(text: string): Promise<void> {
     if (!this.locked || this.key) throw new NotLockedError();
     this.key = unlockClusterKey(parseUnlockKey(text), this.locked);
+    for (const resolve of this.waiting.splice(0)) resolve();
+  }
+
+  /** Resolves once the keyring is unlocked (at once if it is not locked). */
+  unlocked(): Promise<void> {
+    return this.key ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** A join token as the log keeps it: its hash and the token sealed under the cluster key. SwarmLockedError while locked. */
+  keepJoinToken(token: string): SealedJoinToken {
+    const hash = joinTokenHash(token);
+    return { digest: joinTokenDigest(token), hash, sealed: sealJoinToken(this.openKey(), token, hash).toString('base64') };
+  }
+
+  keepJoinTokens(tokens: JoinTokens): { readonly worker: SealedJoinToken; readonly manager: SealedJoinToken } {
+    return { worker: this.keepJoinToken(tokens.worker), manager: this.keepJoinToken(tokens.manager) };
+  }
+
+  /** A kept join token in the clear (one from a record before level 5 is as it was written). SwarmLockedError while locked. */
+  openJoinToken(kept: KeptJoinToken): string {
+    if (typeof kept === 'string') return kept;
+    return openJoinToken(this.openKey(), Buffer.from(kept.sealed, 'base64'), kept.hash);
+  }
+
+  openJoinTokens(kept: KeptJoinTokens): JoinTokens {
+    return { worker: this.openJoinToken(kept.worker), manager: this.openJoinToken(kept.manager) };
   }
 
   /** The vault, opened once (the store, and the check that this is the cluster's key); SwarmLockedError while locked. */
@@ -118,6 +148,11 @@ export class ClusterKeyring {
     this.store = undefined;
     this.opened = undefined;
     if (store) await (await store.catch(() => undefined))?.close();
+  }
+
+  private openKey(): Buffer {
+    if (!this.key) throw new SwarmLockedError();
+    return this.key;
   }
 
   private dataKeys(): Promise<DataKeyStore> {

@@ -40,3 +40,8 @@ export const openSecretData = (dataKey: Buffer, sealed: Buffer, secretId: string
 export const wrapDataKey = (clusterKey: Buffer, dataKey: Buffer, secretId: string): Buffer => seal(clusterKey, dataKey, `data-key:${secretId}`);
 export const unwrapDataKey = (clusterKey: Buffer, wrapped: Buffer, secretId: string): Buffer =>
   open(clusterKey, wrapped, `data-key:${secretId}`, `secret ${secretId}'s data key (set the same SHOAL_SECRETS_KEY_FILE on every API and dispatcher)`);
+
+/** A join token sealed under the cluster key, bound to its hash (a sealed token moved beside another hash does not open). */
+export const sealJoinToken = (clusterKey: Buffer, token: string, hash: string): Buffer => seal(clusterKey, Buffer.from(token, 'utf8'), `join-token:${hash}`);
+export const openJoinToken = (clusterKey: Buffer, sealed: Buffer, hash: string): string =>
+  open(clusterKey, sealed, `join-token:${hash}`, 'a join token on the log (set the same SHOAL_SECRETS_KEY_FILE on every API and dispatcher)').toString('utf8');

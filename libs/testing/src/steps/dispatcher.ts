@@ -7,7 +7,7 @@ import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { ClusterSpec, ShoalEvent } from '@shoal/contracts';
 import { DispatcherCore, SessionTable } from '@shoal/domain';
 import type { DispatcherCoreOptions, SessionLink } from '@shoal/domain';
-import { newTask, nodeDescription, serviceSpec } from '../builders';
+import { keptJoinTokens, newTask, nodeDescription, serviceSpec } from '../builders';
 import { specification } from '../specification';
 import type { Given, Specification } from '../specification';
 
@@ -43,7 +43,7 @@ export const dispatcherSpecification = (spec: Partial<ClusterSpec> = {}, options
     clock: Date.parse('2026-01-01T00:00:00.000Z'),
     stampClock: true,
   });
-  dispatcher.happen('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, ...spec }, tokens: TOKENS });
+  dispatcher.happen('ClusterInitialized', { spec: { ...DEFAULT_CLUSTER_SPEC, ...spec }, tokens: keptJoinTokens(TOKENS) });
   dispatcher.happen('ServiceCreated', { id: 's1', spec: serviceSpec('web', { kind: 'replicated', replicas: 3 }) });
   return dispatcher;
 };

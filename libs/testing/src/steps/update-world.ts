@@ -7,7 +7,7 @@ import { DEFAULT_CLUSTER_SPEC, DEFAULT_UPDATE_CONFIG, TaskState } from '@shoal/c
 import type { EventDataMap, EventType, NewTask, ServiceSpec, Task, TaskState as State, UpdateConfig } from '@shoal/contracts';
 import { superviseUpdate } from '@shoal/domain';
 import type { ClusterState, Proposal, Service, UpdateStep, Verdict } from '@shoal/domain';
-import { nodeDescription, serviceSpec } from '../builders';
+import { keptJoinTokens, nodeDescription, serviceSpec } from '../builders';
 import { specification } from '../specification';
 import type { Specification } from '../specification';
 
@@ -30,7 +30,7 @@ export class UpdateWorld {
   private nodes: string[] = [];
 
   constructor(nodes = 3) {
-    this.append('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } });
+    this.append('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) });
     for (let i = 1; i <= nodes; i++) this.addNode(`n${i}`);
   }
 

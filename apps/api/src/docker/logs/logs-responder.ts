@@ -10,6 +10,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LogSelectorMessage } from '@shoal/protocol';
 import { Intents } from '../../intents/intents';
+import { ApiSecretVault } from '../../secrets/api-secret-vault';
 import { versionAtLeast } from '../../http/api-version';
 import { requestedApiVersion } from '../../http/http-pipeline';
 import { DispatcherCallError, DispatcherLogs } from './dispatcher-logs';
@@ -47,10 +48,11 @@ export class LogsResponder implements OnApplicationShutdown {
     @Inject(Intents) private readonly intents: Intents,
     @Inject(DispatcherLocator) private readonly locator: DispatcherLocator,
     @Inject(DispatcherLogs) private readonly dispatchers: DispatcherLogs,
+    @Inject(ApiSecretVault) private readonly secrets: ApiSecretVault,
   ) {}
 
   async respond(selector: LogSelectorMessage, query: LogsQuery, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const managerToken = this.intents.cluster().tokens.manager;
+    const managerToken = this.secrets.keyring.openJoinToken(this.intents.cluster().tokens.manager);
     const gone = new AbortController();
     const leave = (): void => gone.abort();
     req.on('close', leave);

@@ -4,7 +4,7 @@
  */
 import { TaskState } from '@shoal/contracts';
 import type { ServiceSpec, UpdateConfig } from '@shoal/contracts';
-import { serviceSpec } from '@shoal/testing';
+import { serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { OrchestratorCore } from '../orchestrator-core';
 import { Simulation } from '@shoal/testing';
 import { superviseUpdate } from './supervise-update';
@@ -23,7 +23,7 @@ const orchestrator = (prefix = 't'): OrchestratorCore => {
 
 const cluster = (core = orchestrator()): Simulation => {
   const sim = new Simulation(core, { fails: (task) => task.spec.container.image === 'nginx:bad' });
-  sim.append('ClusterInitialized', { spec: { name: 'default', orchestration: { taskHistoryRetentionLimit: 5 }, dispatcher: { heartbeatPeriodMs: 5_000 }, nodeDownPeriodMs: 86_400_000 }, tokens: { worker: 'w', manager: 'm' } });
+  sim.append('ClusterInitialized', { spec: { name: 'default', orchestration: { taskHistoryRetentionLimit: 5 }, dispatcher: { heartbeatPeriodMs: 5_000 }, nodeDownPeriodMs: 86_400_000 }, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }) });
   for (const id of ['n1', 'n2', 'n3']) sim.addNode(id);
   return sim;
 };

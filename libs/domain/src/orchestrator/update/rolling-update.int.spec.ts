@@ -9,7 +9,7 @@ import { TaskState, encode } from '@shoal/contracts';
 import type { EventDataMap, EventType, ServiceSpec, ShoalEvent, Task } from '@shoal/contracts';
 import { KafkaEventLog } from '@shoal/eventlog';
 import { ComponentRunner } from '@shoal/runtime';
-import { EventBuilder, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, nodeDescription, serviceSpec, keptJoinTokens } from '@shoal/testing';
 import { OrchestratorCore } from '../orchestrator-core';
 import { ReaperCore } from '../../reaper/reaper-core';
 import { superviseUpdate } from './supervise-update';
@@ -59,7 +59,7 @@ describe('a rolling update on a real broker', () => {
     };
     await append('ClusterInitialized', {
       spec: { name: 'default', orchestration: { taskHistoryRetentionLimit: 2 }, dispatcher: { heartbeatPeriodMs: 5_000 }, nodeDownPeriodMs: 86_400_000 },
-      tokens: { worker: 'w', manager: 'm' },
+      tokens: keptJoinTokens({ worker: 'w', manager: 'm' }),
     });
     for (const id of ['n1', 'n2', 'n3']) await append('NodeRegistered', { id, role: 'worker', description: nodeDescription(id) });
 
