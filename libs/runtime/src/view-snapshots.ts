@@ -61,6 +61,14 @@ export const snapshotFor = async (log: EventLog, store: SnapshotStore): Promise<
 const ENTITIES_PER_STEP = 500;
 
 /**
+ * The most of a component's time its snapshots take: after a snapshot that took t, the next
+ * is not begun before 9t has passed, however short the interval. At a million tasks a
+ * snapshot takes tens of seconds of a loaded machine's CPU, and five components taking one
+ * every 30 s starved themselves until they lost their leases.
+ */
+export const SNAPSHOT_SHARE = 0.1;
+
+/**
  * Saves a view's snapshot every so often, and once more on flush, whenever the view is
  * somewhere no snapshot in the store already holds: a view replayed from the start is
  * saved even if no record came after.
@@ -68,6 +76,8 @@ const ENTITIES_PER_STEP = 500;
 export class SnapshotSaver {
   private timer?: ReturnType<typeof setInterval>;
   private saving: Promise<void> = Promise.resolve();
+  /** When the next timed snapshot may begin (SNAPSHOT_SHARE). */
+  private nextAt = 0;
 
   constructor(
     private readonly snapshots: ViewSnapshots,
@@ -75,23 +85,31 @@ export class SnapshotSaver {
     private readonly onError: (message: string) => void,
     /** The offset of the snapshot the view was restored from, if it was. */
     private savedAt = -1,
+    private readonly now: () => number = Date.now,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.save(), this.snapshots.everyMs);
+    this.timer = setInterval(() => void this.saveIfDue(), this.snapshots.everyMs);
     this.timer.unref?.();
+  }
+
+  /** A timed snapshot: taken if the view moved, unless the last one was so long ago only in a share of its own length. */
+  saveIfDue(): Promise<void> {
+    return this.save(false);
   }
 
   /** Stops saving on a timer and saves what the view holds now (if it moved). */
   async flush(): Promise<void> {
     clearInterval(this.timer);
-    await this.save();
+    await this.save(true);
   }
 
-  private save(): Promise<void> {
+  private save(always: boolean): Promise<void> {
     this.saving = this.saving.then(async () => {
       const view = this.view();
       if (view.position === this.savedAt || view.state.cluster === undefined) return;
+      if (!always && this.now() < this.nextAt) return;
+      const began = this.now();
       // Captured now; hashed and written a slice at a time, the view going on in between:
       // at 100,000 tasks this is over a second of work, which must not stop the component.
       const steps = snapshotInSteps(view.state, view.position, ENTITIES_PER_STEP);
@@ -107,6 +125,8 @@ export class SnapshotSaver {
       } catch (error) {
         this.onError(`could not save a snapshot at offset ${snapshot.offset}: ${(error as Error).message}`);
       }
+      const ended = this.now();
+      this.nextAt = ended + ((ended - began) * (1 - SNAPSHOT_SHARE)) / SNAPSHOT_SHARE;
     });
     return this.saving;
   }

@@ -122,6 +122,38 @@ describe('a component runner with snapshots', () => {
     expect(saves).toEqual([]);
   });
 
+  it('takes timed snapshots in at most a tenth of the time: after one that took 5 s, none for the next 45 s; flush saves at once', async () => {
+    const b = new EventBuilder();
+    await append([clusterInit(b), b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') })]);
+    const view = new LiveView(log);
+    await view.start();
+    let clock = 0;
+    const saves: number[] = [];
+    // Each save takes 5 s of the clock.
+    const slow = { ...new FileSnapshotStore(dir), save: async (snapshot: { offset: number }) => void (saves.push(snapshot.offset), (clock += 5_000)) };
+    const saver = new SnapshotSaver({ store: slow as never, everyMs: 1_000 }, () => view, (message) => { throw new Error(message); }, -1, () => clock);
+    const moved = async (id: string): Promise<void> => {
+      await append([b.event('NodeRegistered', { id, role: 'worker', description: nodeDescription(id) })]);
+      await view.waitFor(await log.highWaterMark());
+    };
+    try {
+      await saver.saveIfDue();
+      expect(saves).toEqual([2]);
+      await moved('n2');
+      clock = 5_000 + 44_999;
+      await saver.saveIfDue();
+      expect(saves).toEqual([2]);
+      clock = 5_000 + 45_000;
+      await saver.saveIfDue();
+      expect(saves).toEqual([2, 3]);
+      await moved('n3');
+      await saver.flush();
+      expect(saves).toEqual([2, 3, 4]);
+    } finally {
+      await view.stop();
+    }
+  });
+
   it('does not use a snapshot of another cluster\'s log, nor one past the end of the log', async () => {
     const b = new EventBuilder();
     await append([clusterInit(b), b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') })]);
