@@ -288,6 +288,8 @@ export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
         message: optional(str),
         err: optional(str),
         exitCode: optional(int),
+        containerId: optional(hex64),
+        pid: optional(nonNegInt),
       }),
     ),
   }),

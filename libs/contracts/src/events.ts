@@ -171,6 +171,10 @@ export interface TaskStatusReport {
   readonly message?: string;
   readonly err?: string;
   readonly exitCode?: number;
+  /** The task's container (TaskStatus.containerId); older builds ignore it, evolve keeps it from log level 5. */
+  readonly containerId?: string;
+  /** Its container's process (TaskStatus.pid): 0 once it stopped. */
+  readonly pid?: number;
 }
 export interface TaskStatusesReported {
   /** The node whose agent reported; every task must be assigned to it. */

@@ -24,8 +24,10 @@ export const LOG_LEVEL = 5;
  *    removeNetwork, not by the tasks of a service removed or stood down until they stop.
  *  - 5: a cluster spec may carry the CA's settings (the node certificate expiry); below 5
  *    a spec that does is refused, as builds before it would keep it and not honour it.
+ *  - 5: a task's reported status keeps its container's id and PID (TaskStatusesReported
+ *    items may carry them, and builds before it ignore them); below 5 they are not kept.
  */
-export const RULE_LEVELS = { admissionLimitsOnTheLog: 2, nodeRemovalOrphansTasks: 3, networkHeldOnlyByTasksMeantToRun: 3, caSettingsInTheSpec: 5 } as const;
+export const RULE_LEVELS = { admissionLimitsOnTheLog: 2, nodeRemovalOrphansTasks: 3, networkHeldOnlyByTasksMeantToRun: 3, caSettingsInTheSpec: 5, containerStatusOfTasks: 5 } as const;
 
 export type VersionLevels = { readonly [K in EventType]?: Readonly<Record<number, number>> };
 

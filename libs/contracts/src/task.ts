@@ -11,6 +11,14 @@ export interface TaskStatus {
   /** Why it failed, or why it cannot be allocated or scheduled. */
   readonly err?: string;
   readonly exitCode?: number;
+  /**
+   * The container the task runs in, as its engine named it (64 hex digits), once an
+   * executor made one (Docker's ContainerStatus.ContainerID); an executor that runs no
+   * container reports none. Kept on a log at level 5 or above (RULE_LEVELS).
+   */
+  readonly containerId?: string;
+  /** The container's process on its machine, while it runs; 0 once it stopped (ContainerStatus.PID). Only with `containerId`. */
+  readonly pid?: number;
 }
 
 /** A task as it is created: the orchestrator decides all of this. */

@@ -4,13 +4,14 @@
  * removed (reaper). Every item of a batch is judged on its own; the observed state only
  * ever moves forward, and so does the desired state.
  */
-import { TaskState, isAgentReportable, isTerminal, taskStateName } from '@shoal/contracts';
+import { RULE_LEVELS, TaskState, isAgentReportable, isTerminal, taskStateName } from '@shoal/contracts';
 import type { EventOf, Task } from '@shoal/contracts';
 import type { ClusterState } from './state';
 import { batchVerdict, refuse, rejected } from './verdict';
 import type { Refused, Verdict } from './verdict';
 import { putTask, wontFit } from './reservations';
 import { createdTask, storedTask, taskStatus } from './stored-task';
+import { ruleApplies } from './rule-levels';
 
 type TaskEvent = EventOf<
   | 'TasksCreated'
@@ -117,7 +118,9 @@ export const evolveTasks = (state: ClusterState, event: TaskEvent): Verdict => {
           return refuse('wrong-state', `task ${task.id}: state may not move backwards (${name(task.status.state)} → ${name(report.state)})`);
         }
         const next = storedTask(task);
-        next.status = taskStatus(report.state, report.at, report.message, report.err, report.exitCode);
+        // From level 5 the status keeps the task's container; below it, as builds before it, it does not.
+        const container = ruleApplies(state, RULE_LEVELS.containerStatusOfTasks) ? report : undefined;
+        next.status = taskStatus(report.state, report.at, report.message, report.err, report.exitCode, container);
         if (report.state === TaskState.RUNNING && task.startedAt === undefined) next.startedAt = report.at;
         return next;
       });
@@ -156,7 +159,7 @@ const shuttingDown = (task: Task): Refused => refuse('wrong-state', `task ${task
 /** The task with an error on its current status (allocation failed, cannot be scheduled). */
 const withErr = (task: Task, at: string, err: string): Task => {
   const next = storedTask(task);
-  next.status = taskStatus(task.status.state, at, task.status.message, err, task.status.exitCode);
+  next.status = taskStatus(task.status.state, at, task.status.message, err, task.status.exitCode, task.status);
   return next;
 };
 

@@ -1,6 +1,6 @@
-import { TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
-import { EventBuilder, given, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, given, keptJoinTokens, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { stateHash } from './state-hash';
 
 const { NEW, PENDING, ASSIGNED, ACCEPTED, STARTING, RUNNING, COMPLETE, SHUTDOWN, FAILED, READY, REMOVE, ORPHANED } = TaskState;
@@ -190,6 +190,61 @@ describe('evolve: tasks', () => {
       given(...running())
         .when(reported('t1', FAILED))
         .thenApplied((state) => expect(state.tasks.get('t1')?.startedAt).toBeUndefined());
+    });
+
+    describe("the task's container (its id and PID), from log level 5", () => {
+      const containerId = 'c0ffee'.padEnd(64, '0');
+      const clusters = new Map<number, ShoalEvent>();
+      beforeEach(() => {
+        // The cluster's records first, as on a log: then the service and node the tasks need.
+        b = new EventBuilder();
+        for (const logLevel of [4, 5]) clusters.set(logLevel, b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'w', manager: 'm' }), logLevel }));
+        service = b.event('ServiceCreated', { id: 's1', spec });
+        node = b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') });
+      });
+      const atLevel = (logLevel: number) => [clusters.get(logLevel)!, ...running()];
+      const withContainer = (state: TaskState, pid: number, exitCode?: number) =>
+        b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state, at: b.now(), message: 'started', containerId, pid, ...(exitCode !== undefined ? { exitCode } : {}) }] });
+      const without = (record: ShoalEvent): ShoalEvent =>
+        record.type === 'TaskStatusesReported'
+          ? { ...record, data: { ...record.data, statuses: record.data.statuses.map(({ containerId: _id, pid: _pid, ...rest }) => rest) } }
+          : record;
+
+      it('at level 5, keeps them with each status: the PID while it runs, 0 once it exited', () => {
+        given(...atLevel(5))
+          .when(withContainer(RUNNING, 4242))
+          .thenApplied((state) => expect(state.tasks.get('t1')?.status).toMatchObject({ state: RUNNING, containerId, pid: 4242 }));
+        given(...atLevel(5), withContainer(RUNNING, 4242))
+          .when(withContainer(FAILED, 0, 3))
+          .thenApplied((state) => expect(state.tasks.get('t1')?.status).toMatchObject({ state: FAILED, containerId, pid: 0, exitCode: 3 }));
+      });
+
+      it('below level 5, keeps neither, as the builds before it: the same state and hash as a record without them', () => {
+        const [four, five] = [atLevel(4), atLevel(5)];
+        const up = withContainer(RUNNING, 4242);
+        const ended = withContainer(FAILED, 0, 3);
+        const kept = given(...four, up)
+          .when(ended)
+          .thenApplied((state) => {
+            expect(state.tasks.get('t1')?.status).toMatchObject({ state: FAILED, exitCode: 3 });
+            expect(state.tasks.get('t1')?.status.containerId).toBeUndefined();
+            expect(state.tasks.get('t1')?.status.pid).toBeUndefined();
+          });
+        const plain = given(...four, without(up)).when(without(ended)).thenApplied();
+        expect(stateHash(kept)).toBe(stateHash(plain));
+        // At level 5 the same records give another state: the container is part of it.
+        const atFive = given(...five, up).when(ended).thenApplied();
+        expect(stateHash(atFive)).not.toBe(stateHash(given(...five, without(up)).when(without(ended)).thenApplied()));
+      });
+
+      it('a status without a container (a simulated executor) has none, at level 5 too', () => {
+        given(...atLevel(5))
+          .when(reported('t1', RUNNING))
+          .thenApplied((state) => {
+            expect(state.tasks.get('t1')?.status.containerId).toBeUndefined();
+            expect(state.tasks.get('t1')?.status.pid).toBeUndefined();
+          });
+      });
     });
 
     it('never moves the state backwards', () => {

@@ -67,11 +67,17 @@ export const createdTask = (item: CreatedTask, spec: TaskSpec, at: string): Task
   return task;
 };
 
+/** A task's container as its status names it (TaskStatus.containerId and pid). */
+export interface TaskContainer {
+  readonly containerId?: string;
+  readonly pid?: number;
+}
+
 /** A status with every field. */
-export const taskStatus = (state: TaskState, at: string, message?: string, err?: string, exitCode?: number): TaskStatus => {
-  const status: EveryField<TaskStatus> = { state, at, message, err, exitCode };
+export const taskStatus = (state: TaskState, at: string, message?: string, err?: string, exitCode?: number, container?: TaskContainer): TaskStatus => {
+  const status: EveryField<TaskStatus> = { state, at, message, err, exitCode, containerId: container?.containerId, pid: container?.pid };
   return status;
 };
 
 /** `status` with every field (a status restored from JSON lacks the undefined ones). */
-export const storedStatus = (status: TaskStatus): TaskStatus => taskStatus(status.state, status.at, status.message, status.err, status.exitCode);
+export const storedStatus = (status: TaskStatus): TaskStatus => taskStatus(status.state, status.at, status.message, status.err, status.exitCode, status);

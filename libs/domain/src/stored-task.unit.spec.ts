@@ -6,7 +6,7 @@ import { stateHash } from './state-hash';
 import type { ClusterState } from './state';
 
 const TASK_FIELDS = ['id', 'serviceId', 'slot', 'nodeId', 'specVersion', 'spec', 'desiredState', 'replaces', 'jobIteration', 'createdAt', 'status', 'startedAt', 'attachments', 'ports', 'assignmentReason'];
-const STATUS_FIELDS = ['state', 'at', 'message', 'err', 'exitCode'];
+const STATUS_FIELDS = ['state', 'at', 'message', 'err', 'exitCode', 'containerId', 'pid'];
 
 const records = (values: readonly string[]) => values.map((value, offset) => ({ offset, value }));
 
