@@ -66,6 +66,19 @@ export interface TaskController {
   remove(): Promise<void>;
   /** An adopted task's exit, if its work ended before it was adopted (while no agent was there); undefined if it did not. */
   endedBefore?(): Promise<TaskExit | undefined>;
+  /**
+   * The task's container as it is now, once one was made (SwarmKit's ContainerStatuser):
+   * reported with each state the task reaches. Absent, or undefined: no container (yet).
+   */
+  containerStatus?(): TaskContainer | undefined;
+}
+
+/** A task's container, as its status reports it (Docker's ContainerStatus.ContainerID and PID). */
+export interface TaskContainer {
+  /** The engine's id of the container (64 hex digits). */
+  readonly containerId: string;
+  /** Its process on the node while it runs; 0 before it started and once it stopped. */
+  readonly pid: number;
 }
 
 /** Which of a task's output streams. */

@@ -27,6 +27,8 @@ describe('the simulated executor', () => {
     expect(recorder.states()).toEqual(['ACCEPTED', 'PREPARING', 'READY', 'STARTING', 'RUNNING', 'COMPLETE']);
     expect(recorder.statuses.at(-1)?.exitCode).toBe(0);
     expect(elapsedBetween(recorder, TaskState.RUNNING, TaskState.COMPLETE)).toBeGreaterThanOrEqual(150);
+    // It runs no container: no status names one, as Docker shows none for a task without a container.
+    expect(recorder.statuses.filter((status) => 'containerId' in status || 'pid' in status)).toEqual([]);
   });
 
   it("writes one stdout line to the task's log as it starts, saying what would have run and that nothing does", async () => {

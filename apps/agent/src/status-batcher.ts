@@ -30,6 +30,8 @@ export const toStatusMessage = (status: TaskStatusReport): TaskStatusMessage => 
   err: status.err ?? '',
   hasExitCode: status.exitCode !== undefined,
   exitCode: status.exitCode ?? 0,
+  containerId: status.containerId ?? '',
+  pid: status.pid ?? 0,
 });
 
 export class StatusBatcher {

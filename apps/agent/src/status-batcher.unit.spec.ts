@@ -26,6 +26,22 @@ describe('the status batcher', () => {
     ]);
   });
 
+  it("sends a status's container as its id and PID, and none as an empty id", async () => {
+    const batcher = new StatusBatcher(timers, { maxDelayMs: 10 });
+    const sent: TaskStatusMessage[][] = [];
+    const containerId = 'f00d'.padEnd(64, '1');
+    batcher.push({ ...status('a', TaskState.RUNNING), containerId, pid: 4242 });
+    batcher.push({ ...status('a', TaskState.FAILED), exitCode: 3, containerId, pid: 0 });
+    batcher.push(status('b', TaskState.RUNNING));
+    batcher.connect(async (updates) => void sent.push(updates));
+    await batcher.flush();
+    expect(sent.flat().map(({ taskId, state, hasExitCode, exitCode, containerId: id, pid }) => ({ taskId, state, hasExitCode, exitCode, containerId: id, pid }))).toEqual([
+      { taskId: 'a', state: TaskState.RUNNING, hasExitCode: false, exitCode: 0, containerId, pid: 4242 },
+      { taskId: 'a', state: TaskState.FAILED, hasExitCode: true, exitCode: 3, containerId, pid: 0 },
+      { taskId: 'b', state: TaskState.RUNNING, hasExitCode: false, exitCode: 0, containerId: '', pid: 0 },
+    ]);
+  });
+
   it("keeps only a task's latest status on the way up (before RUNNING) while it waits, in its place; RUNNING and later are all sent", async () => {
     const batcher = new StatusBatcher(timers, { maxDelayMs: 10 });
     const sent: TaskStatusMessage[][] = [];

@@ -103,7 +103,8 @@ export class TaskRunner {
 
   private transition(state: TaskState, extra: Partial<Omit<TaskStatusReport, 'taskId' | 'state' | 'at'>> = {}): void {
     if (state <= this.current.state) return;
-    this.current = { taskId: this.task.id, state, at: this.now().toISOString(), message: extra.message ?? stateMessage(state), ...extra };
+    const container = this.controller.containerStatus?.();
+    this.current = { taskId: this.task.id, state, at: this.now().toISOString(), message: extra.message ?? stateMessage(state), ...extra, ...container };
     this.report(this.current);
   }
 

@@ -45,11 +45,18 @@ export const toNodeDescription = (message: NodeDescriptionMessage | null | undef
   return problem ?? description;
 };
 
+/** A container's id as an engine makes it (TaskStatusesReported's shape). */
+const CONTAINER_ID = /^[0-9a-f]{64}$/;
+
 /** An agent's status as a report, or why it cannot be one. `now` stands in for a missing time. */
 export const toStatusReport = (message: TaskStatusMessage, now: Date): TaskStatusReport | string => {
   if (!message.taskId) return 'a status without a task id';
   if (!isTaskState(message.state)) return `task ${quoted(message.taskId)}: ${message.state} is not a task state`;
   if (message.hasExitCode && !Number.isSafeInteger(message.exitCode)) return `task ${quoted(message.taskId)}: exit code ${message.exitCode} is not an integer`;
+  const containerId = message.containerId ?? '';
+  const pid = Number(message.pid ?? 0);
+  if (containerId !== '' && !CONTAINER_ID.test(containerId)) return `task ${quoted(message.taskId)}: container id ${quoted(containerId)} is not 64 hex digits`;
+  if (containerId !== '' && !(Number.isSafeInteger(pid) && pid >= 0)) return `task ${quoted(message.taskId)}: pid ${message.pid} is not a non-negative integer`;
   return {
     id: message.taskId,
     state: message.state,
@@ -57,6 +64,7 @@ export const toStatusReport = (message: TaskStatusMessage, now: Date): TaskStatu
     ...(message.message ? { message: message.message } : {}),
     ...(message.err ? { err: message.err } : {}),
     ...(message.hasExitCode ? { exitCode: message.exitCode } : {}),
+    ...(containerId !== '' ? { containerId, pid } : {}),
   };
 };
 

@@ -55,6 +55,22 @@ describe('agent protocol → contracts', () => {
     expect(toStatusReport(status({ exitCode: 9 }), new Date())).not.toHaveProperty('exitCode');
   });
 
+  it("takes a status's container (its id and PID), and none when the agent sends no id", () => {
+    const containerId = 'ab12'.padEnd(64, '3');
+    expect(toStatusReport(status({ containerId, pid: 4242 }), new Date())).toMatchObject({ containerId, pid: 4242 });
+    expect(toStatusReport(status({ state: TaskState.FAILED, hasExitCode: true, exitCode: 3, containerId, pid: 0 }), new Date())).toMatchObject({ exitCode: 3, containerId, pid: 0 });
+    for (const none of [{}, { containerId: '', pid: 17 }]) {
+      const report = toStatusReport(status(none), new Date());
+      expect(report).not.toHaveProperty('containerId');
+      expect(report).not.toHaveProperty('pid');
+    }
+  });
+
+  it('refuses a status whose container id is not 64 hex digits or whose PID is negative', () => {
+    expect(toStatusReport(status({ containerId: 'abc', pid: 1 }), new Date())).toMatch(/task t1: container id abc is not 64 hex digits/);
+    expect(toStatusReport(status({ containerId: 'ab12'.padEnd(64, '3'), pid: -1 }), new Date())).toMatch(/pid -1 is not a non-negative integer/);
+  });
+
   it('refuses a status with no task or an unknown state', () => {
     expect(toStatusReport(status({ taskId: '' }), new Date())).toMatch(/without a task id/);
     expect(toStatusReport(status({ state: 300 }), new Date())).toMatch(/300 is not a task state/);

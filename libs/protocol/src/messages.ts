@@ -54,6 +54,10 @@ export interface TaskStatusMessage {
   err: string;
   hasExitCode: boolean;
   exitCode: number;
+  /** The task's container (64 hex digits); empty or absent: none. Agents that predate it send none. */
+  containerId?: string;
+  /** The container's process on the node (0 once it stopped); read only with `containerId`. */
+  pid?: number;
 }
 
 export interface UpdateTaskStatusRequest {

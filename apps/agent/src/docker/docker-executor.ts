@@ -25,7 +25,7 @@
  */
 import type { NodeDescriptionMessage } from '@shoal/protocol';
 import { DEFAULT_STOP_GRACE_PERIOD_MS, TaskFailure } from '../executor';
-import type { AssignedTask, Executor, TaskController, TaskExit, TaskOutput } from '../executor';
+import type { AssignedTask, Executor, TaskContainer, TaskController, TaskExit, TaskOutput } from '../executor';
 import { ConfigFiles } from './config-files';
 import { containerConfig, engineNetworkName, LABELS, nodeNetworks } from './container-config';
 import { FrameReader, RawReader } from './container-logs';
@@ -239,6 +239,8 @@ export class DockerExecutor implements Executor {
 
 class DockerController implements TaskController {
   private containerId: string | undefined;
+  /** The container's process while it runs (the engine's State.Pid once started); 0 before and after. */
+  private pid = 0;
   private preparing: Promise<void> | undefined;
   private readonly ended: Promise<TaskExit>;
   private settle!: { resolve: (exit: TaskExit) => void; reject: (error: Error) => void };
@@ -322,6 +324,7 @@ class DockerController implements TaskController {
       await tolerating(this.engine.call('POST', `/containers/${id}/start`), [304]);
       state = await this.inspect(id);
     }
+    if (!this.exit) this.pid = state.State.Pid ?? 0;
     this.followLogs(id, state.Config?.Tty === true);
     // A container with a healthcheck has a health status from its start; one without has nothing to wait for.
     const health = state.State.Health?.Status;
@@ -343,6 +346,11 @@ class DockerController implements TaskController {
 
   wait(): Promise<TaskExit> {
     return this.ended;
+  }
+
+  /** The container prepare made (or an adopted task's, once found), with its process while it runs. */
+  containerStatus(): TaskContainer | undefined {
+    return this.containerId === undefined ? undefined : { containerId: this.containerId, pid: this.pid };
   }
 
   async endedBefore(): Promise<TaskExit | undefined> {
@@ -409,6 +417,7 @@ class DockerController implements TaskController {
   /** The container ended: the task's exit, with what the engine says of it. */
   private ends(state: ContainerInspect): void {
     if (this.exit) return;
+    this.pid = 0;
     const exitCode = state.State.ExitCode ?? 0;
     const oom = this.oomKilled || state.State.OOMKilled === true;
     const detail = [state.State.Error, oom ? 'out of memory (the container was OOM-killed)' : undefined].filter(Boolean).join('; ');

@@ -1,0 +1,42 @@
+import { TaskState } from '@shoal/contracts';
+import { TaskRunner } from '../task-runner';
+import { StatusRecorder, assignedTask } from '../testing/task-fixtures';
+import { DockerExecutor } from './docker-executor';
+import { EngineClient } from './engine-client';
+import { FakeEngine } from './testing/fake-engine';
+
+const DESCRIPTION = { hostname: 'n1', platform: { os: 'linux', architecture: 'x86_64' }, nanoCpus: 1e9, memoryBytes: 1e9, generic: [], engineVersion: '20.10', engineLabels: {}, plugins: [] };
+
+describe('the docker executor, on an engine that runs nothing', () => {
+  let engine: FakeEngine;
+  let executor: DockerExecutor;
+  beforeEach(async () => {
+    engine = new FakeEngine({ pid: 31337 });
+    await engine.listen();
+    executor = new DockerExecutor({ engine: new EngineClient(engine.engine), nodeId: () => 'node-1', description: DESCRIPTION });
+  });
+  afterEach(async () => {
+    executor.close();
+    await engine.close();
+  });
+
+  it("reports the task's container with each state once it is made: its PID while it runs, 0 once it exited", async () => {
+    const recorder = new StatusRecorder();
+    const task = assignedTask({ image: 'shoal-test/busybox' });
+    const runner = new TaskRunner(task, TaskState.RUNNING, executor.controller(task, { write: () => undefined, end: () => undefined }), recorder.sink);
+    await recorder.waitForState(task.id, TaskState.RUNNING);
+    engine.die(3);
+    await runner.done;
+    const seen = recorder.statuses.map(({ state, containerId, pid, exitCode }) => ({ state, containerId, pid, exitCode }));
+    const { containerId } = engine;
+    expect(seen).toEqual([
+      { state: TaskState.ACCEPTED, containerId: undefined, pid: undefined, exitCode: undefined },
+      { state: TaskState.PREPARING, containerId: undefined, pid: undefined, exitCode: undefined },
+      { state: TaskState.READY, containerId, pid: 0, exitCode: undefined },
+      { state: TaskState.STARTING, containerId, pid: 0, exitCode: undefined },
+      { state: TaskState.RUNNING, containerId, pid: 31337, exitCode: undefined },
+      { state: TaskState.FAILED, containerId, pid: 0, exitCode: 3 },
+    ]);
+    await runner.remove();
+  });
+});
