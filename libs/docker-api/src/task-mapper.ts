@@ -1,6 +1,6 @@
 /** Tasks: Shoal's task → Docker's Task object. */
 import { TaskState, taskStateName } from '@shoal/contracts';
-import type { Task } from '@shoal/contracts';
+import type { Task, TaskStatus } from '@shoal/contracts';
 import type { ClusterState } from '@shoal/domain';
 import type { DockerTask } from './docker-types';
 import { toDockerPort, toDockerTaskSpec } from './service-mapper';
@@ -32,6 +32,17 @@ export const dockerTaskState = (state: Task['status']['state']): string => taskS
 export const dockerDesiredState = (task: Task): string =>
   task.jobIteration !== undefined && task.desiredState === TaskState.RUNNING ? dockerTaskState(TaskState.COMPLETE) : dockerTaskState(task.desiredState);
 
+/**
+ * A task's ContainerStatus as Docker shows it: once its executor made a container, its id,
+ * PID (0 unless it runs) and exit code (0 until it exited), as SwarmKit's agent reports
+ * them; a task with no container, none (a status kept on a log below level 5, or from an
+ * executor that runs no container, has its exit code alone once it exited).
+ */
+export const containerStatus = (status: TaskStatus): Pick<DockerTask['Status'], 'ContainerStatus'> => {
+  if (status.containerId !== undefined) return { ContainerStatus: { ContainerID: status.containerId, PID: status.pid ?? 0, ExitCode: status.exitCode ?? 0 } };
+  return status.exitCode !== undefined ? { ContainerStatus: { ExitCode: status.exitCode } } : {};
+};
+
 export const toDockerTask = (state: ClusterState, task: Task): DockerTask => {
   const nodeId = task.nodeId;
   return {
@@ -50,7 +61,7 @@ export const toDockerTask = (state: ClusterState, task: Task): DockerTask => {
       State: dockerTaskState(task.status.state),
       Message: task.status.message ?? '',
       ...(task.status.err ? { Err: task.status.err } : {}),
-      ...(task.status.exitCode !== undefined ? { ContainerStatus: { ExitCode: task.status.exitCode } } : {}),
+      ...containerStatus(task.status),
       PortStatus: task.ports && task.ports.length > 0 ? { Ports: task.ports.map(toDockerPort) } : {},
     },
     DesiredState: dockerDesiredState(task),

@@ -30,6 +30,30 @@ describe("Docker's Task object", () => {
     });
   });
 
+  describe("ContainerStatus: the task's container, as SwarmKit's agent reports it", () => {
+    const containerId = '9a3b'.padEnd(64, 'e');
+    const status = (fields: Partial<Task['status']>) => toDockerTask(state, { ...task, status: { state: TaskState.RUNNING, at: 't2', message: 'started', ...fields } }).Status;
+
+    it('a running task: its container id, PID and exit code 0, in that order', () => {
+      const shown = status({ containerId, pid: 4242 });
+      expect(shown.ContainerStatus).toEqual({ ContainerID: containerId, PID: 4242, ExitCode: 0 });
+      expect(Object.keys(shown.ContainerStatus!)).toEqual(['ContainerID', 'PID', 'ExitCode']);
+    });
+
+    it('an ended task: its container id, PID 0 and its exit code', () => {
+      expect(status({ state: TaskState.FAILED, err: 'task exited with code 3', exitCode: 3, containerId, pid: 0 }).ContainerStatus).toEqual({ ContainerID: containerId, PID: 0, ExitCode: 3 });
+    });
+
+    it('a task with no container (not yet prepared, or a simulated executor): none, as Docker shows a task not yet started', () => {
+      expect(status({ state: TaskState.ASSIGNED, message: 'scheduler assigned task to node' })).not.toHaveProperty('ContainerStatus');
+      expect(status({})).not.toHaveProperty('ContainerStatus');
+    });
+
+    it('a status kept without its container (a log below level 5) that exited: its exit code alone, as before', () => {
+      expect(status({ state: TaskState.COMPLETE, exitCode: 0 }).ContainerStatus).toEqual({ ExitCode: 0 });
+    });
+  });
+
   it('names a global task after its node', () => {
     expect(toDockerTask(state, { ...task, slot: undefined, nodeId: 'n9' }).Name).toBe('web.n9');
   });
