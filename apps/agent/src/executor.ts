@@ -84,10 +84,20 @@ export interface TaskContainer {
 /** Which of a task's output streams. */
 export type OutputStream = 'stdout' | 'stderr';
 
+/**
+ * When a line was written, as the controller knows it (an engine's log): `at` in ms since
+ * the epoch, and `time` the writer's own text of it (RFC 3339 with nanoseconds, as an
+ * engine gives it), kept whole: a Date holds no more than milliseconds.
+ */
+export interface WrittenAt {
+  readonly at: number;
+  readonly time?: string;
+}
+
 /** Where a controller puts what its task writes (the task's log). */
 export interface TaskOutput {
-  /** `at`: when it was written, in ms since the epoch, where the controller knows (an engine's log); else now. */
-  write(stream: OutputStream, chunk: Buffer | string, at?: number): void;
+  /** `at`: when it was written, where the controller knows (an engine's log); else now. */
+  write(stream: OutputStream, chunk: Buffer | string, at?: WrittenAt): void;
   /** The task writes no more: a line it did not finish counts as written. */
   end(): void;
 }

@@ -125,7 +125,8 @@ export class LogPublication {
       taskId: task.taskId,
       serviceId: task.serviceId,
       nodeId: this.publisher.nodeId,
-      at: new Date(entry.at).toISOString(),
+      // The writer's own time where it has one (an engine's, to the nanosecond), whole.
+      at: entry.time ?? new Date(entry.at).toISOString(),
       stream: entry.stream === 'stdout' ? 'STDOUT' : 'STDERR',
       data: entry.data,
     });

@@ -131,6 +131,18 @@ describe('the log publisher', () => {
     expect(publisher.size).toBe(0);
   });
 
+  it("sends a line's time as its writer gave it, whole (an engine's nanoseconds), and else its ms in ISO 8601", () => {
+    const a = tasks.add('a');
+    a.write('stdout', 'from the engine\n', { at: Date.parse('2024-12-31T23:59:59.999Z'), time: '2024-12-31T23:59:59.999876543Z' });
+    clock.now += 1;
+    a.write('stdout', 'from the clock\n');
+    publisher.handle([subscription('s1')], SESSION);
+    expect(calls[0]!.messages[0]!.messages.map((message) => [message.at, message.data.toString()])).toEqual([
+      ['2024-12-31T23:59:59.999876543Z', 'from the engine\n'],
+      [new Date(Date.UTC(2025, 0, 1) + 1).toISOString(), 'from the clock\n'],
+    ]);
+  });
+
   it(`sends at most ${MESSAGE_LINES} lines and ${MESSAGE_BYTES / 1024} KiB a message`, () => {
     const a = tasks.add('a');
     for (let i = 0; i < 250; i += 1) a.write('stdout', `${i}\n`);

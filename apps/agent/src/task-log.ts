@@ -8,7 +8,7 @@
  * The log is in memory; an exec agent with a state dir keeps a copy of each task's log
  * on disk too (task-log-file.ts), from which a restarted agent's log of the task begins.
  */
-import type { OutputStream, TaskOutput } from './executor';
+import type { OutputStream, TaskOutput, WrittenAt } from './executor';
 
 /** The longest piece of a line kept as one entry (Docker's 16 KiB), newline aside. */
 export const MAX_LINE_BYTES = 16 * 1024;
@@ -21,6 +21,13 @@ export const KEPT_BYTES = 1024 * 1024;
 export interface LogEntry {
   /** When it was written, in ms since the epoch. */
   readonly at: number;
+  /**
+   * When it was written, as its writer gave it, where it gave more than ms (an engine's
+   * log: RFC 3339 with nanoseconds), kept whole; absent, `at` is all there is. (Only the
+   * docker executor's tasks have it, and their logs are the engine's: the exec agent's log
+   * files keep `at` alone.)
+   */
+  readonly time?: string;
   readonly stream: OutputStream;
   /** The line with its newline (a piece of a long line before its last has none). */
   readonly data: Buffer;
@@ -81,8 +88,8 @@ export class TaskLog implements TaskOutput {
     return this.entries.length - this.first;
   }
 
-  /** `at`: when it was written (ms since the epoch), where the writer knows better than the clock (an engine's log). */
-  write(stream: OutputStream, chunk: Buffer | string, at?: number): void {
+  /** `at`: when it was written, where the writer knows better than the clock (an engine's log). */
+  write(stream: OutputStream, chunk: Buffer | string, at?: WrittenAt): void {
     if (this.ended) return;
     const unfinished = this.partial?.[stream];
     if (unfinished === undefined && typeof chunk === 'string' && chunk.indexOf('\n') === chunk.length - 1) {
@@ -141,7 +148,7 @@ export class TaskLog implements TaskOutput {
   }
 
   /** A whole line, newline included: cut into pieces when it is too long. */
-  private line(stream: OutputStream, line: Buffer, at?: number): void {
+  private line(stream: OutputStream, line: Buffer, at?: WrittenAt): void {
     let rest = line;
     while (rest.length - 1 > MAX_LINE_BYTES) {
       this.add(stream, rest.subarray(0, MAX_LINE_BYTES), false, at);
@@ -151,8 +158,9 @@ export class TaskLog implements TaskOutput {
   }
 
   /** Keeps a line; `own`: its bytes were made for it, else they are copied (the entry must not hold on to the whole chunk they came in). */
-  private add(stream: OutputStream, data: Buffer, own = false, at?: number): void {
-    const entry: LogEntry = { at: at ?? this.options.now(), stream, data: own ? data : Buffer.from(data) };
+  private add(stream: OutputStream, data: Buffer, own = false, at?: WrittenAt): void {
+    const bytes = own ? data : Buffer.from(data);
+    const entry: LogEntry = at?.time === undefined ? { at: at?.at ?? this.options.now(), stream, data: bytes } : { at: at.at, stream, data: bytes, time: at.time };
     this.keep(entry);
     if (this.listeners) for (const listener of this.listeners) listener(entry);
   }

@@ -80,6 +80,24 @@ describe('a task log', () => {
     expect(log.read({ ...ALL, tail: 100 })).toHaveLength(4);
   });
 
+  it("keeps a writer's own time of a line whole (an engine's, to the nanosecond), every piece of a long one; lines are chosen since a time by its ms", () => {
+    const log = logAt({ now: 1 });
+    const time = '2026-11-25T23:30:01.123456789Z';
+    const at = Date.parse('2026-11-25T23:30:01.123Z');
+    log.write('stdout', 'engine\n', { at, time });
+    log.write('stderr', Buffer.from(`${'z'.repeat(MAX_LINE_BYTES)}tail\n`), { at: at + 1, time: '2026-11-25T23:30:01.124000001Z' });
+    log.write('stdout', 'no time of its own\n', { at: at + 2 });
+    log.write('stdout', 'now\n');
+    expect(log.read(ALL).map((entry) => [entry.at, entry.time])).toEqual([
+      [at, time],
+      [at + 1, '2026-11-25T23:30:01.124000001Z'],
+      [at + 1, '2026-11-25T23:30:01.124000001Z'],
+      [at + 2, undefined],
+      [1, undefined],
+    ]);
+    expect(log.read({ ...ALL, sinceMs: at + 1 }).map((entry) => entry.time)).toEqual(['2026-11-25T23:30:01.124000001Z', '2026-11-25T23:30:01.124000001Z', undefined]);
+  });
+
   it('begins with the lines an earlier log kept, at their own times, within its bounds; followers hear only what is written after', () => {
     const log = logAt({ now: 50 }, { keptLines: 3 });
     const heard: LogEntry[] = [];

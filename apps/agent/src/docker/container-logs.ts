@@ -5,19 +5,22 @@
  * the stream, three zero bytes, the payload's length big-endian); one with a TTY sends
  * its output raw, as stdout. Each message goes to the task's output with its own time.
  */
-import type { OutputStream, TaskOutput } from '../executor';
+import type { OutputStream, TaskOutput, WrittenAt } from '../executor';
 
 const HEADER_BYTES = 8;
 const STREAMS: Readonly<Record<number, OutputStream>> = { 1: 'stdout', 2: 'stderr' };
 
-/** "2026-11-25T23:30:01.123456789Z rest" → [ms since the epoch, rest]; a message without a time keeps it all, at undefined. */
-export const splitTimestamp = (message: Buffer): [number | undefined, Buffer] => {
+/**
+ * "2026-11-25T23:30:01.123456789Z rest" → [its time, rest]: the engine's text of the time
+ * kept whole (nanoseconds), and in ms since the epoch (a Date holds no more) to order and
+ * choose lines by; a message without a time keeps it all, at undefined.
+ */
+export const splitTimestamp = (message: Buffer): [WrittenAt | undefined, Buffer] => {
   const space = message.indexOf(0x20);
   if (space <= 0 || space > 40) return [undefined, message];
-  const text = message.subarray(0, space).toString('latin1');
-  // Milliseconds are all a Date holds: the fraction past them goes.
-  const at = Date.parse(text.replace(/(\.\d{3})\d+/, '$1'));
-  return Number.isNaN(at) ? [undefined, message] : [at, message.subarray(space + 1)];
+  const time = message.subarray(0, space).toString('latin1');
+  const at = Date.parse(time.replace(/(\.\d{3})\d+/, '$1'));
+  return Number.isNaN(at) ? [undefined, message] : [{ at, time }, message.subarray(space + 1)];
 };
 
 /** Reads a multiplexed (non-TTY) log stream into `output`, frame by frame. */

@@ -9,13 +9,13 @@ const frame = (stream: number, text: string): Buffer => {
   return Buffer.concat([header, payload]);
 };
 
-const lines = (log: TaskLog): [string, string, number][] =>
-  log.read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 }).map((entry) => [entry.stream, entry.data.toString(), entry.at]);
+const lines = (log: TaskLog): [string, string, number, string | undefined][] =>
+  log.read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 }).map((entry) => [entry.stream, entry.data.toString(), entry.at, entry.time]);
 
 describe('container logs', () => {
-  it('splits the engine’s time (nanoseconds, read to the ms) from the message', () => {
+  it('splits the engine’s time from the message: its text whole (nanoseconds), and read to the ms', () => {
     const [at, rest] = splitTimestamp(Buffer.from('2026-11-25T23:30:01.123456789Z hello\n'));
-    expect(at).toBe(Date.parse('2026-11-25T23:30:01.123Z'));
+    expect(at).toEqual({ at: Date.parse('2026-11-25T23:30:01.123Z'), time: '2026-11-25T23:30:01.123456789Z' });
     expect(rest.toString()).toBe('hello\n');
     expect(splitTimestamp(Buffer.from('no time here\n'))[0]).toBeUndefined();
   });
@@ -26,8 +26,8 @@ describe('container logs', () => {
     const stream = Buffer.concat([frame(1, '2026-11-25T23:30:01.000000001Z out\n'), frame(2, '2026-11-25T23:30:02.5Z err\n')]);
     for (let i = 0; i < stream.length; i += 5) reader.push(stream.subarray(i, i + 5));
     expect(lines(log)).toEqual([
-      ['stdout', 'out\n', Date.parse('2026-11-25T23:30:01.000Z')],
-      ['stderr', 'err\n', Date.parse('2026-11-25T23:30:02.500Z')],
+      ['stdout', 'out\n', Date.parse('2026-11-25T23:30:01.000Z'), '2026-11-25T23:30:01.000000001Z'],
+      ['stderr', 'err\n', Date.parse('2026-11-25T23:30:02.500Z'), '2026-11-25T23:30:02.5Z'],
     ]);
   });
 
@@ -39,8 +39,8 @@ describe('container logs', () => {
     reader.end();
     log.end();
     expect(lines(log)).toEqual([
-      ['stdout', 'one\n', Date.parse('2026-11-25T23:30:01Z')],
-      ['stdout', 'two\n', Date.parse('2026-11-25T23:30:02Z')],
+      ['stdout', 'one\n', Date.parse('2026-11-25T23:30:01Z'), '2026-11-25T23:30:01Z'],
+      ['stdout', 'two\n', Date.parse('2026-11-25T23:30:02Z'), '2026-11-25T23:30:02Z'],
     ]);
   });
 });

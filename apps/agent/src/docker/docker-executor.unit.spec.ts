@@ -1,4 +1,5 @@
 import { TaskState } from '@shoal/contracts';
+import { TaskLog } from '../task-log';
 import { TaskRunner } from '../task-runner';
 import { StatusRecorder, assignedTask } from '../testing/task-fixtures';
 import { DockerExecutor } from './docker-executor';
@@ -39,4 +40,30 @@ describe('the docker executor, on an engine that runs nothing', () => {
     ]);
     await runner.remove();
   });
+
+  it("reads the container's output into the task's log at the engine's times, kept whole to the nanosecond", async () => {
+    const recorder = new StatusRecorder();
+    const task = assignedTask({ image: 'shoal-test/busybox' });
+    const log = new TaskLog({ now: () => 1 });
+    engine.print({ stream: 1, time: '2026-11-25T23:30:01.123456789Z', text: 'one on stdout\n' });
+    const runner = new TaskRunner(task, TaskState.RUNNING, executor.controller(task, log), recorder.sink);
+    await recorder.waitForState(task.id, TaskState.RUNNING);
+    engine.print({ stream: 2, time: '2026-11-25T23:30:01.323000001Z', text: 'two on stderr\n' });
+    engine.die(0);
+    await runner.done;
+    await until(() => log.size === 2);
+    expect(log.read({ stdout: true, stderr: true, tail: -1, sinceMs: 0 }).map((entry) => [entry.stream, entry.time, entry.at, entry.data.toString()])).toEqual([
+      ['stdout', '2026-11-25T23:30:01.123456789Z', Date.parse('2026-11-25T23:30:01.123Z'), 'one on stdout\n'],
+      ['stderr', '2026-11-25T23:30:01.323000001Z', Date.parse('2026-11-25T23:30:01.323Z'), 'two on stderr\n'],
+    ]);
+    await runner.remove();
+  });
 });
+
+/** Resolves once `done` holds (checked every 10 ms, for at most 5 s). */
+const until = async (done: () => boolean): Promise<void> => {
+  for (let waited = 0; !done(); waited += 10) {
+    if (waited > 5_000) throw new Error('waited 5 s in vain');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};

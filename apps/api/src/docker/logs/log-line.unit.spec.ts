@@ -29,6 +29,10 @@ describe('a line of task output in a logs body', () => {
     expect(linePayload(line(), { timestamps: true, details: false }).toString()).toBe('2026-03-04T05:06:07.089000000Z listening on :80\n');
   });
 
+  it("writes an engine's time to the nanosecond as the agent sent it, whole", () => {
+    expect(linePayload(line({ at: '2026-03-04T05:06:07.089123457Z' }), { timestamps: true, details: false }).toString()).toBe('2026-03-04T05:06:07.089123457Z listening on :80\n');
+  });
+
   it('keeps the bytes of the line as they are', () => {
     const data = Buffer.from([0xff, 0x00, 0x0a]);
     expect([...linePayload(line({ data }), { timestamps: false, details: false })]).toEqual([0xff, 0x00, 0x0a]);
