@@ -368,6 +368,8 @@ class DockerController implements TaskController {
     const id = this.containerId ?? (this.adopted ? await this.container() : undefined);
     if (id === undefined || this.exit) return;
     await tolerating(this.engine.call('POST', `/containers/${id}/stop`, { query: { t: Math.ceil(gracePeriodMs / 1000) } }), [304, 404]);
+    // The engine answers once the container stopped: its process is gone.
+    this.pid = 0;
   }
 
   async remove(): Promise<void> {

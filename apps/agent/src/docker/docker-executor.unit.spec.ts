@@ -41,6 +41,21 @@ describe('the docker executor, on an engine that runs nothing', () => {
     await runner.remove();
   });
 
+  it('reports a task stopped (SHUTDOWN) with its container, its PID 0', async () => {
+    const recorder = new StatusRecorder();
+    const task = assignedTask({ image: 'shoal-test/busybox' });
+    const runner = new TaskRunner(task, TaskState.RUNNING, executor.controller(task, { write: () => undefined, end: () => undefined }), recorder.sink);
+    await recorder.waitForState(task.id, TaskState.RUNNING);
+    runner.setDesired(TaskState.SHUTDOWN);
+    await runner.done;
+    expect(recorder.statuses.slice(-2).map(({ state, containerId, pid }) => ({ state, containerId, pid }))).toEqual([
+      { state: TaskState.RUNNING, containerId: engine.containerId, pid: 31337 },
+      { state: TaskState.SHUTDOWN, containerId: engine.containerId, pid: 0 },
+    ]);
+    expect(engine.calls).toContain(`POST /containers/${engine.containerId}/stop`);
+    await runner.remove();
+  });
+
   it("reads the container's output into the task's log at the engine's times, kept whole to the nanosecond", async () => {
     const recorder = new StatusRecorder();
     const task = assignedTask({ image: 'shoal-test/busybox' });
