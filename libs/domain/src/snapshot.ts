@@ -15,7 +15,9 @@ import type { Cluster, ClusterState, Config, Network, Node, Secret, Service } fr
 import { emptyState } from './state';
 import { rebuildReservations } from './reservations';
 import { storedStatus, storedTask } from './stored-task';
-import { hashInSteps, stateHash } from './state-hash';
+import { hashCapturedInSteps, stateHash } from './state-hash';
+import { captureInSteps } from './snapshot-capture';
+import type { CapturedState } from './snapshot-capture';
 
 /** StateData's format: every task whole. */
 export const STATE_DATA_FORMAT = 1;
@@ -56,6 +58,9 @@ export interface Snapshot {
   readonly state: SnapshotStateData | StateData;
 }
 
+/** Map entries copied per step of a capture, against entities hashed: copying a reference is ~1/100 of hashing an entity. */
+const CAPTURED_PER_HASHED = 64;
+
 /** Everything but the tasks, as both formats write it. */
 const withoutTasks = (state: ClusterState) => ({
   ...(state.cluster ? { cluster: state.cluster } : {}),
@@ -70,22 +75,59 @@ const withoutTasks = (state: ClusterState) => ({
 
 export const toStateData = (state: ClusterState): StateData => ({ format: STATE_DATA_FORMAT, ...withoutTasks(state), tasks: [...state.tasks.values()].map(taskData) });
 
+/** Tasks turned into what a snapshot writes, each spec object they hold once, by identity (the tasks of a service share one). */
+class SnapshotTasks {
+  readonly specs: TaskSpec[] = [];
+  readonly tasks: TaskWithSpecIndex[] = [];
+  private readonly indexOf = new Map<TaskSpec, number>();
+
+  add(task: Task): void {
+    let index = this.indexOf.get(task.spec);
+    if (index === undefined) {
+      index = this.specs.length;
+      this.specs.push(task.spec);
+      this.indexOf.set(task.spec, index);
+    }
+    this.tasks.push({ ...taskData(task), spec: index });
+  }
+}
+
 /** The state as a snapshot writes it: each spec object the tasks hold once, by identity (the tasks of a service share one). */
 export const toSnapshotData = (state: ClusterState): SnapshotStateData => {
-  const specs: TaskSpec[] = [];
-  const indexOf = new Map<TaskSpec, number>();
-  const tasks: TaskWithSpecIndex[] = [];
-  for (const task of state.tasks.values()) {
-    let index = indexOf.get(task.spec);
-    if (index === undefined) {
-      index = specs.length;
-      specs.push(task.spec);
-      indexOf.set(task.spec, index);
-    }
-    tasks.push({ ...taskData(task), spec: index });
-  }
-  return { format: SNAPSHOT_FORMAT, ...withoutTasks(state), specs, tasks };
+  const out = new SnapshotTasks();
+  for (const task of state.tasks.values()) out.add(task);
+  return { format: SNAPSHOT_FORMAT, ...withoutTasks(state), specs: out.specs, tasks: out.tasks };
 };
+
+/** Tasks made into a snapshot's per step, against entities hashed: one costs about a quarter of hashing one. */
+const WRITTEN_PER_HASHED = 4;
+
+/** toSnapshotData of a captured state (captureInSteps), `perStep` tasks a step. */
+function* snapshotDataInSteps(captured: CapturedState, perStep: number): Generator<void, SnapshotStateData> {
+  const out = new SnapshotTasks();
+  let sinceStep = 0;
+  for (const [, task] of captured.tasks) {
+    out.add(task);
+    if (++sinceStep >= perStep) {
+      sinceStep = 0;
+      yield;
+    }
+  }
+  const values = <V>(entries: readonly (readonly [string, V])[]): V[] => entries.map(([, value]) => value);
+  return {
+    format: SNAPSHOT_FORMAT,
+    ...(captured.cluster ? { cluster: captured.cluster } : {}),
+    services: values(captured.services),
+    nodes: values(captured.nodes),
+    networks: values(captured.networks),
+    ...(captured.configs.length > 0 ? { configs: values(captured.configs) } : {}),
+    ...(captured.secrets.length > 0 ? { secrets: values(captured.secrets) } : {}),
+    terms: [...captured.terms] as [Component, number][],
+    writers: [...captured.writers],
+    specs: out.specs,
+    tasks: out.tasks,
+  };
+}
 
 const isSnapshotData = (data: SnapshotStateData | StateData): data is SnapshotStateData => data.format === SNAPSHOT_FORMAT;
 
@@ -125,18 +167,31 @@ export const takeSnapshot = (state: ClusterState, offset: number): Snapshot => (
 });
 
 /**
- * takeSnapshot worked out in steps, for a process that must not stop for the second or so
- * a large state takes to hash: the state is captured at this call (its entities are never
- * changed in place, only replaced), and each `next()` hashes `entitiesPerStep` more of it.
- * The generator returns the snapshot, the same as takeSnapshot(state, offset) at this call.
+ * takeSnapshot worked out in steps, for a process that must not stop for the seconds a
+ * large state takes: the state is as it is at this call, and each `next()` does a bounded
+ * slice of the work while the caller goes on applying records in between: the state
+ * captured (captureInSteps: references copied, `entitiesPerStep × CAPTURED_PER_HASHED` a
+ * step, the maps watched so that what changes after this call is read as it was), then
+ * the tasks made into what the snapshot writes, the entries sorted and hashed. The
+ * generator returns the snapshot, the same as takeSnapshot(state, offset) at this call.
+ * Run it to its end, or end it with `return()`.
  */
 export const snapshotInSteps = (state: ClusterState, offset: number, entitiesPerStep: number): Generator<void, Snapshot> => {
-  const data = toSnapshotData(state);
-  const hashing = hashInSteps(state, entitiesPerStep);
-  return (function* () {
-    const hash = yield* hashing;
+  const capturing = captureInSteps(state, entitiesPerStep * CAPTURED_PER_HASHED);
+  const steps = (function* (): Generator<void, Snapshot> {
+    let captured: CapturedState;
+    try {
+      yield; // begun, so that return() ends the capture even before the first step
+      captured = yield* capturing;
+    } finally {
+      capturing.return(undefined as never);
+    }
+    const data = yield* snapshotDataInSteps(captured, entitiesPerStep * WRITTEN_PER_HASHED);
+    const hash = yield* hashCapturedInSteps(captured, entitiesPerStep);
     return { offset, hash, state: data };
   })();
+  steps.next();
+  return steps;
 };
 
 export type Restored = { readonly ok: true; readonly state: ClusterState } | { readonly ok: false; readonly reason: string };
