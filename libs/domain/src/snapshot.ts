@@ -58,8 +58,8 @@ export interface Snapshot {
   readonly state: SnapshotStateData | StateData;
 }
 
-/** Map entries copied per step of a capture, against entities hashed: copying a reference is ~1/100 of hashing an entity. */
-const CAPTURED_PER_HASHED = 64;
+/** Map entries copied per step of a capture, against entities hashed: copying a reference (and noting it copied) is ~1/20 of hashing an entity. */
+const CAPTURED_PER_HASHED = 16;
 
 /** Everything but the tasks, as both formats write it. */
 const withoutTasks = (state: ClusterState) => ({
@@ -99,8 +99,8 @@ export const toSnapshotData = (state: ClusterState): SnapshotStateData => {
   return { format: SNAPSHOT_FORMAT, ...withoutTasks(state), specs: out.specs, tasks: out.tasks };
 };
 
-/** Tasks made into a snapshot's per step, against entities hashed: one costs about a quarter of hashing one. */
-const WRITTEN_PER_HASHED = 4;
+/** Tasks made into a snapshot's per step, against entities hashed: one costs about half of hashing one. */
+const WRITTEN_PER_HASHED = 2;
 
 /** toSnapshotData of a captured state (captureInSteps), `perStep` tasks a step. */
 function* snapshotDataInSteps(captured: CapturedState, perStep: number): Generator<void, SnapshotStateData> {
