@@ -1,14 +1,17 @@
 /**
  * How long a component stops to snapshot a view of C1M's size, in memory: a ClusterState of
  * `nodes` nodes and `services` × `replicas` RUNNING tasks (built through evolve, as a view
- * replays it), then the synchronous parts of a snapshot timed one by one — the capture
- * (toSnapshotData, done whole when the snapshot starts), the longest step of the stepped
- * hash (500 entities a step, as SnapshotSaver runs it), the longest piece of the JSON
- * written to disk — beside the whole stateHash. Prints one JSON line.
+ * replays it), then the synchronous parts of a snapshot timed one by one — the call that
+ * begins it (snapshotInSteps), every step after it (500 entities a step, as SnapshotSaver
+ * runs it: the capture, the tasks made into what is written, the sort and the hash), the
+ * longest piece of the JSON written to disk — beside what a capture done at once costs
+ * (toSnapshotData, as snapshots began before they were captured in steps) and the whole
+ * stateHash. Prints one JSON line.
  *
  *   node -r ./bin/register.js test/bench/c1m-snapshot-pause.ts [nodes] [services] [replicas]
  */
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import { Projection, snapshotInSteps, stateHash, toSnapshotData } from '@shoal/domain';
@@ -51,29 +54,79 @@ const time = <T>(work: () => T): [T, number] => {
   return [out, performance.now() - t0];
 };
 
-const [, captureMs] = time(() => toSnapshotData(state));
-// snapshotInSteps captures (toSnapshotData) on the call, then hashes 500 entities a step.
-const [steps, startMs] = time(() => snapshotInSteps(state, offset, 500));
-let longestStepMs = 0;
-let stepCount = 0;
-let step: IteratorResult<void, ReturnType<typeof toSnapshotData> | unknown>;
-do {
-  const [next, ms] = time(() => steps.next());
-  step = next;
-  longestStepMs = Math.max(longestStepMs, ms);
-  stepCount++;
-} while (!step.done);
-const snapshot = step.value as Parameters<typeof snapshotJson>[0];
-let longestPieceMs = 0;
-let bytes = 0;
-const pieces = snapshotJson(snapshot);
-for (;;) {
-  const [next, ms] = time(() => pieces.next());
-  if (next.done) break;
-  bytes += next.value.length;
-  longestPieceMs = Math.max(longestPieceMs, ms);
-}
-const [, hashMs] = time(() => stateHash(state));
-process.stdout.write(
-  `${JSON.stringify({ nodes: NODES, tasks: state.tasks.size, captureMs, snapshotStartMs: startMs, longestHashStepMs: longestStepMs, hashSteps: stepCount, longestJsonPieceMs: longestPieceMs, jsonMiB: bytes / 2 ** 20, wholeStateHashMs: hashMs, heapMiB: process.memoryUsage().heapUsed / 2 ** 20 })}\n`,
-);
+// Garbage collections, to tell a step's own work from a collection that fell in it.
+const gcs: { start: number; end: number }[] = [];
+const observer = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+});
+observer.observe({ entryTypes: ['gc'] });
+/** `work` timed, less the collections that fell in it. */
+const timed = <T>(work: () => T): [T, number, number] => {
+  const t0 = performance.now();
+  const out = work();
+  const t1 = performance.now();
+  return [out, t1 - t0, t0];
+};
+
+const main = async (): Promise<void> => {
+  const [, captureAtOnceMs] = time(() => toSnapshotData(state));
+  await nextTurn();
+  // As SnapshotSaver runs it: a turn of the event loop between two steps.
+  const [steps, startMs] = time(() => snapshotInSteps(state, offset, 500));
+  const stepAt: { start: number; ms: number }[] = [];
+  let step: IteratorResult<void, unknown>;
+  do {
+    await nextTurn();
+    const [next, ms, start] = timed(() => steps.next());
+    step = next;
+    stepAt.push({ start, ms });
+  } while (!step.done);
+  const snapshot = step.value as Parameters<typeof snapshotJson>[0];
+  let longestPieceMs = 0;
+  let bytes = 0;
+  const pieces = snapshotJson(snapshot);
+  const pieceAt: { start: number; ms: number }[] = [];
+  for (;;) {
+    await nextTurn();
+    const [next, ms, start] = timed(() => pieces.next());
+    if (next.done) break;
+    bytes += next.value.length;
+    pieceAt.push({ start, ms });
+    longestPieceMs = Math.max(longestPieceMs, ms);
+  }
+  await nextTurn();
+  observer.disconnect();
+  const gcIn = ({ start, ms }: { start: number; ms: number }): number =>
+    gcs.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, start + ms) - Math.max(gc.start, start)), 0);
+  const stepMs = stepAt.map((s) => s.ms);
+  const ownMs = stepAt.map((s) => s.ms - gcIn(s));
+  const longestStep = stepMs.reduce((longest, ms, i) => (ms > stepMs[longest]! ? i : longest), 0);
+  const longestOwn = ownMs.reduce((longest, ms, i) => (ms > ownMs[longest]! ? i : longest), 0);
+  const longestGcMs = gcs.reduce((longest, gc) => Math.max(longest, gc.end - gc.start), 0);
+  const [, hashMs] = time(() => stateHash(state));
+  process.stdout.write(
+    `${JSON.stringify({
+      nodes: NODES,
+      tasks: state.tasks.size,
+      captureAtOnceMs,
+      snapshotStartMs: startMs,
+      steps: stepMs.length,
+      longestStepMs: stepMs[longestStep],
+      longestStepIndex: longestStep,
+      longestStepGcMs: gcIn(stepAt[longestStep]!),
+      longestStepLessGcMs: ownMs[longestOwn],
+      longestPieceLessGcMs: Math.max(0, ...pieceAt.map((p) => p.ms - gcIn(p))),
+      longestGcPauseMs: longestGcMs,
+      longestFive: stepMs.map((ms, i) => [i, Math.round(ms * 10) / 10] as const).sort((a, b) => b[1] - a[1]).slice(0, 5),
+      stepsOver20Ms: stepMs.filter((ms) => ms > 20).length,
+      stepsOver50Ms: stepMs.filter((ms) => ms > 50).length,
+      steppedTotalMs: stepMs.reduce((a, b) => a + b, 0),
+      longestJsonPieceMs: longestPieceMs,
+      jsonMiB: bytes / 2 ** 20,
+      wholeStateHashMs: hashMs,
+      heapMiB: process.memoryUsage().heapUsed / 2 ** 20,
+    })}\n`,
+  );
+};
+
+void main();
