@@ -91,6 +91,31 @@ describe('npm start (all in one, embedded log)', () => {
     expect(Object.fromEntries(state.state.terms)).toMatchObject({ allocator: 2, orchestrator: 2, scheduler: 2, reaper: 2, dispatcher: 2 });
   });
 
+  it('with autolock, a restarted npm start is locked, and its own nodes join once docker swarm unlock opens their join token', async () => {
+    const first = start();
+    await first.waitFor(/Ctrl-C stops it/, 90_000);
+    const socket = join(dataDir, 'shoal.sock');
+    const swarm = await dockerApi<{ Version: { Index: number }; Spec: object; JoinTokens: { Worker: string } }>(socket, 'GET', '/v1.41/swarm');
+    const locking = await dockerApi(socket, 'POST', `/v1.41/swarm/update?version=${swarm.body.Version.Index}`, { ...swarm.body.Spec, EncryptionConfig: { AutoLockManagers: true } });
+    expect(locking.status).toBe(200);
+    const { body: key } = await dockerApi<{ UnlockKey: string }>(socket, 'GET', '/v1.41/swarm/unlockkey');
+    expect(key.UnlockKey).toMatch(/^SWMKEY-1-/);
+    expect(await first.stop()).toBe(0);
+
+    const second = start();
+    await second.waitFor(/the swarm is locked: this host's own nodes join once it is unlocked/, 90_000);
+    await second.waitFor(/Ctrl-C stops it/, 90_000);
+    expect((await dockerApi(socket, 'GET', '/v1.41/nodes')).status).toBe(503);
+    const openSessions = async (): Promise<string | undefined> =>
+      /^shoal_dispatcher_sessions\{registration="open"\} (\d+)$/m.exec((await dockerApi<string>(socket, 'GET', '/metrics')).body)?.[1];
+    expect(await openSessions()).not.toBe('3');
+    expect((await dockerApi(socket, 'POST', '/v1.41/swarm/unlock', { UnlockKey: key.UnlockKey })).status).toBe(200);
+    // The worker token opened with the key the unlock gave: the three nodes open their sessions again, and the token is the one before the restart.
+    await eventually('the simulated nodes back', async () => ((await openSessions()) === '3' ? true : undefined));
+    expect((await dockerApi<{ JoinTokens: { Worker: string } }>(socket, 'GET', '/v1.41/swarm')).body.JoinTokens.Worker).toBe(swarm.body.JoinTokens.Worker);
+    expect(await second.stop()).toBe(0);
+  });
+
   it('refuses a second all-in-one process on the same data directory, saying why', async () => {
     const first = start();
     await first.waitFor(/Ctrl-C stops it/, 90_000);
