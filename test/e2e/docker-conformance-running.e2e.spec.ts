@@ -58,15 +58,11 @@ const bySlot = (body: unknown): unknown => (Array.isArray(body) ? [...(body as T
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Pinned (docs/docker-compatibility.md, tasks placed and running): Shoal names a task
- * (`<service>.<slot>`) and shows its spec's Runtime, as on pending tasks; and a running
- * task's Status has no ContainerStatus on Shoal, where SwarmKit's shows its container's id
- * and PID: Shoal's task status on the log carries neither (an exit code, once it exited).
+ * (`<service>.<slot>`) and shows its spec's Runtime, as on pending tasks. A running task's
+ * ContainerStatus (its container's id, its PID, exit code 0) is compared: the id and PID
+ * are each engine's own, and are checked against the engine that runs the container.
  */
-const pinned = (at: string, slot: number): string[] => [
-  `${at}Name: engine absent, shoal "${name}.${slot}"`,
-  `${at}Spec.Runtime: engine absent, shoal "container"`,
-  `${at}Status.ContainerStatus: engine {"ContainerID":"<id>","PID":"<pid>","ExitCode":0}, shoal absent`,
-];
+const pinned = (at: string, slot: number): string[] => [`${at}Name: engine absent, shoal "${name}.${slot}"`, `${at}Spec.Runtime: engine absent, shoal "container"`];
 /** The pinned differences of a list of tasks, by slot. */
 const pinnedList = (body: unknown): string[] => (body as Task[]).flatMap((task, i) => pinned(`[${i}].`, task.Slot!));
 
@@ -213,6 +209,30 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
     for (const side of SIDES) expect({ side, id: (answer[side].body as Task).ID, node: (answer[side].body as Task).NodeID }).toEqual({ side, id: tasks[side][0]!.ID, node: nodes[side] });
   });
 
+  it("a running task's ContainerStatus names its container on the engine, running with that PID, on both", async () => {
+    type Running = Task & { Slot: number; Status: { ContainerStatus?: { ContainerID: string; PID: number; ExitCode: number } } };
+    type Container = { Name: string; State: { Running: boolean; Pid: number }; Config: { Labels: Record<string, string> } };
+    for (const side of SIDES) {
+      for (const task of tasks[side]) {
+        const inspected = (side === 'engine' ? await diff.engineOnly('GET', `/tasks/${task.ID}`) : await diff.shoalOnly('GET', `/tasks/${task.ID}`)).body as Running;
+        const status = inspected.Status.ContainerStatus;
+        expect({ side, id: status?.ContainerID, exitCode: status?.ExitCode }).toEqual({ side, id: expect.stringMatching(/^[0-9a-f]{64}$/), exitCode: 0 });
+        // Both sides' containers run on the one engine: it knows each by that id.
+        const container = await diff.engineOnly('GET', `/containers/${status!.ContainerID}/json`);
+        const found = container.body as Container;
+        expect({ side, status: container.status, name: found.Name, running: found.State.Running, pid: found.State.Pid, task: found.Config.Labels['com.docker.swarm.task.id'] }).toEqual({
+          side,
+          status: 200,
+          name: `/${name}.${inspected.Slot}.${task.ID}`,
+          running: true,
+          pid: status!.PID,
+          task: task.ID,
+        });
+        expect(status!.PID).toBeGreaterThan(0);
+      }
+    }
+  });
+
   it('the service counts its running tasks the same on both: /services?status=true and docker service ls', async () => {
     const listed = await diff.send('GET', `/services?status=true&filters=${encodeURIComponent(JSON.stringify({ name: [name] }))}`);
     expect(Differential.compare(listed)).toEqual({ status: [], body: [] });
@@ -304,15 +324,26 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
       }
     });
 
-    it("a line's time: the container's, in Docker's form; to the nanosecond on the engine, to the millisecond on Shoal (pinned)", async () => {
+    it("a line's time: the container's, in Docker's form, to the nanosecond on both; on Shoal, exactly the engine's time of its container's line", async () => {
       const answer = await logs((side) => `/services/${services[side]}/logs?stdout=1&stderr=1&timestamps=1`);
-      const times = (side: Side): string[] => framesOf(answer[side].body).map((frame) => frame.payload.slice(0, frame.payload.indexOf(' ')));
-      expect(times('engine')).toHaveLength(2 * PRINTED.length);
-      for (const time of times('engine')) expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/);
-      expect(times('shoal')).toHaveLength(2 * PRINTED.length);
-      for (const time of times('shoal')) expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}000000Z$/);
-      // Each a time the task printed at: after the service was created and before now, on both.
-      for (const side of SIDES) for (const time of times(side)) expect(Date.parse(time)).toBeGreaterThan(Date.now() - 5 * 60_000);
+      const times = (body: Buffer): string[] => framesOf(body).map((frame) => frame.payload.slice(0, frame.payload.indexOf(' ')));
+      for (const side of SIDES) {
+        expect({ side, lines: times(answer[side].body).length }).toEqual({ side, lines: 2 * PRINTED.length });
+        for (const time of times(answer[side].body)) expect({ side, time }).toEqual({ side, time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/) });
+        // Each a time the task printed at: after the service was created and before now.
+        for (const time of times(answer[side].body)) expect(Date.parse(time)).toBeGreaterThan(Date.now() - 5 * 60_000);
+        // Finer than a millisecond: six lines all on a whole millisecond would be a time cut short.
+        expect({ side, finer: times(answer[side].body).some((time) => !/\.\d{3}000000Z$/.test(time)) }).toEqual({ side, finer: true });
+      }
+      // Shoal's containers run on the same engine: each of a task's lines, with its time, is the engine's own of its container.
+      for (const task of tasks.shoal) {
+        const inspected = (await diff.shoalOnly('GET', `/tasks/${task.ID}`)).body as { Status: { ContainerStatus?: { ContainerID: string } } };
+        const own = await rawExchange(sockets.engine, 'GET', `/v1.41/containers/${inspected.Status.ContainerStatus!.ContainerID}/logs?stdout=1&stderr=1&timestamps=1`, 20_000);
+        const shown = await rawExchange(sockets.shoal, 'GET', `/v1.41/tasks/${task.ID}/logs?stdout=1&stderr=1&timestamps=1`, 20_000);
+        const payloads = (body: Buffer): string[] => framesOf(body).map((frame) => `${frame.stream} ${frame.payload}`);
+        expect({ task: task.ID, lines: payloads(shown.body) }).toEqual({ task: task.ID, lines: payloads(own.body) });
+        expect(payloads(own.body)).toHaveLength(PRINTED.length);
+      }
     });
 
     it('followed (follow=1): what was printed, the same frames on both, and the stream stays open', async () => {
@@ -448,8 +479,8 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
 
     /**
      * Pinned (docs/docker-compatibility.md, tasks placed and running): Name and Runtime, as
-     * above; an ended task's ContainerStatus has its exit code on both, and the container's
-     * id and PID only on the engine; a RestartPolicy sent without a Delay shows SwarmKit's
+     * above (an ended task's ContainerStatus, its container's id, PID 0 and its exit code,
+     * is compared); a RestartPolicy sent without a Delay shows SwarmKit's
      * default 5 s on Shoal, which keeps it in the spec (the engine leaves it out and applies
      * the same default); a failed task's Err says how it ended in Shoal's words.
      */
@@ -457,8 +488,6 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
       `${at}Name: engine absent, shoal "${names[kind]}.1"`,
       `${at}Spec.RestartPolicy.Delay: engine absent, shoal 5000000000`,
       `${at}Spec.Runtime: engine absent, shoal "container"`,
-      `${at}Status.ContainerStatus.ContainerID: engine "<id>", shoal absent`,
-      `${at}Status.ContainerStatus.PID: engine "<pid>", shoal absent`,
       ...(kind === 'failed' ? [`${at}Status.Err: engine "task: non-zero exit (3)", shoal "task exited with code 3"`] : []),
     ];
 
@@ -469,10 +498,12 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
       ] as const) {
         const listed = await tasksOf({ service: [names[kind]] });
         expect({ kind, ...Differential.compare(listed) }).toEqual({ kind, status: [], body: pinnedEnded(kind, '[0].') });
-        type Ended = { ID: string; DesiredState: string; Status: { State: string; Message: string; ContainerStatus?: { ExitCode: number } } };
+        type Ended = { ID: string; DesiredState: string; Status: { State: string; Message: string; ContainerStatus?: { ContainerID: string; PID: number; ExitCode: number } } };
         for (const side of SIDES) {
           const [task] = listed[side].body as Ended[];
-          expect({ kind, side, seen: [task!.DesiredState, task!.Status.State, task!.Status.Message, task!.Status.ContainerStatus?.ExitCode] }).toEqual({ kind, side, seen: ['shutdown', state, message, exitCode] });
+          const container = task!.Status.ContainerStatus;
+          expect({ kind, side, seen: [task!.DesiredState, task!.Status.State, task!.Status.Message, container?.ExitCode, container?.PID] }).toEqual({ kind, side, seen: ['shutdown', state, message, exitCode, 0] });
+          expect({ kind, side, container: container?.ContainerID }).toEqual({ kind, side, container: expect.stringMatching(/^[0-9a-f]{64}$/) });
         }
         const ids = (side: Side): string => (listed[side].body as Ended[])[0]!.ID;
         const inspected = await diff.sendEach('GET', { engine: `/tasks/${ids('engine')}`, shoal: `/tasks/${ids('shoal')}` });
@@ -559,8 +590,6 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
       const pinnedFailed = [0, 1].flatMap((i) => [
         `[${i}].Name: engine absent, shoal "${retry}.1"`,
         `[${i}].Spec.Runtime: engine absent, shoal "container"`,
-        `[${i}].Status.ContainerStatus.ContainerID: engine "<id>", shoal absent`,
-        `[${i}].Status.ContainerStatus.PID: engine "<pid>", shoal absent`,
         `[${i}].Status.Err: engine "task: non-zero exit (3)", shoal "task exited with code 3"`,
       ]);
       expect(Differential.compare(answer)).toEqual({ status: [], body: pinnedFailed });
