@@ -202,8 +202,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     const agreed = await within(60_000, () => agreement(chaos));
     if (!agreed.value) problems.push(`the processes never agreed on one hash at the log's end: ${JSON.stringify(await quietly(() => statez(chaos)))}`);
 
-    // 3. The log, replayed from offset 0; the audit; every process's count of poison.
-    const end = await chaos.highWaterMark();
+    // 3. The log, replayed from offset 0; the audit; every process's count of poison. Judged
+    // where the processes agreed: a record written since (a checkpoint, a node's status) would
+    // make the replay's hash another's, as broker-faults.ts judges.
+    const end = agreed.value?.position ?? (await chaos.highWaterMark());
     const findings = judgeLog(await chaos.records(end), workload.acks, poisonOffsets);
     if (agreed.value && findings.hash !== agreed.value.hash) problems.push(`the processes agree on ${agreed.value.hash}, a replay from offset 0 reaches ${findings.hash}`);
     for (const [what, list] of [['doubled', findings.doubled], ['lost', findings.lost], ['unacknowledged', findings.unacknowledged], ['poison', findings.poisonMismatch]] as const) {
