@@ -72,8 +72,11 @@ export interface KeptJoinTokens {
   readonly manager: KeptJoinToken;
 }
 
-/** SWMTKN-1-<digest>-<secret>: the digest field, or '' for a token of another shape. */
-export const joinTokenDigest = (token: string): string => /^SWMTKN-1-([0-9a-z]+)-[0-9a-z]+$/.exec(token.trim())?.[1] ?? '';
+/** SWMTKN-1-<digest>-<secret>: the digest names the cluster, the secret the kind and its rotation. */
+export const JOIN_TOKEN_SHAPE = /^SWMTKN-1-([0-9a-z]+)-([0-9a-z]+)$/;
+
+/** The digest field, or '' for a token of another shape. */
+export const joinTokenDigest = (token: string): string => JOIN_TOKEN_SHAPE.exec(token.trim())?.[1] ?? '';
 
 /** The digest field of a kept token, sealed or in the clear. */
 export const keptTokenDigest = (kept: KeptJoinToken): string => (typeof kept === 'string' ? joinTokenDigest(kept) : kept.digest);

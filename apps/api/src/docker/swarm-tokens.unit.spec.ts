@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { LOG_LEVEL } from '@shoal/contracts';
-import { HARNESS_JOIN_TOKENS, startApi } from '../testing/api-harness';
+import { startApi } from '../testing/api-harness';
+import { TOKENS } from '@shoal/testing';
 import type { ApiHarness } from '../testing/api-harness';
 
 interface Swarm {
@@ -70,11 +71,11 @@ describe('join tokens on a log below level 5', () => {
 
   it('still rotates, writing the token in the clear as the builds before level 5 did, so their readers read it', async () => {
     const before = await swarmOf(api);
-    expect(before.JoinTokens).toEqual({ Worker: HARNESS_JOIN_TOKENS.worker, Manager: HARNESS_JOIN_TOKENS.manager });
+    expect(before.JoinTokens).toEqual({ Worker: TOKENS.worker, Manager: TOKENS.manager });
     const from = await api.log.highWaterMark();
     expect((await api.request('POST', `/swarm/update?version=${before.Version.Index}&rotateManagerToken=true`, { socket: true, body: before.Spec })).status).toBe(200);
     const after = await swarmOf(api);
-    expect(after.JoinTokens.Manager).not.toBe(HARNESS_JOIN_TOKENS.manager);
+    expect(after.JoinTokens.Manager).not.toBe(TOKENS.manager);
     expect(await recordsOf(api, 'JoinTokensRotated', from)).toEqual([expect.objectContaining({ v: 1, data: { manager: after.JoinTokens.Manager } })]);
   });
 

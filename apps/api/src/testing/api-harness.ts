@@ -13,7 +13,7 @@ import { EmbeddedEventLog, KafkaEventLog } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { ClusterKeyring } from '@shoal/runtime';
 import type { LiveView } from '@shoal/runtime';
-import { EventBuilder, dockerCli } from '@shoal/testing';
+import { EventBuilder, TOKENS, dockerCli } from '@shoal/testing';
 import type { DockerCliResult } from '@shoal/testing';
 import { createApiApp } from '../create-api-app';
 import { API_VIEW } from '../api.tokens';
@@ -54,9 +54,6 @@ export interface StartApiOptions {
   readonly kafka?: { readonly brokers: readonly string[]; readonly topic: string };
 }
 
-/** The join tokens of a harness's cluster, in the clear. */
-export const HARNESS_JOIN_TOKENS = { worker: `SWMTKN-1-${'a'.repeat(50)}-${'w'.repeat(25)}`, manager: `SWMTKN-1-${'a'.repeat(50)}-${'m'.repeat(25)}` } as const;
-
 export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarness> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'shoal-api-'));
   if (options.tokens) writeFileSync(join(dataDir, TOKENS_FILE), JSON.stringify(options.tokens));
@@ -73,7 +70,7 @@ export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarnes
           events.event('ClusterInitialized', {
             spec: DEFAULT_CLUSTER_SPEC,
             // Sealed under the key the API will read from the same data dir, as the API's own init seals them.
-            tokens: (await ClusterKeyring.open(log, dataDir)).keepJoinTokens(HARNESS_JOIN_TOKENS),
+            tokens: (await ClusterKeyring.open(log, dataDir)).keepJoinTokens(TOKENS),
             ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
           }),
         ),

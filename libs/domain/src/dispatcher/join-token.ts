@@ -12,14 +12,12 @@
  * hashed and compared with it. A token from an older record, kept in the clear, is
  * compared as it is.
  */
-import { keptTokenDigest } from '@shoal/contracts';
+import { JOIN_TOKEN_SHAPE, keptTokenDigest } from '@shoal/contracts';
 import type { KeptJoinToken, KeptJoinTokens, NodeRole } from '@shoal/contracts';
 import { sha256 } from '../hash';
 
 export type TokenCheck = { readonly ok: true; readonly role: NodeRole } | { readonly ok: false; readonly reason: string };
 
-/** SWMTKN-1-<digest>-<secret>: the digest names the cluster, the secret the kind and its rotation. */
-const TOKEN_SHAPE = /^SWMTKN-1-([0-9a-z]+)-([0-9a-z]+)$/;
 
 /** Compares in time that depends on the length only, not on where the strings first differ. */
 const sameSecret = (a: string, b: string): boolean => {
@@ -28,7 +26,7 @@ const sameSecret = (a: string, b: string): boolean => {
   return diff === 0;
 };
 
-const digestOf = (token: string): string | undefined => TOKEN_SHAPE.exec(token)?.[1];
+const digestOf = (token: string): string | undefined => JOIN_TOKEN_SHAPE.exec(token)?.[1];
 
 /** SHA-256 of a join token, hex: what the log keeps of it. */
 export const joinTokenHash = (token: string): string => sha256(token);

@@ -4,8 +4,8 @@
  * and the body read back frame by frame — and by the real docker CLI.
  */
 import { request } from 'node:http';
-import { newTask, nodeDescription, serviceSpec } from '@shoal/testing';
-import { HARNESS_JOIN_TOKENS, startApi } from '../../testing/api-harness';
+import { TOKENS, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import { startApi } from '../../testing/api-harness';
 import type { ApiHarness } from '../../testing/api-harness';
 import { freedAddress, logLine, readFrames, redirectingTo, sending, startFakeLogsServer } from '../../testing/fake-logs-server';
 import type { FakeLogsServer, LogsCallHandler } from '../../testing/fake-logs-server';
@@ -72,7 +72,7 @@ describe("Docker's service and task logs, from the active dispatcher", () => {
     expect(active.requests.at(-1)).toEqual({
       selector: { serviceIds: ['s1'], taskIds: [] },
       options: { stdout: true, stderr: true, follow: false, tail: -1, sinceMs: 0 },
-      managerToken: HARNESS_JOIN_TOKENS.manager,
+      managerToken: TOKENS.manager,
     });
   });
 
