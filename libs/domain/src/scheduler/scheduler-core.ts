@@ -5,7 +5,8 @@
  * are batched by service and spec version, and each batch is spread over one decision
  * tree. It proposes TasksAssigned, each item with why it landed there, and
  * TasksUnschedulable for tasks no node would take, which wait for a node or capacity to
- * change before they are tried again.
+ * change before they are tried again. A decision takes the queue in the order it came, up
+ * to a budget of work (tick-budget.ts); what is left is decided by the next ticks.
  */
 import type { ShoalEvent } from '@shoal/contracts';
 import type { ComponentCore, Proposal } from '../component-core';
@@ -20,6 +21,7 @@ import { Pipeline, noSuitableNode } from './pipeline';
 import { spreadOver } from './spread';
 import { SchedulerView } from './scheduler-view';
 import type { Tracked } from './scheduler-view';
+import { TASK_COST, TICK_BUDGET, TickBudget } from './tick-budget';
 
 /** Most items in one record. */
 const MAX_BATCH = 5_000;
@@ -43,10 +45,20 @@ export const nodeOrder = (serviceId: string, specVersion: number, now: number): 
   return a.tasksOf(serviceId) - b.tasksOf(serviceId) || a.activeTasks - b.activeTasks || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 };
 
+export interface SchedulerOptions {
+  /** The work one decision may do, in nodes looked at (tick-budget.ts); TICK_BUDGET unless told. */
+  readonly tickBudget?: number;
+}
+
 export class SchedulerCore implements ComponentCore {
   readonly component = 'scheduler' as const;
   readonly view = new SchedulerView();
   private readonly pipeline = new Pipeline();
+  private readonly tickBudget: number;
+
+  constructor(options: SchedulerOptions = {}) {
+    this.tickBudget = options.tickBudget ?? TICK_BUDGET;
+  }
 
   observe(event: ShoalEvent, _verdict: Verdict, state: ClusterState): void {
     // Every verdict is looked at: the state says what became of each item, and a refused
@@ -87,23 +99,46 @@ export class SchedulerCore implements ComponentCore {
     if (this.view.capacityChanged) this.view.retryWaiting();
     if (this.view.queue.size === 0) return [];
     const outcome: SchedulingOutcome = { assigned: [], unschedulable: [] };
+    const { preassigned, groups } = this.takeFromQueue();
+    for (const tracked of preassigned) this.checkPreassigned(tracked, outcome);
+    for (const group of groups.values()) this.scheduleGroup(state, group, now.getTime(), outcome);
+    return this.proposals(state, outcome);
+  }
+
+  /** Tasks left in the queue by the budget: decide again at once, without waiting for the log to move. */
+  wakeAt(_state: ClusterState): number | undefined {
+    return this.view.queue.size > 0 ? 0 : undefined;
+  }
+
+  /**
+   * The head of the queue, as much of it as one decision may place: tasks whose node was
+   * chosen at creation, and the rest batched by service@specVersion. A new batch costs a
+   * look at every node (its tree), each task TASK_COST.
+   */
+  private takeFromQueue(): { preassigned: Tracked[]; groups: Map<string, Tracked[]> } {
+    const budget = new TickBudget(this.tickBudget);
+    const treeCost = this.view.nodes.size;
     const groups = new Map<string, Tracked[]>();
     const preassigned: Tracked[] = [];
     for (const id of this.view.queue) {
       const tracked = this.view.tasks.get(id);
-      if (!tracked || tracked.phase !== 'queued') continue;
-      if (tracked.st.task.nodeId !== undefined) preassigned.push(tracked);
-      else {
+      if (!tracked || tracked.phase !== 'queued') {
+        this.view.queue.delete(id);
+        continue;
+      }
+      if (tracked.st.task.nodeId !== undefined) {
+        if (!budget.spend(TASK_COST)) break;
+        preassigned.push(tracked);
+      } else {
         const key = `${tracked.st.serviceId}@${tracked.st.specVersion}`;
         const group = groups.get(key);
+        if (!budget.spend(group ? TASK_COST : treeCost + TASK_COST)) break;
         if (group) group.push(tracked);
         else groups.set(key, [tracked]);
       }
+      this.view.queue.delete(id);
     }
-    this.view.queue.clear();
-    for (const tracked of preassigned) this.checkPreassigned(tracked, outcome);
-    for (const group of groups.values()) this.scheduleGroup(state, group, now.getTime(), outcome);
-    return this.proposals(state, outcome);
+    return { preassigned, groups };
   }
 
   /** Proposals whose verdict never arrived (an append that failed): back to the queue. */
