@@ -40,6 +40,12 @@ export const DEFAULT_CLUSTER_SPEC: ClusterSpec = {
   nodeDownPeriodMs: 24 * 60 * 60 * 1_000,
 };
 
+/** A certificate's issuer as Docker's TLSInfo names it: its subject and SubjectPublicKeyInfo, DER in base64. */
+export interface CertificateIssuer {
+  readonly subject: string;
+  readonly publicKey: string;
+}
+
 /** Join tokens, in SwarmKit's SWMTKN-1-<root CA digest>-<secret> shape, in the clear: as the API shows them and nodes present them. */
 export interface JoinTokens {
   readonly worker: string;

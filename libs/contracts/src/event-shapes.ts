@@ -194,6 +194,14 @@ export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
   JoinTokensRotated: object({ worker: optional(keptJoinToken), manager: optional(keptJoinToken) }),
   OwnershipTaken: object({ component: oneOf(COMPONENTS), term: positiveInt, reads: optional(positiveInt) }),
   LogLevelRaised: object({ level: positiveInt }),
+  RootCaRotationStarted: object({
+    forceRotate: nonNegInt,
+    root: nonEmptyStr,
+    crossSigned: nonEmptyStr,
+    key: nonEmptyStr,
+    issuer: object({ subject: nonEmptyStr, publicKey: nonEmptyStr }),
+    tokens: object({ worker: sealedJoinToken, manager: sealedJoinToken }),
+  }),
   AuditCheckpointed: object({
     from: nonNegInt,
     through: nonNegInt,
@@ -258,6 +266,7 @@ export const EVENT_SHAPES: { readonly [K in EventType]: Shape } = {
         labels,
         plugins: optional(arrayOf(object({ type: str, name: str }))),
       }),
+      tls: optional(object({ trustRoot: str, certIssuerSubject: str, certIssuerPublicKey: str })),
     }),
   }),
   NodeStatusChanged: object({

@@ -3,7 +3,7 @@
  * and who may propose it. Batch events (one record, many tasks) are the norm.
  */
 import type { Component, Envelope } from './envelope';
-import type { ClusterSpec, KeptJoinToken, KeptJoinTokens } from './cluster';
+import type { CertificateIssuer, ClusterSpec, KeptJoinToken, KeptJoinTokens, SealedJoinToken } from './cluster';
 import type { ConfigSpec } from './config';
 import type { SealedSecret, SecretSpec } from './secret';
 import type { NetworkSpec, NetworkAttachment } from './network';
@@ -39,6 +39,29 @@ export interface OwnershipTaken {
 /** The log's level goes up by one: writers may use the record versions of that level from now on. */
 export interface LogLevelRaised {
   readonly level: number;
+}
+/**
+ * `docker swarm ca --rotate` (log level 6): a new root CA, and SwarmKit's transition to it.
+ * From this record the CA signs node certificates with the new root's key (each with the
+ * cross-signed certificate as its intermediate, so that a peer trusting only the old root
+ * can chain it), and nodes are given both roots to trust. Once every node's certificate is
+ * of the new root, evolve ends the rotation in the record that shows it: the new root is
+ * the cluster's, the old one is trusted no more, and the join tokens (which carry the
+ * root's digest) are the ones this record brought.
+ */
+export interface RootCaRotationStarted {
+  /** Docker's CAConfig.ForceRotate that asked for it. */
+  readonly forceRotate: number;
+  /** The new root's certificate, PEM. */
+  readonly root: string;
+  /** The new root's subject and public key signed by the root in use until now, PEM. */
+  readonly crossSigned: string;
+  /** The new root's private key, sealed under the cluster key (base64), its digest as associated data. */
+  readonly key: string;
+  /** The new root as Docker's TLSInfo names an issuer: its subject and SubjectPublicKeyInfo, DER in base64. */
+  readonly issuer: CertificateIssuer;
+  /** The join tokens of the new root (its digest), kept sealed until the rotation ends. */
+  readonly tokens: { readonly worker: SealedJoinToken; readonly manager: SealedJoinToken };
 }
 
 // ── services ───────────────────────────────────────────────────────────────
@@ -199,6 +222,7 @@ export interface EventDataMap {
   JoinTokensRotated: JoinTokensRotated;
   OwnershipTaken: OwnershipTaken;
   LogLevelRaised: LogLevelRaised;
+  RootCaRotationStarted: RootCaRotationStarted;
   AuditCheckpointed: AuditCheckpointed;
   ServiceCreated: ServiceCreated;
   ServiceUpdated: ServiceUpdated;
@@ -245,6 +269,7 @@ export const EVENT_TYPES: { readonly [K in EventType]: { readonly v: number; rea
   JoinTokensRotated: { v: 2, writers: ['api'] },
   OwnershipTaken: { v: 1, writers: MANAGERS },
   LogLevelRaised: { v: 1, writers: ['api'] },
+  RootCaRotationStarted: { v: 1, writers: ['api'] },
   // The reaper's owner holds the checkpoint duty (docs/audit.md).
   AuditCheckpointed: { v: 1, writers: ['reaper'] },
   ServiceCreated: { v: 1, writers: ['api'] },

@@ -10,7 +10,7 @@
 import type { EventType } from './events';
 
 /** The highest log level this build reads and writes. */
-export const LOG_LEVEL = 5;
+export const LOG_LEVEL = 6;
 
 /**
  * The level from which evolve applies a rule that earlier builds did not have: on a log
@@ -26,8 +26,17 @@ export const LOG_LEVEL = 5;
  *    a spec that does is refused, as builds before it would keep it and not honour it.
  *  - 5: a task's reported status keeps its container's id and PID (TaskStatusesReported
  *    items may carry them, and builds before it ignore them); below 5 they are not kept.
+ *  - 6: a node's description keeps its TLS (the roots it trusts, its certificate's issuer),
+ *    which ends a root CA rotation; below 6 it is not kept.
  */
-export const RULE_LEVELS = { admissionLimitsOnTheLog: 2, nodeRemovalOrphansTasks: 3, networkHeldOnlyByTasksMeantToRun: 3, caSettingsInTheSpec: 5, containerStatusOfTasks: 5 } as const;
+export const RULE_LEVELS = {
+  admissionLimitsOnTheLog: 2,
+  nodeRemovalOrphansTasks: 3,
+  networkHeldOnlyByTasksMeantToRun: 3,
+  caSettingsInTheSpec: 5,
+  containerStatusOfTasks: 5,
+  nodeTlsInfo: 6,
+} as const;
 
 export type VersionLevels = { readonly [K in EventType]?: Readonly<Record<number, number>> };
 
@@ -36,6 +45,7 @@ export type VersionLevels = { readonly [K in EventType]?: Readonly<Record<number
  *  - 4: secrets (a build before it would stop at the first, not knowing the type).
  *  - 5: join tokens kept as hashes and sealed, not in the clear (ClusterInitialized and
  *    JoinTokensRotated v2).
+ *  - 6: root CA rotation (RootCaRotationStarted).
  */
 export const VERSION_LEVELS: VersionLevels = {
   SecretCreated: { 1: 4 },
@@ -43,6 +53,7 @@ export const VERSION_LEVELS: VersionLevels = {
   SecretRemoved: { 1: 4 },
   ClusterInitialized: { 2: 5 },
   JoinTokensRotated: { 2: 5 },
+  RootCaRotationStarted: { 1: 6 },
 };
 
 /** The log level at which version `v` of `type` may be written. */

@@ -24,6 +24,17 @@ export interface PluginDescription {
   readonly name: string;
 }
 
+/**
+ * A node's TLS as Docker's node TLSInfo shows it (log level 6): the root CA certificates it
+ * trusts (PEM, as the node reports them) and the issuer of the certificate it called with
+ * (its subject and SubjectPublicKeyInfo, DER in base64, as the dispatcher verified it).
+ */
+export interface NodeTlsInfo {
+  readonly trustRoot: string;
+  readonly certIssuerSubject: string;
+  readonly certIssuerPublicKey: string;
+}
+
 /** What the node's agent reports about itself when it registers. */
 export interface NodeDescription {
   readonly hostname: string;
@@ -34,6 +45,8 @@ export interface NodeDescription {
     readonly labels?: Readonly<Record<string, string>>;
     readonly plugins?: readonly PluginDescription[];
   };
+  /** Under the cluster's mutual TLS, from log level 6 (below it not kept). */
+  readonly tls?: NodeTlsInfo;
 }
 
 /** What the operator sets (docker node update). */

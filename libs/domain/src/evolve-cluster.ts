@@ -5,7 +5,7 @@ import type { Cluster, ClusterState } from './state';
 import { applied, rejected } from './verdict';
 import type { Verdict } from './verdict';
 
-type ClusterEvent = EventOf<'ClusterInitialized' | 'ClusterSpecUpdated' | 'JoinTokensRotated' | 'OwnershipTaken' | 'LogLevelRaised'>;
+type ClusterEvent = EventOf<'ClusterInitialized' | 'ClusterSpecUpdated' | 'JoinTokensRotated' | 'OwnershipTaken' | 'LogLevelRaised' | 'RootCaRotationStarted'>;
 
 export const evolveCluster = (state: ClusterState, event: ClusterEvent): Verdict => {
   switch (event.type) {
@@ -61,11 +61,42 @@ export const evolveCluster = (state: ClusterState, event: ClusterEvent): Verdict
       state.cluster = { ...cluster, logLevel: level };
       return applied(event.type);
     }
+    case 'RootCaRotationStarted': {
+      const cluster = state.cluster;
+      if (!cluster) return rejected(event.type, 'not-initialized', 'the cluster is not initialized');
+      const level = cluster.logLevel ?? 1;
+      if (level < RULE_LEVELS.nodeTlsInfo) return rejected(event.type, 'invalid', `a root CA rotation needs log level ${RULE_LEVELS.nodeTlsInfo} and the log is at level ${level}`);
+      // A rotation asked for during another replaces it, as SwarmKit's does: the new root is cross-signed by the root in use.
+      const { tokens, ...root } = event.data;
+      state.cluster = { ...cluster, rootRotation: { ...root, tokens }, version: cluster.version + 1, updatedAt: event.at };
+      endRootRotationIfDone(state, event.at);
+      return applied(event.type);
+    }
     default: {
       const _exhaustive: never = event;
       return _exhaustive;
     }
   }
+};
+
+/**
+ * Ends the rotation under way once every node's certificate is of its new root (the issuer
+ * the dispatcher saw when the node last registered), as SwarmKit's root rotation
+ * reconciler does: the new root is the cluster's, and so are the join tokens that carry its
+ * digest. A node down, or one that never reported its TLS, keeps the rotation going until it
+ * comes back or is removed (`docker node rm`).
+ */
+export const endRootRotationIfDone = (state: ClusterState, at: string): void => {
+  const cluster = state.cluster;
+  const rotation = cluster?.rootRotation;
+  if (!cluster || !rotation) return;
+  for (const node of state.nodes.values()) {
+    const tls = node.description.tls;
+    if (tls?.certIssuerPublicKey !== rotation.issuer.publicKey || tls.certIssuerSubject !== rotation.issuer.subject) return;
+  }
+  const { rootRotation: _ended, ...kept } = cluster;
+  const { tokens, ...rootCa } = rotation;
+  state.cluster = { ...kept, tokens, rootCa, version: cluster.version + 1, updatedAt: at };
 };
 
 /** Why a cluster spec may not stand on a log at `logLevel`: CA settings before their level, or a certificate life below SwarmKit's least. */

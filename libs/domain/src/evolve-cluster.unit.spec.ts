@@ -1,5 +1,10 @@
-import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, decode, encode } from '@shoal/contracts';
-import { EventBuilder, clusterInit, given, keptJoinToken, keptJoinTokens } from '@shoal/testing';
+import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, RULE_LEVELS, decode, encode } from '@shoal/contracts';
+import type { NodeTlsInfo, RootCaRotationStarted, ShoalEvent } from '@shoal/contracts';
+import { EventBuilder, clusterInit, given, keptJoinToken, keptJoinTokens, nodeDescription } from '@shoal/testing';
+import { evolve } from './evolve';
+import { emptyState } from './state';
+import type { ClusterState } from './state';
+import { stateHash } from './state-hash';
 
 describe('evolve: the cluster', () => {
   let b: EventBuilder;
@@ -88,6 +93,98 @@ describe('evolve: the cluster', () => {
       given(at(LOG_LEVEL))
         .when(b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, ca: { nodeCertExpiryMs: 3_599_999 } } }))
         .thenRejected(/minimum certificate expiry time is: 1h0m0s/);
+    });
+  });
+
+  describe('a root CA rotation (log level 6)', () => {
+    const at = (logLevel: number) => b.event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: keptJoinTokens({ worker: 'SWMTKN-1-old-w', manager: 'SWMTKN-1-old-m' }), logLevel });
+    const oldIssuer = { subject: 'b2xkLXN1YmplY3Q=', publicKey: 'b2xkLWtleQ==' };
+    const rotation = (forceRotate = 1, publicKey = 'bmV3LWtleQ=='): RootCaRotationStarted => ({
+      forceRotate,
+      root: `-----BEGIN CERTIFICATE-----\nnew root ${forceRotate}\n-----END CERTIFICATE-----\n`,
+      crossSigned: `-----BEGIN CERTIFICATE-----\ncross-signed ${forceRotate}\n-----END CERTIFICATE-----\n`,
+      key: 'c2VhbGVkIGtleQ==',
+      issuer: { subject: 'bmV3LXN1YmplY3Q=', publicKey },
+      tokens: keptJoinTokens({ worker: `SWMTKN-1-new${forceRotate}-w`, manager: `SWMTKN-1-new${forceRotate}-m` }),
+    });
+    const tls = (issuer: { subject: string; publicKey: string }, trustRoot = 'roots'): NodeTlsInfo => ({ trustRoot, certIssuerSubject: issuer.subject, certIssuerPublicKey: issuer.publicKey });
+    const registered = (id: string, issuer = oldIssuer) => b.event('NodeRegistered', { id, role: 'worker', description: nodeDescription(id, { tls: tls(issuer) }) });
+    const newIssuer = rotation().issuer;
+    const replay = (events: readonly ShoalEvent[]): ClusterState => {
+      const state = emptyState();
+      for (const event of events) evolve(state, event);
+      return state;
+    };
+
+    it('is refused below level 6, where builds before it would not know the record', () => {
+      given(at(RULE_LEVELS.nodeTlsInfo - 1)).when(b.event('RootCaRotationStarted', rotation())).thenRejected(/needs log level 6 and the log is at level 5/);
+    });
+
+    it('runs while a node has a certificate of the old root: the tokens stay, the cluster shows it under way', () => {
+      given(at(LOG_LEVEL), registered('n1'), registered('n2'))
+        .when(b.event('RootCaRotationStarted', rotation()))
+        .thenApplied((state) => {
+          expect(state.cluster?.rootRotation).toMatchObject({ forceRotate: 1, issuer: newIssuer });
+          expect(state.cluster?.rootCa).toBeUndefined();
+          expect(state.cluster?.tokens).toEqual(keptJoinTokens({ worker: 'SWMTKN-1-old-w', manager: 'SWMTKN-1-old-m' }));
+          expect(state.cluster?.version).toBe(2);
+        });
+    });
+
+    it("ends in the record where the last node shows a certificate of the new root: the new root and its tokens are the cluster's", () => {
+      given(at(LOG_LEVEL), registered('n1'), registered('n2'), b.event('RootCaRotationStarted', rotation()), registered('n1', newIssuer))
+        .when(registered('n2', newIssuer))
+        .thenApplied((state) => {
+          expect(state.cluster?.rootRotation).toBeUndefined();
+          const { tokens: _tokens, ...root } = rotation();
+          expect(state.cluster?.rootCa).toEqual(root);
+          expect(state.cluster?.tokens).toEqual(keptJoinTokens({ worker: 'SWMTKN-1-new1-w', manager: 'SWMTKN-1-new1-m' }));
+          expect(state.cluster?.version).toBe(3);
+        });
+    });
+
+    it('waits for a node that comes back still on the old root, and ends when the last such node is removed', () => {
+      const started = [at(LOG_LEVEL), registered('n1'), registered('n2'), b.event('RootCaRotationStarted', rotation()), registered('n1', newIssuer)];
+      given(...started)
+        .when(registered('n2'))
+        .thenApplied((state) => expect(state.cluster?.rootRotation).toBeDefined());
+      given(...started)
+        .when(b.event('NodeRemoved', { id: 'n2', force: true }))
+        .thenApplied((state) => {
+          expect(state.cluster?.rootRotation).toBeUndefined();
+          expect(state.cluster?.rootCa?.forceRotate).toBe(1);
+        });
+    });
+
+    it('ends at once on a cluster whose every node already shows the new issuer, or that has none', () => {
+      given(at(LOG_LEVEL))
+        .when(b.event('RootCaRotationStarted', rotation()))
+        .thenApplied((state) => expect(state.cluster?.rootCa?.root).toBe(rotation().root));
+    });
+
+    it('a rotation asked for during another replaces it: nodes on the first new root are not yet done', () => {
+      const second = rotation(2, 'c2Vjb25kLWtleQ==');
+      given(at(LOG_LEVEL), registered('n1'), b.event('RootCaRotationStarted', rotation()), b.event('RootCaRotationStarted', second))
+        .when(registered('n1', newIssuer))
+        .thenApplied((state) => expect(state.cluster?.rootRotation?.forceRotate).toBe(2));
+    });
+
+    it("keeps a node's TLS from level 6; below it, not at all, so a log below it hashes as the builds before it hash it", () => {
+      const withTls = registered('n1');
+      const { tls: _tls, ...plain } = withTls.data.description;
+      const without = { ...withTls, data: { ...withTls.data, description: plain } };
+      const below = at(RULE_LEVELS.nodeTlsInfo - 1);
+      expect(replay([below, withTls]).nodes.get('n1')?.description.tls).toBeUndefined();
+      expect(stateHash(replay([below, withTls]))).toBe(stateHash(replay([below, without])));
+      const state = replay([at(LOG_LEVEL), withTls]);
+      expect(state.nodes.get('n1')?.description.tls).toEqual(tls(oldIssuer));
+      expect(evolve(state, b.event('RootCaRotationStarted', rotation())).status).toBe('applied');
+    });
+
+    it('survives the codec: a rotation record decodes to what was written', () => {
+      const event = b.event('RootCaRotationStarted', rotation());
+      const decoded = decode(encode(event));
+      expect(decoded.ok && decoded.event).toEqual(event);
     });
   });
 });

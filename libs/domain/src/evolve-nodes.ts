@@ -1,6 +1,7 @@
 /** Nodes: registered and observed by the dispatcher, configured by the operator. */
 import { RULE_LEVELS, TaskState } from '@shoal/contracts';
 import type { EventOf } from '@shoal/contracts';
+import { endRootRotationIfDone } from './evolve-cluster';
 import { ruleApplies } from './rule-levels';
 import type { ClusterState } from './state';
 import { applied, batchVerdict, refuse, rejected } from './verdict';
@@ -11,7 +12,10 @@ type NodeEvent = EventOf<'NodeRegistered' | 'NodeStatusChanged' | 'NodeSpecUpdat
 export const evolveNodes = (state: ClusterState, event: NodeEvent): Verdict => {
   switch (event.type) {
     case 'NodeRegistered': {
-      const { id, description, role, addr } = event.data;
+      const { id, role, addr } = event.data;
+      // A node's TLS from level 6, where it ends a root rotation; below it, not kept, as builds before it keep none.
+      const { tls, ...untold } = event.data.description;
+      const description = tls && ruleApplies(state, RULE_LEVELS.nodeTlsInfo) ? event.data.description : untold;
       const status = { state: 'ready' as const, at: event.at, ...(addr === undefined ? {} : { addr }) };
       const node = state.nodes.get(id);
       state.nodes.set(
@@ -28,6 +32,7 @@ export const evolveNodes = (state: ClusterState, event: NodeEvent): Verdict => {
               updatedAt: event.at,
             },
       );
+      endRootRotationIfDone(state, event.at);
       return applied(event.type);
     }
     case 'NodeStatusChanged': {
@@ -62,6 +67,7 @@ export const evolveNodes = (state: ClusterState, event: NodeEvent): Verdict => {
       }
       state.nodes.delete(node.id);
       if (ruleApplies(state, RULE_LEVELS.nodeRemovalOrphansTasks)) orphanTasksOf(state, node.id, event.at);
+      endRootRotationIfDone(state, event.at);
       return applied(event.type);
     }
     default: {

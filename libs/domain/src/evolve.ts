@@ -63,6 +63,7 @@ const route = (state: ClusterState, event: ShoalEvent): Verdict => {
     case 'JoinTokensRotated':
     case 'OwnershipTaken':
     case 'LogLevelRaised':
+    case 'RootCaRotationStarted':
       return evolveCluster(state, event);
     case 'AuditCheckpointed':
       // Checked by `shoal audit verify` (signature, chain, state hash), not by evolve.

@@ -26,3 +26,4 @@ export * from './constraints';
 export * from './net';
 export * from './admission';
 export * from './audit';
+export { ruleApplies } from './rule-levels';

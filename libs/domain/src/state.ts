@@ -4,6 +4,7 @@
  * every process that replays the same records.
  */
 import type {
+  CertificateIssuer,
   ClusterSpec,
   Component,
   ConfigSpec,
@@ -11,6 +12,7 @@ import type {
   SecretSpec,
   Endpoint,
   KeptJoinTokens,
+  SealedJoinToken,
   NetworkSpec,
   NodeDescription,
   NodeSpec,
@@ -32,6 +34,26 @@ export interface Cluster {
   readonly logLevel?: number;
   /** The log level each component's current owner reads, where above 1 (OwnershipTaken.reads). */
   readonly readers?: Readonly<Partial<Record<Component, number>>>;
+  /** The root CA the last finished rotation made (absent: the one in SHOAL_CA_DIR, as before any rotation). */
+  readonly rootCa?: RootCa;
+  /** A root CA rotation under way (RootCaRotationStarted), until every node's certificate is of its root. */
+  readonly rootRotation?: RootCaRotation;
+}
+
+/** A root CA as the log keeps it: its certificate, its key sealed under the cluster key, and the rotation that made it. */
+export interface RootCa {
+  readonly root: string;
+  readonly key: string;
+  readonly issuer: CertificateIssuer;
+  /** The rotation's cross-signed certificate: the intermediate that chains this root to the one before. */
+  readonly crossSigned: string;
+  /** Docker's CAConfig.ForceRotate that made it. */
+  readonly forceRotate: number;
+}
+
+export interface RootCaRotation extends RootCa {
+  /** The join tokens of the new root, the cluster's once the rotation ends. */
+  readonly tokens: { readonly worker: SealedJoinToken; readonly manager: SealedJoinToken };
 }
 
 export interface Service {

@@ -74,6 +74,7 @@ const DEFAULT_WRITER: { readonly [K in EventType]: Component } = {
   JoinTokensRotated: 'api',
   OwnershipTaken: 'scheduler',
   LogLevelRaised: 'api',
+  RootCaRotationStarted: 'api',
   AuditCheckpointed: 'reaper',
   ServiceCreated: 'api',
   ServiceUpdated: 'api',

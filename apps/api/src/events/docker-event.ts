@@ -229,6 +229,7 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
     case 'JoinTokensRotated':
     case 'OwnershipTaken':
     case 'LogLevelRaised':
+    case 'RootCaRotationStarted':
     case 'AuditCheckpointed':
       return [];
     // SwarmKit's allocator writes a service whose allocation (VIPs, published ports) changes:

@@ -154,6 +154,7 @@ export class OrchestratorCore implements ComponentCore {
       case 'JoinTokensRotated':
       case 'OwnershipTaken':
       case 'LogLevelRaised':
+      case 'RootCaRotationStarted':
       case 'AuditCheckpointed':
       case 'ServiceEndpointsAllocated':
       case 'NetworkCreated':

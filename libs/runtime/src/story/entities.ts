@@ -22,6 +22,7 @@ export const entitiesOf = (event: ShoalEvent): EntityRef[] => {
     case 'JoinTokensRotated':
     case 'OwnershipTaken':
     case 'LogLevelRaised':
+    case 'RootCaRotationStarted':
     case 'AuditCheckpointed':
       return [{ kind: 'cluster', id: event.cluster }];
     case 'ServiceCreated':
