@@ -120,6 +120,35 @@ export const nodeIdentity = (certificate: X509Certificate | Buffer, ca: X509Cert
 };
 
 /**
+ * Who a certificate says it is, when one of `roots` signed it, directly or through one of
+ * `intermediates` that a root signed (a rotation's cross-signed root); and the certificate
+ * that signed it, whose subject and key are the issuer Docker's TLSInfo shows. Else why not.
+ */
+export const nodeIdentityAmong = (
+  certificate: X509Certificate | Buffer,
+  roots: readonly X509Certificate[],
+  now: Date,
+  intermediates: readonly X509Certificate[] = [],
+): { readonly identity: NodeIdentity; readonly issuer: X509Certificate } | string => {
+  const cert = certificate instanceof X509Certificate ? certificate : new X509Certificate(certificate);
+  let why = "the certificate is not signed by this cluster's root CA";
+  const chained = intermediates.filter((intermediate) => roots.some((root) => typeof caIssued(intermediate, root, now) !== 'string'));
+  for (const issuer of [...roots, ...chained]) {
+    const identity = nodeIdentity(cert, issuer, now);
+    if (typeof identity !== 'string') return { identity, issuer };
+    if (cert.checkIssued(issuer) && cert.verify(issuer.publicKey)) why = identity;
+  }
+  return why;
+};
+
+/** Whether `root` signed the CA certificate `ca` and it is valid at `now`; else why not. */
+const caIssued = (ca: X509Certificate, root: X509Certificate, now: Date): true | string => {
+  if (!ca.ca) return 'not a CA certificate';
+  if (!ca.checkIssued(root) || !ca.verify(root.publicKey)) return 'not signed by the root';
+  return now < new Date(ca.validFrom) || now > new Date(ca.validTo) ? 'not valid now' : true;
+};
+
+/**
  * When a node asks for its next certificate: at a point between half and four fifths of
  * the current one's life (SwarmKit's window), `jitter` in [0, 1) choosing where.
  */

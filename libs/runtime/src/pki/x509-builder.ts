@@ -135,7 +135,8 @@ export const buildCertificate = (options: CertificateOptions): X509Certificate =
   const extensions =
     options.kind === 'ca'
       ? [
-          extension(OID.basicConstraints, true, sequence(boolean(true), smallInteger(0))),
+          // No path length limit, as SwarmKit's roots have none: a rotation's cross-signed root is an intermediate below this one.
+          extension(OID.basicConstraints, true, sequence(boolean(true))),
           extension(OID.keyUsage, true, namedBits([DIGITAL_SIGNATURE, KEY_CERT_SIGN, CRL_SIGN])),
         ]
       : [

@@ -17,7 +17,7 @@ import type { EventLog } from '@shoal/eventlog';
 import { openDataKeyStore } from '@shoal/eventlog';
 import type { DataKeyStore } from '@shoal/eventlog';
 import { clusterKeyPath, readClusterKeyFile, writeClusterKeyFile } from './cluster-key';
-import { openJoinToken, sealJoinToken, unwrapDataKey, wrapDataKey } from './secret-box';
+import { openJoinToken, openRootCaKey, sealJoinToken, sealRootCaKey, unwrapDataKey, wrapDataKey } from './secret-box';
 import { formatUnlockKey, InvalidUnlockKeyError, lockClusterKey, newUnlockKey, parseUnlockKey, unlockClusterKey } from './unlock-key';
 import { SecretVault, UNLOCK_KEY_ID } from './secret-vault';
 
@@ -95,6 +95,16 @@ export class ClusterKeyring {
 
   openJoinTokens(kept: KeptJoinTokens): JoinTokens {
     return { worker: this.openJoinToken(kept.worker), manager: this.openJoinToken(kept.manager) };
+  }
+
+  /** A root CA's private key (PEM) as the log keeps it: sealed under the cluster key, bound to the root's digest. SwarmLockedError while locked. */
+  keepRootCaKey(keyPem: string, rootDigest: string): string {
+    return sealRootCaKey(this.openKey(), keyPem, rootDigest).toString('base64');
+  }
+
+  /** A root CA's private key (PEM) from the log. SwarmLockedError while locked. */
+  openRootCaKey(sealed: string, rootDigest: string): string {
+    return openRootCaKey(this.openKey(), Buffer.from(sealed, 'base64'), rootDigest);
   }
 
   /** The vault, opened once (the store, and the check that this is the cluster's key); SwarmLockedError while locked. */

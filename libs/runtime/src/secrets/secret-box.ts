@@ -45,3 +45,8 @@ export const unwrapDataKey = (clusterKey: Buffer, wrapped: Buffer, secretId: str
 export const sealJoinToken = (clusterKey: Buffer, token: string, hash: string): Buffer => seal(clusterKey, Buffer.from(token, 'utf8'), `join-token:${hash}`);
 export const openJoinToken = (clusterKey: Buffer, sealed: Buffer, hash: string): string =>
   open(clusterKey, sealed, `join-token:${hash}`, 'a join token on the log (set the same SHOAL_SECRETS_KEY_FILE on every API and dispatcher)').toString('utf8');
+
+/** A root CA's private key (PEM) sealed under the cluster key, bound to the root's digest (a sealed key moved beside another root does not open). */
+export const sealRootCaKey = (clusterKey: Buffer, keyPem: string, rootDigest: string): Buffer => seal(clusterKey, Buffer.from(keyPem, 'utf8'), `root-ca-key:${rootDigest}`);
+export const openRootCaKey = (clusterKey: Buffer, sealed: Buffer, rootDigest: string): string =>
+  open(clusterKey, sealed, `root-ca-key:${rootDigest}`, "the root CA's key on the log (set the same SHOAL_SECRETS_KEY_FILE on every API and dispatcher)").toString('utf8');
