@@ -246,10 +246,14 @@ const runHostAgent = async (options: AgentCommandOptions, joinToken: string, dis
     onFailure: (error) => failed(error),
     onConnectionChange: (up) => (connected = up ? 1 : 0),
     onHeartbeat: () => metrics.heartbeat(),
+    ...(identity ? { trustRoot: () => identity.trustRoot, onRenewCertificate: () => identity.renewNow(joinedAs.session?.dispatcher ?? dispatchers[0]!) } : {}),
   });
   joinedAs.session = session;
-  // A renewed certificate is used from the next connection: the sessions reconnect once, on it.
-  identity?.onRenewed(() => channels.close());
+  // A renewed certificate is used from the next connection: the session reconnects at once, on it.
+  identity?.onRenewed(() => {
+    channels.close();
+    session.reconnect();
+  });
   identity?.scheduleRenewal(() => session.dispatcher);
   const signalled = untilSignalled();
   const joined = await Promise.race([session.start().then(() => 'joined' as const), signalled]).catch(async (error: unknown) => {

@@ -76,6 +76,10 @@ export interface AgentSessionOptions {
   /** Called on each heartbeat sent (for /metrics). */
   readonly onHeartbeat?: () => void;
   readonly random?: () => number;
+  /** Under mutual TLS: the root CAs the node trusts now (PEM), reported with each session it opens. */
+  readonly trustRoot?: () => string;
+  /** Called when the dispatcher asks the node to renew its certificate (a root CA rotation). */
+  readonly onRenewCertificate?: () => void;
 }
 
 /** A status update may take its time, as SwarmKit's agent lets a call: two periods, 5 s at least. */
@@ -187,6 +191,17 @@ export class AgentSession {
     this.started = undefined;
   }
 
+  /**
+   * Opens a new session now, on the channels as they are now: a renewed certificate is used
+   * from the next connection (and the dispatcher hears of the node's new TLS from the new
+   * session). The node's tasks keep running, as on any reconnection.
+   */
+  reconnect(): void {
+    if (this.stopped || !this.up) return;
+    this.teardown();
+    this.connect();
+  }
+
   private client(): DispatcherApi {
     return this.options.channels.client(this.address, this.options.index ?? 0);
   }
@@ -194,10 +209,14 @@ export class AgentSession {
   private connect(): void {
     if (this.stopped) return;
     const generation = ++this.generation;
-    const call = this.client().session({ joinToken: this.options.joinToken, nodeId: this.id ?? '', description: this.description });
+    const trustRoot = this.options.trustRoot?.();
+    const description = trustRoot === undefined ? this.description : { ...this.description, tlsTrustRoot: trustRoot };
+    const call = this.client().session({ joinToken: this.options.joinToken, nodeId: this.id ?? '', description });
     this.calls.push(call);
     call.on('data', (message: SessionMessage) => {
       if (generation !== this.generation) return;
+      // A message asking for a renewal carries nothing else.
+      if (message.renewCertificate) return void this.options.onRenewCertificate?.();
       this.learn(message.dispatchers ?? []);
       if (!this.up) this.established(message, generation);
       else if (message.heartbeatPeriodMs > 0) this.periodChanged(message.heartbeatPeriodMs, generation);

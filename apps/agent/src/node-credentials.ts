@@ -7,6 +7,12 @@
  * certificate, and asks for the next one between half and four fifths of the current one's
  * life. With a state directory it keeps its key (0600), certificate and the CA there, and a
  * restart is the same node; without one, each start is a new node.
+ *
+ * A root CA rotation (`docker swarm ca --rotate`) reaches the node through its renewals,
+ * which the dispatcher asks for (the session's renew_certificate): during the rotation the
+ * certificate comes from the new root, with the cross-signed root as its intermediate, and
+ * with both roots to trust; after it, with the new root alone. The roots to trust are taken
+ * only from a dispatcher this node has already verified.
  */
 import { X509Certificate, createPrivateKey, randomInt } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
@@ -16,7 +22,7 @@ import { credentials, status } from '@grpc/grpc-js';
 import type { ChannelCredentials, Client, ServiceError } from '@grpc/grpc-js';
 import { DISPATCHER_TLS_OPTIONS, NodeCaClient } from '@shoal/protocol';
 import type { GetRootCaCertificateResponse, IssueNodeCertificateRequest, NodeCertificateResponse, RenewNodeCertificateRequest } from '@shoal/protocol';
-import { caDigest, certificateRequest, managerPeerCheck, newKeyPair, nodeIdentity, privateKeyPem, renewalAt, timerAt, tokenDigest } from '@shoal/runtime';
+import { caDigest, certificateRequest, certificatesOf, managerPeerCheck, newKeyPair, nodeIdentityAmong, pemBundle, privateKeyPem, renewalAt, timerAt, tokenDigest } from '@shoal/runtime';
 import type { NodeIdentity } from '@shoal/runtime';
 
 export const NODE_KEY_FILE = 'node-key.pem';
@@ -59,7 +65,10 @@ export interface NodeCredentialsOptions {
 interface Held {
   readonly key: KeyObject;
   readonly certificate: X509Certificate;
-  readonly ca: X509Certificate;
+  /** The certificates between it and a root (a rotation's cross-signed root), sent with it. */
+  readonly intermediates: readonly X509Certificate[];
+  /** The root CAs the node trusts: the one its token pinned, and whatever a verified dispatcher has given since. */
+  readonly trust: readonly X509Certificate[];
   readonly identity: NodeIdentity;
 }
 
@@ -90,7 +99,7 @@ export class NodeCredentials {
     const digest = tokenDigest(joinToken);
     const kept = NodeCredentials.kept(options.stateDir, now());
     // A token of another root CA (the node sent to another cluster) is a join anew, not the old certificate.
-    if (kept && (digest === undefined || caDigest(kept.ca) === digest)) return new NodeCredentials(kept, options);
+    if (kept && (digest === undefined || kept.trust.some((root) => caDigest(root) === digest))) return new NodeCredentials(kept, options);
     if (kept) options.log?.(`the node's certificate in ${options.stateDir} is of another root CA than the join token's: joining anew`);
     if (digest === undefined) throw new JoinRefused('the join token is not a SWMTKN-1-<root CA digest>-<secret> token: copy it whole from `docker swarm join-token worker`');
     for (let attempt = 0; ; attempt += 1) {
@@ -115,10 +124,13 @@ export class NodeCredentials {
     if (!stateDir) return undefined;
     const paths = [NODE_KEY_FILE, NODE_CERT_FILE, ROOT_CA_FILE].map((file) => join(stateDir, file));
     if (!paths.every((path) => existsSync(path))) return undefined;
-    const [key, certificate, ca] = [createPrivateKey(readFileSync(paths[0]!)), new X509Certificate(readFileSync(paths[1]!)), new X509Certificate(readFileSync(paths[2]!))];
-    const identity = nodeIdentity(certificate, ca, now);
+    const key = createPrivateKey(readFileSync(paths[0]!));
+    const [certificate, ...intermediates] = certificatesOf(readFileSync(paths[1]!, 'utf8'));
+    const trust = certificatesOf(readFileSync(paths[2]!, 'utf8'));
+    if (!certificate) return undefined;
+    const found = nodeIdentityAmong(certificate, trust, now, intermediates);
     // Expired (the agent was down past it) or otherwise unusable: join again, as a new node.
-    return typeof identity === 'string' || !certificate.checkPrivateKey(key) ? undefined : { key, certificate, ca, identity };
+    return typeof found === 'string' || !certificate.checkPrivateKey(key) ? undefined : { key, certificate, intermediates, trust, identity: found.identity };
   }
 
   private static async issue(address: string, joinToken: string, digest: string, now: () => Date): Promise<Held> {
@@ -135,16 +147,24 @@ export class NodeCredentials {
     const request = certificateRequest(keys.privateKey);
     const pinned = credentials.createSsl(Buffer.from(root.certificate), null, null, { checkServerIdentity: managerPeerCheck });
     const answer = await ask<IssueNodeCertificateRequest, NodeCertificateResponse>(address, pinned, 'issueNodeCertificate', { token: joinToken, ...request });
-    return NodeCredentials.accept(answer, keys.privateKey, ca, now());
+    const held = NodeCredentials.accept(answer, keys.privateKey, now());
+    if (!held.trust.some((root) => caDigest(root) === digest)) throw new JoinRefused(`the dispatcher at ${address} gave roots to trust without the one the join token pins`);
+    return held;
   }
 
-  /** An issued certificate, once it is for this key, from the pinned CA, and valid. */
-  private static accept(answer: NodeCertificateResponse, key: KeyObject, ca: X509Certificate, now: Date): Held {
-    const certificate = new X509Certificate(answer.certificate);
-    const identity = nodeIdentity(certificate, ca, now);
-    if (typeof identity === 'string') throw new JoinRefused(`the certificate the dispatcher issued is not usable: ${identity}`);
-    if (!certificate.checkPrivateKey(key)) throw new JoinRefused('the certificate the dispatcher issued is not for this node\'s key');
-    return { key, certificate, ca, identity };
+  /**
+   * An issued certificate, once it is for this key, valid, and of one of the roots the
+   * answer gives to trust (directly, or through the intermediate it came with). The answer
+   * came from a dispatcher whose certificate this node verified against the roots it trusts.
+   */
+  private static accept(answer: NodeCertificateResponse, key: KeyObject, now: Date): Held {
+    const [certificate, ...intermediates] = certificatesOf(answer.certificate);
+    const trust = certificatesOf(answer.ca);
+    if (!certificate || trust.length === 0) throw new JoinRefused('the dispatcher answered without a certificate or without the roots to trust');
+    const found = nodeIdentityAmong(certificate, trust, now, intermediates);
+    if (typeof found === 'string') throw new JoinRefused(`the certificate the dispatcher issued is not usable: ${found}`);
+    if (!certificate.checkPrivateKey(key)) throw new JoinRefused("the certificate the dispatcher issued is not for this node's key");
+    return { key, certificate, intermediates, trust, identity: found.identity };
   }
 
   get nodeId(): string {
@@ -159,12 +179,30 @@ export class NodeCredentials {
     return this.held.certificate;
   }
 
-  /** What a channel to a dispatcher dials with: this node's certificate, the pinned CA, a manager at the other end. */
+  /** The root CAs the node trusts, as one PEM bundle: what its sessions report (Docker's node TLSInfo.TrustRoot). */
+  get trustRoot(): string {
+    return pemBundle(this.held.trust);
+  }
+
+  /** What a channel to a dispatcher dials with: this node's certificate and its intermediates, the roots it trusts, a manager at the other end. */
   channelCredentials(): ChannelCredentials {
-    return credentials.createSsl(Buffer.from(this.held.ca.toString()), Buffer.from(privateKeyPem(this.held.key)), Buffer.from(this.held.certificate.toString()), {
+    return credentials.createSsl(Buffer.from(this.trustRoot), Buffer.from(privateKeyPem(this.held.key)), Buffer.from(pemBundle([this.held.certificate, ...this.held.intermediates])), {
       checkServerIdentity: managerPeerCheck,
     });
   }
+
+  /**
+   * Renews now, as a dispatcher asked (a root CA rotation), unless a renewal is under way:
+   * errors are said, and the next ask or the renewal window tries again.
+   */
+  renewNow(address: string): void {
+    if (this.renewing) return;
+    this.renewing = this.renew(address)
+      .catch(() => undefined)
+      .finally(() => (this.renewing = undefined));
+  }
+
+  private renewing?: Promise<void>;
 
   /** Tells `listener` each time a new certificate is in use. */
   onRenewed(listener: () => void): void {
@@ -193,7 +231,7 @@ export class NodeCredentials {
     const keys = newKeyPair();
     try {
       const answer = await ask<RenewNodeCertificateRequest, NodeCertificateResponse>(address, this.channelCredentials(), 'renewNodeCertificate', certificateRequest(keys.privateKey));
-      const held = NodeCredentials.accept(answer, keys.privateKey, this.held.ca, this.now());
+      const held = NodeCredentials.accept(answer, keys.privateKey, this.now());
       if (held.identity.nodeId !== this.nodeId) throw new Error(`the renewed certificate names node ${held.identity.nodeId}, not ${this.nodeId}`);
       this.held = held;
       this.keep();
@@ -224,7 +262,7 @@ export class NodeCredentials {
       renameSync(temporary, join(dir, file));
     };
     write(NODE_KEY_FILE, privateKeyPem(this.held.key), 0o600);
-    write(NODE_CERT_FILE, this.held.certificate.toString(), 0o644);
-    write(ROOT_CA_FILE, this.held.ca.toString(), 0o644);
+    write(NODE_CERT_FILE, pemBundle([this.held.certificate, ...this.held.intermediates]), 0o644);
+    write(ROOT_CA_FILE, this.trustRoot, 0o644);
   }
 }

@@ -10,8 +10,10 @@
  */
 import { Metadata, status } from '@grpc/grpc-js';
 import type { ServerReadableStream, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
+import { ruleApplies } from '@shoal/domain';
 import type { DispatcherCore, SessionTable } from '@shoal/domain';
-import type { NodeRole, TaskStatusReport } from '@shoal/contracts';
+import { RULE_LEVELS } from '@shoal/contracts';
+import type { CertificateIssuer, NodeRole, TaskStatusReport } from '@shoal/contracts';
 import { DISPATCHER_REDIRECT_KEY, addressOfInstance } from '@shoal/protocol';
 import type {
   AssignmentsMessage,
@@ -27,7 +29,8 @@ import type {
   UpdateTaskStatusesResponse,
 } from '@shoal/protocol';
 import type { ServerSurfaceCall } from '@grpc/grpc-js/build/src/server-call';
-import type { ComponentRunner, NodeIdentity } from '@shoal/runtime';
+import type { ComponentRunner } from '@shoal/runtime';
+import type { CallerIdentity } from './cluster-tls';
 import { AgentSession } from './agent-session';
 import type { SessionSource } from './agent-session';
 import type { SecretOpener } from './protocol-mapping';
@@ -36,7 +39,7 @@ import type { AgentCounters } from './dispatcher-metrics';
 import type { LogBroker } from './log-broker';
 import { SESSION_NOT_FOUND, quoted, refusal } from './refusal';
 import type { Refusal } from './refusal';
-import { toNodeDescription, toStatusReport } from './protocol-mapping';
+import { nodeTlsInfo, toNodeDescription, toStatusReport } from './protocol-mapping';
 
 export interface AgentServiceDeps {
   /** The runner, once started. */
@@ -64,7 +67,7 @@ export interface AgentServiceDeps {
    * node of this cluster). A node then speaks only for itself, and joins by certificate
    * rather than by token.
    */
-  readonly identify?: (call: Pick<ServerSurfaceCall, 'getAuthContext'>) => NodeIdentity | string;
+  readonly identify?: (call: Pick<ServerSurfaceCall, 'getAuthContext'>) => CallerIdentity | string;
 }
 
 /** A node id an agent may keep: letters, digits, '.', '_', '-'; at most 128. */
@@ -119,8 +122,11 @@ export class AgentService {
     const request = call.request;
     const admitted = this.admit(call, request, runner);
     if ('code' in admitted) return void call.emit('error', admitted);
-    const description = toNodeDescription(request.description, admitted.role);
-    if (typeof description === 'string') return void call.emit('error', refusal(status.INVALID_ARGUMENT, description));
+    const described = toNodeDescription(request.description, admitted.role);
+    if (typeof described === 'string') return void call.emit('error', refusal(status.INVALID_ARGUMENT, described));
+    const tls = admitted.issuer && ruleApplies(runner.view.state, RULE_LEVELS.nodeTlsInfo) ? nodeTlsInfo(request.description?.tlsTrustRoot ?? '', admitted.issuer) : undefined;
+    if (typeof tls === 'string') return void call.emit('error', refusal(status.INVALID_ARGUMENT, tls));
+    const description = tls ? { ...described, tls } : described;
     const nodeId = admitted.nodeId ?? (request.nodeId || this.deps.newNodeId());
     if (!NODE_ID.test(nodeId)) {
       return void call.emit('error', refusal(status.INVALID_ARGUMENT, `invalid node id "${quoted(nodeId)}": letters, digits, '.', '_' and '-', at most 128`));
@@ -143,14 +149,18 @@ export class AgentService {
    * the certificate is its membership, and a session may name no other node); else whoever
    * holds a join token the cluster takes.
    */
-  private admit(call: ServerWritableStream<SessionRequest, SessionMessage>, request: SessionRequest, runner: ComponentRunner): { role: NodeRole; nodeId?: string } | Refusal {
+  private admit(
+    call: ServerWritableStream<SessionRequest, SessionMessage>,
+    request: SessionRequest,
+    runner: ComponentRunner,
+  ): { role: NodeRole; nodeId?: string; issuer?: CertificateIssuer } | Refusal {
     if (this.deps.identify) {
       const caller = this.deps.identify(call);
       if (typeof caller === 'string') return refusal(status.UNAUTHENTICATED, caller);
       if (request.nodeId && request.nodeId !== caller.nodeId) {
         return refusal(status.PERMISSION_DENIED, `the session names node ${quoted(request.nodeId)}, but the certificate is node ${caller.nodeId}'s`);
       }
-      return { role: caller.role, nodeId: caller.nodeId };
+      return { role: caller.role, nodeId: caller.nodeId, issuer: caller.issuer };
     }
     const check = this.deps.core.admit(runner.view.state, request.joinToken ?? '', request.nodeId ?? '');
     return check.ok ? { role: check.role } : refusal(status.UNAUTHENTICATED, check.reason);

@@ -99,11 +99,15 @@ export class AssignmentStream {
   }
 }
 
+/** How long a session asked to renew its node's certificate is not asked again. */
+const RENEW_AGAIN_MS = 30_000;
+
 export class AgentSession implements SessionLink, LogSessionLink {
   private readonly streams = new Set<AssignmentStream>();
   private endedValue?: string;
   /** The period last told (a later message repeats it). */
   private periodMs = 0;
+  private askedToRenewAt?: number;
 
   constructor(
     readonly nodeId: string,
@@ -137,6 +141,18 @@ export class AgentSession implements SessionLink, LogSessionLink {
   /** Tells the agent where the dispatchers are now (the period as last told). */
   dispatchersChanged(): void {
     if (this.periodMs > 0) this.send(this.periodMs);
+  }
+
+  /**
+   * Asks the agent to renew its certificate (a root CA rotation): once on a session, and
+   * again only after RENEW_AGAIN_MS, so that an agent that cannot renew is not asked on
+   * every look.
+   */
+  askToRenew(now: number): void {
+    if (this.askedToRenewAt !== undefined && now - this.askedToRenewAt < RENEW_AGAIN_MS) return;
+    if (this.call.cancelled || this.call.writableEnded || this.periodMs === 0) return;
+    this.askedToRenewAt = now;
+    this.call.write({ nodeId: this.nodeId, sessionId: this.sessionId, heartbeatPeriodMs: 0, dispatchers: [], logSubscriptions: [], renewCertificate: true });
   }
 
   /** Asks the agent for its tasks' output, or tells it a subscription is over (on the Session stream). */

@@ -7,12 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
-import { SessionTable } from '@shoal/domain';
+import { RULE_LEVELS } from '@shoal/contracts';
+import type { NodeTlsInfo } from '@shoal/contracts';
+import { SessionTable, ruleApplies } from '@shoal/domain';
 import type { DispatcherCore } from '@shoal/domain';
 import type { EventLog } from '@shoal/eventlog';
 import { DISPATCHER_SERVICE, DISPATCHER_TLS_NAME, LOGS_SERVICE, NODE_CA_SERVICE, instanceWithAddress } from '@shoal/protocol';
-import { ComponentRunner, ProcessMetrics, componentCore, makeInstanceId, newObjectId } from '@shoal/runtime';
-import type { RunnerActivity, SecretVault, SigningCa, ViewSnapshots } from '@shoal/runtime';
+import { ClusterRootCa, ComponentRunner, ProcessMetrics, componentCore, makeInstanceId, newObjectId } from '@shoal/runtime';
+import type { RootCaState, RootKeyOpener, RunnerActivity, SecretVault, SigningCa, ViewSnapshots } from '@shoal/runtime';
+import { AgentSession } from './agent-session';
 import { ActiveProbe } from './active-probe';
 import { ClusterTls } from './cluster-tls';
 import { NodeCaService } from './node-ca-service';
@@ -54,7 +57,20 @@ export interface DispatcherServerOptions {
    * gRPC and join tokens on every session.
    */
   readonly ca?: SigningCa & { readonly pem: string };
+  /** Opens a root CA key the log keeps sealed (a rotation's root): the cluster keyring's. Without it, a rotated root cannot sign here. */
+  readonly rootKeys?: RootKeyOpener;
 }
+
+const noRootKeys: RootKeyOpener = () => {
+  throw new Error("this dispatcher has no cluster key to open a rotated root CA's key with");
+};
+
+/** How often the server looks at the cluster's root CA on its view (a rotation starting or ending) and at the nodes' certificates. */
+const ROOT_WATCH_MS = 1_000;
+
+/** Whether a node's TLS is what the cluster's root CA asks: its certificate of the issuer nodes should have, and the roots it trusts the ones it should. */
+const tlsCurrent = (tls: NodeTlsInfo | undefined, root: RootCaState): boolean =>
+  tls !== undefined && tls.certIssuerPublicKey === root.issuer.publicKey && tls.certIssuerSubject === root.issuer.subject && tls.trustRoot === root.trustBundle;
 
 /** What the server's certificate names: where it is bound and advertised, and loopback. */
 const certificateHosts = (host: string, advertise: string | undefined): string[] => {
@@ -82,6 +98,7 @@ export class DispatcherServer {
   private server?: Server;
   private addressValue?: string;
   private tlsValue?: ClusterTls;
+  private rootWatch?: NodeJS.Timeout;
   /** While active: where the dispatchers are, this one first (told to every agent). */
   private dispatchersValue: readonly string[] = [];
   private readonly now: () => Date;
@@ -135,8 +152,19 @@ export class DispatcherServer {
     this.openVault();
     const host = this.options.host ?? '127.0.0.1';
     const instance = this.options.instance ?? makeInstanceId('dispatcher');
-    const tls = this.options.ca ? new ClusterTls(this.options.ca, { instance, hosts: certificateHosts(host, this.options.advertise), now: this.now }) : undefined;
+    const tls = this.options.ca
+      ? new ClusterTls(new ClusterRootCa(this.options.ca, this.options.rootKeys ?? noRootKeys), {
+          instance,
+          hosts: certificateHosts(host, this.options.advertise),
+          now: this.now,
+          cluster: () => this.runnerValue?.view.state.cluster,
+        })
+      : undefined;
     this.tlsValue = tls;
+    if (tls) {
+      this.rootWatch = setInterval(() => this.watchRoots(tls), ROOT_WATCH_MS);
+      this.rootWatch.unref();
+    }
     const logs = new LogBroker({
       active: () => {
         const runner = this.service?.activeRunner();
@@ -210,6 +238,30 @@ export class DispatcherServer {
     return { port };
   }
 
+  /**
+   * Follows the cluster's root CA on the view (ClusterTls.refresh), and asks each node whose
+   * certificate or trusted roots are not yet those the cluster's root CA asks for to renew
+   * its certificate, as SwarmKit's root rotation reconciler marks them: during a rotation for
+   * a certificate of the new root (and both roots to trust), after it for the new root alone.
+   * From log level 6, where nodes' TLS is kept.
+   */
+  private watchRoots(tls: ClusterTls): void {
+    try {
+      if (tls.refresh()) this.say(`the cluster's root CA is ${tls.current().rotating ? 'rotating' : 'now'} ${tls.current().digest}`);
+    } catch (error) {
+      this.say(`cannot serve the cluster's new root CA yet: ${(error as Error).message}`);
+    }
+    const runner = this.runnerValue;
+    if (runner?.state !== 'active' || !ruleApplies(runner.view.state, RULE_LEVELS.nodeTlsInfo)) return;
+    const state = runner.view.state;
+    const root = tls.current();
+    const now = this.now().getTime();
+    for (const session of this.sessions.all()) {
+      if (session.registration !== 'open' || !(session.link instanceof AgentSession)) continue;
+      if (!tlsCurrent(state.nodes.get(session.nodeId)?.description.tls, root)) session.link.askToRenew(now);
+    }
+  }
+
   /** Opens the vault in the background; a failure is said, and the next secret to send tries again. */
   private openVault(): void {
     const open = this.options.secrets;
@@ -248,6 +300,7 @@ export class DispatcherServer {
     this.server = undefined;
     this.endAgents('the dispatcher is stopping');
     this.probe.close();
+    clearInterval(this.rootWatch);
     this.tlsValue?.stop();
     if (server) {
       await new Promise<void>((resolve) => {

@@ -49,7 +49,12 @@ class DispatcherLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
       inject: [EVENT_LOG, DISPATCHER_KEYRING],
       useFactory: (log: EventLog, keyring: ClusterKeyring) => {
         const logger = new Logger('dispatcher');
-        return new DispatcherServer(log, { ...dispatcherOptionsFromEnv(process.env), log: (line) => logger.log(line), secrets: () => keyring.vault() });
+        return new DispatcherServer(log, {
+          ...dispatcherOptionsFromEnv(process.env),
+          log: (line) => logger.log(line),
+          secrets: () => keyring.vault(),
+          rootKeys: (sealed, digest) => keyring.openRootCaKey(sealed, digest),
+        });
       },
     },
     DispatcherLifecycle,

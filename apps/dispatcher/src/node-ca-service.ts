@@ -5,7 +5,8 @@
  * gives the role; the node gets a fresh id), and the next certificate for a node that holds
  * a valid one and has not been removed. Tokens are checked against the view's cluster, which
  * a standby has as well as the active instance; nothing here is written to the log, and no
- * token or key is ever logged.
+ * token or key is ever logged. During a root rotation the new root's key signs, and a node is
+ * given both roots to trust (root-rotation.ts).
  */
 import { status } from '@grpc/grpc-js';
 import type { ServerUnaryCall, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
@@ -14,7 +15,7 @@ import { checkJoinToken } from '@shoal/domain';
 import type { GetRootCaCertificateResponse, IssueNodeCertificateRequest, NodeCertificateResponse, RenewNodeCertificateRequest } from '@shoal/protocol';
 import { DEFAULT_NODE_CERT_EXPIRY_MS, nodeCertExpiryMs } from '@shoal/contracts';
 import { issueNodeCertificate, requestedKey } from '@shoal/runtime';
-import type { NodeCertificateRole } from '@shoal/runtime';
+import type { NodeCertificateRole, NodeSigner } from '@shoal/runtime';
 import type { ClusterTls } from './cluster-tls';
 import { refusal } from './refusal';
 
@@ -35,7 +36,7 @@ export class NodeCaService {
   implementation(): UntypedServiceImplementation {
     return {
       getRootCaCertificate: (_call: ServerUnaryCall<object, GetRootCaCertificateResponse>, done: sendUnaryData<GetRootCaCertificateResponse>) =>
-        done(null, { certificate: this.deps.tls.ca.pem }),
+        done(null, { certificate: this.deps.tls.current().pem }),
       issueNodeCertificate: (call: ServerUnaryCall<IssueNodeCertificateRequest, NodeCertificateResponse>, done: sendUnaryData<NodeCertificateResponse>) =>
         this.issue(call, done),
       renewNodeCertificate: (call: ServerUnaryCall<RenewNodeCertificateRequest, NodeCertificateResponse>, done: sendUnaryData<NodeCertificateResponse>) =>
@@ -67,14 +68,22 @@ export class NodeCaService {
   private sign(nodeId: string, role: NodeCertificateRole, request: RenewNodeCertificateRequest, state: ClusterState, done: sendUnaryData<NodeCertificateResponse>): void {
     const key = requestedKey({ publicKey: request.publicKey ?? '', signature: Buffer.from(request.signature ?? []) });
     if (typeof key === 'string') return done(refusal(status.INVALID_ARGUMENT, key));
-    const certificate = issueNodeCertificate(this.deps.tls.ca, {
+    const root = this.deps.tls.current();
+    let signer: NodeSigner;
+    try {
+      signer = root.signer();
+    } catch (error) {
+      return done(refusal(status.UNAVAILABLE, `the dispatcher cannot sign with the cluster's root CA now: ${(error as Error).message}`));
+    }
+    const certificate = issueNodeCertificate(signer, {
       nodeId,
       role,
       publicKey: key,
       now: this.deps.now(),
       validityMs: state.cluster ? nodeCertExpiryMs(state.cluster.spec) : DEFAULT_NODE_CERT_EXPIRY_MS,
     });
-    this.deps.log(`issued node ${nodeId} a ${role} certificate, valid to ${certificate.validTo}`);
-    done(null, { nodeId, certificate: certificate.toString(), ca: this.deps.tls.ca.pem });
+    this.deps.log(`issued node ${nodeId} a ${role} certificate${root.rotating ? ' of the new root CA (rotation under way)' : ''}, valid to ${certificate.validTo}`);
+    // The certificate with its intermediate (a rotation's cross-signed root), and the roots to trust: both during a rotation.
+    done(null, { nodeId, certificate: certificate.toString() + signer.chain, ca: root.trustBundle });
   }
 }

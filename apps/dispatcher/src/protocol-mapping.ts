@@ -4,8 +4,10 @@
  * that go with them, their base64 as bytes) into messages.
  * What does not fit the event's shape is refused here, before it could reach the log.
  */
+import type { X509Certificate } from 'node:crypto';
 import { EVENT_SHAPES, isTaskState } from '@shoal/contracts';
-import type { GenericResource, NodeDescription, NodeRole, TaskStatusReport } from '@shoal/contracts';
+import type { CertificateIssuer, GenericResource, NodeDescription, NodeRole, NodeTlsInfo, TaskStatusReport } from '@shoal/contracts';
+import { certificatesOf, pemBundle } from '@shoal/runtime';
 import type { AssignedConfig, Assignment, AssignmentChange, AssignmentChanges, AssignmentSet, ConfigChange } from '@shoal/domain';
 import type {
   AssignedConfigMessage,
@@ -43,6 +45,26 @@ export const toNodeDescription = (message: NodeDescriptionMessage | null | undef
   };
   const problem = EVENT_SHAPES.NodeRegistered({ id: 'node', role, description }, 'registration');
   return problem ?? description;
+};
+
+/** The most a node's reported trust roots may take: a few roots' PEMs. */
+const MAX_TRUST_ROOT_CHARS = 16 * 1024;
+
+/**
+ * A node's TLS as NodeRegistered keeps it: the roots it says it trusts (each a CA
+ * certificate; written again as one bundle) and its certificate's issuer as the dispatcher
+ * verified it; or why the roots cannot be taken.
+ */
+export const nodeTlsInfo = (trustRoot: string, issuer: CertificateIssuer): NodeTlsInfo | string => {
+  if (trustRoot.length > MAX_TRUST_ROOT_CHARS) return `tls_trust_root is ${trustRoot.length} characters: at most ${MAX_TRUST_ROOT_CHARS}, the PEMs of the roots the node trusts`;
+  let roots: X509Certificate[];
+  try {
+    roots = certificatesOf(trustRoot);
+  } catch {
+    return 'tls_trust_root is not PEM certificates: send the root CA certificates the node trusts';
+  }
+  if (roots.some((root) => !root.ca)) return "tls_trust_root holds a certificate that is not a CA's: send the root CA certificates the node trusts";
+  return { trustRoot: pemBundle(roots), certIssuerSubject: issuer.subject, certIssuerPublicKey: issuer.publicKey };
 };
 
 /** A container's id as an engine makes it (TaskStatusesReported's shape). */

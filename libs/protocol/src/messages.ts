@@ -14,6 +14,8 @@ export interface NodeDescriptionMessage {
   engineVersion: string;
   engineLabels: Record<string, string>;
   plugins: { type: string; name: string }[];
+  /** Under mutual TLS: the root CA certificates the node trusts, PEM (Docker's node TLSInfo.TrustRoot); optional. */
+  tlsTrustRoot?: string;
 }
 
 export interface SessionRequest {
@@ -30,6 +32,8 @@ export interface SessionMessage {
   dispatchers: string[];
   /** Log subscriptions for the node's tasks, new or closed (a message carrying them has period 0 and no dispatchers). */
   logSubscriptions: LogSubscriptionMessage[];
+  /** Renew the node's certificate now: a root CA rotation asks for one of the new root, or for the new root to be trusted (a message carrying it has period 0 and no dispatchers). */
+  renewCertificate?: boolean;
 }
 
 export interface HeartbeatRequest {
