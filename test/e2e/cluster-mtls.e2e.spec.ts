@@ -4,7 +4,8 @@
  * `shoal agent --tls` processes (one node each, tasks as host processes) join by pinning
  * the CA, run a service's tasks, and hand their output to `docker service logs` (the API
  * calls the dispatcher with a manager certificate). A restarted agent is the same node; an
- * agent with a token rotated out is refused; no process writes a join token or a key.
+ * agent with a token rotated out is refused; `docker swarm ca --rotate` moves every node to a
+ * new root; no process writes a join token or a key.
  */
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -123,6 +124,53 @@ describe('Shoal on Kafka with mutual TLS between agents and the dispatcher', () 
     const joined = agent(2, fresh, mkdtempSync(join(tmpdir(), 'shoal-mtls-d-')));
     await joined.waitFor(/joined the dispatcher/, 60_000);
   });
+
+  it('rotates the root CA with docker swarm ca --rotate: every agent renews onto the new root and trusts it alone, the tokens carry its digest, and an old token pins a root no dispatcher serves', async () => {
+    const oldPem = readFileSync(join(caDir, 'ca.pem'), 'utf8');
+    const oldToken = await cluster.workerToken();
+    const workers = (await readyNodes()).map((n) => n.ID).sort();
+    expect(workers).toHaveLength(3);
+
+    // The CLI waits until every node has a certificate of the new root and trusts it (its progress), then prints the root.
+    const rotated = await cluster.docker(['swarm', 'ca', '--rotate'], { timeoutMs: 120_000 });
+    expect(rotated.stderr).toBe('');
+    expect(rotated.code).toBe(0);
+    const newRoot = new X509Certificate(/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\n?$/.exec(rotated.stdout)![0]);
+    expect(newRoot.toString()).not.toBe(new X509Certificate(oldPem).toString());
+
+    interface Swarm {
+      readonly TLSInfo: { readonly TrustRoot: string };
+      readonly RootRotationInProgress: boolean;
+      readonly Spec: { readonly CAConfig: { readonly ForceRotate?: number } };
+      readonly JoinTokens: { readonly Worker: string; readonly Manager: string };
+    }
+    const swarm = (await cluster.request<Swarm>('GET', '/swarm')).body;
+    expect(swarm.TLSInfo.TrustRoot).toBe(newRoot.toString());
+    expect(swarm.RootRotationInProgress).toBe(false);
+    expect(swarm.Spec.CAConfig.ForceRotate).toBe(1);
+    for (const kind of [swarm.JoinTokens.Worker, swarm.JoinTokens.Manager]) expect(kind).toMatch(new RegExp(`^SWMTKN-1-${caDigest(newRoot)}-`));
+
+    // Every node reports the new root as its trust, and keeps it, with a certificate the new root signed.
+    const { body: nodes } = await cluster.request<DockerNode[]>('GET', '/nodes');
+    expect(nodes.every((n) => n.Description.TLSInfo.TrustRoot === newRoot.toString())).toBe(true);
+    expect((await readyNodes()).map((n) => n.ID).sort()).toEqual(workers);
+    for (const dir of stateDirs) {
+      expect(readFileSync(join(dir, 'root-ca.pem'), 'utf8')).toBe(newRoot.toString());
+      const certificate = new X509Certificate(readFileSync(join(dir, 'node-cert.pem')));
+      expect(certificate.verify(newRoot.publicKey)).toBe(true);
+    }
+    // The API calls the dispatcher with a certificate of the new root: the tasks' output still comes.
+    const logs = await cluster.docker(['service', 'logs', '--raw', 'web']);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toContain('hello over tls');
+
+    // A token of the old root pins it: the node finds another root and goes no further.
+    const stale = agent(3, oldToken, mkdtempSync(join(tmpdir(), 'shoal-mtls-e-')));
+    await eventually('the agent with a token of the old root to stop', async () => (stale.running ? undefined : true), 60_000);
+    expect(stale.output).toMatch(/presented a root CA whose digest is not the join token's/);
+    const joined = agent(3, swarm.JoinTokens.Worker, mkdtempSync(join(tmpdir(), 'shoal-mtls-f-')));
+    await joined.waitFor(/joined the dispatcher/, 60_000);
+  }, 300_000);
 
   it('writes no join token and no private key in any process output', async () => {
     const current = await cluster.workerToken();

@@ -1,7 +1,7 @@
 /** The API's settings: where its socket and tokens live, its TCP port, the cluster it serves. */
 import { join } from 'node:path';
 import { defaultSettings, shoalSettings } from '@shoal/config';
-import { ensureCa, trustInfo } from '@shoal/runtime';
+import { ensureCa } from '@shoal/runtime';
 import type { SigningCa } from '@shoal/runtime';
 
 export interface ApiConfig {
@@ -16,18 +16,12 @@ export interface ApiConfig {
   /** The address agents join at, shown by `docker swarm join-token`. */
   readonly joinAddr: string;
   /**
-   * The cluster's root CA ($SHOAL_CA_DIR), the dispatchers' too: join tokens then carry its
-   * digest, and the API calls the dispatchers' Logs service with a manager certificate of it.
+   * The cluster's first root CA ($SHOAL_CA_DIR), the dispatchers' too: until a rotation's
+   * root takes over on the log (ApiRootCa), join tokens carry its digest, and the API calls
+   * the dispatchers' Logs service with a manager certificate of it.
    */
   readonly ca?: SigningCa & { readonly pem: string };
-  /** That CA as Docker's TLSInfo shows it (swarm inspect, info, node inspect, `docker swarm ca`). */
-  readonly tlsInfo?: { readonly TrustRoot: string; readonly CertIssuerSubject: string; readonly CertIssuerPublicKey: string };
 }
-
-const tlsInfoOf = (ca: SigningCa): NonNullable<ApiConfig['tlsInfo']> => {
-  const { trustRoot, issuerSubject, issuerPublicKey } = trustInfo(ca.certificate);
-  return { TrustRoot: trustRoot, CertIssuerSubject: issuerSubject, CertIssuerPublicKey: issuerPublicKey };
-};
 
 export const DEFAULT_API_PORT = defaultSettings().SHOAL_API_PORT;
 export const DEFAULT_JOIN_ADDR = defaultSettings().SHOAL_JOIN_ADDR;
@@ -44,7 +38,7 @@ export const apiConfig = (options: {
   socketPath: join(options.dataDir, 'shoal.sock'),
   joinAddr: options.joinAddr ?? DEFAULT_JOIN_ADDR,
   ...(options.cluster ? { cluster: options.cluster } : {}),
-  ...(options.ca ? { ca: options.ca, tlsInfo: tlsInfoOf(options.ca) } : {}),
+  ...(options.ca ? { ca: options.ca } : {}),
 });
 
 /** SHOAL_DATA_DIR (.shoal), SHOAL_API_PORT (8080), SHOAL_CLUSTER_ID, SHOAL_JOIN_ADDR (127.0.0.1:2377), SHOAL_CA_DIR (none). */

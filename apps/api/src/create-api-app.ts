@@ -10,7 +10,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventLog } from '@shoal/eventlog';
-import type { ClusterKeyring, ProcessMetrics } from '@shoal/runtime';
+import type { ClusterKeyring, ProcessMetrics, SigningCa } from '@shoal/runtime';
 import { ApiModule } from './api.module';
 import { apiConfig } from './api.config';
 import type { ApiConfig } from './api.config';
@@ -38,6 +38,8 @@ export interface CreateApiAppOptions {
   readonly metrics?: ProcessMetrics;
   /** The cluster keyring of the process hosting the API, shared with its dispatcher (the all-in-one); else the API's own. */
   readonly keyring?: ClusterKeyring;
+  /** The cluster's first root CA (SHOAL_CA_DIR's), when it has one. */
+  readonly ca?: SigningCa & { readonly pem: string };
 }
 
 export const openApiDocument = (app: INestApplication): OpenAPIObject =>
@@ -64,6 +66,7 @@ export const createApiApp = async (options: CreateApiAppOptions): Promise<INestA
       port: options.port,
       ...(options.cluster ? { cluster: options.cluster } : {}),
       ...(options.joinAddr ? { joinAddr: options.joinAddr } : {}),
+      ...(options.ca ? { ca: options.ca } : {}),
     }),
     options.log,
     options.metrics,

@@ -26,7 +26,7 @@ export interface DockerSwarmSpec {
     HeartbeatTick?: number;
   };
   Dispatcher?: { HeartbeatPeriod?: number };
-  CAConfig?: { NodeCertExpiry?: number; ExternalCAs?: unknown[] | null; ForceRotate?: number };
+  CAConfig?: { NodeCertExpiry?: number; ExternalCAs?: unknown[] | null; SigningCACert?: string; SigningCAKey?: string; ForceRotate?: number };
   TaskDefaults?: Record<string, unknown>;
   EncryptionConfig?: { AutoLockManagers?: boolean };
 }

@@ -7,7 +7,7 @@ import { toDockerResources } from './service-mapper';
 import { SpecError } from './spec-error';
 import { NO_TLS_INFO } from './swarm-mapper';
 
-/** `tls`: the root CA that issued the nodes' certificates, as Docker shows it; empty without one. */
+/** `tls`: the root CA that issued the nodes' certificates, as Docker shows it, for a node that has not reported its own; empty without one. */
 export const toDockerNode = (node: Node, tls: DockerNode['Description']['TLSInfo'] = NO_TLS_INFO): DockerNode => {
   const { description, spec, status } = node;
   return {
@@ -25,7 +25,10 @@ export const toDockerNode = (node: Node, tls: DockerNode['Description']['TLSInfo
         ...(description.engine.labels ? { Labels: { ...description.engine.labels } } : {}),
         ...(description.engine.plugins ? { Plugins: description.engine.plugins.map((p) => ({ Type: p.type, Name: p.name })) } : {}),
       },
-      TLSInfo: { ...tls },
+      // What the node reported and the dispatcher verified (log level 6); before that, the cluster's root as the nodes' issuer.
+      TLSInfo: description.tls
+        ? { TrustRoot: description.tls.trustRoot, CertIssuerSubject: description.tls.certIssuerSubject, CertIssuerPublicKey: description.tls.certIssuerPublicKey }
+        : { ...tls },
     },
     Status: { State: status.state, ...(status.message ? { Message: status.message } : {}), Addr: status.addr ?? '' },
     ...(spec.role === 'manager' ? { ManagerStatus: { Leader: false, Reachability: status.state === 'ready' ? 'reachable' : 'unreachable', Addr: status.addr ?? '' } } : {}),

@@ -16,15 +16,19 @@ const FIXED_SPEC: Pick<DockerSwarmSpec, 'Raft' | 'CAConfig' | 'TaskDefaults'> = 
 /** Whether the spec has autolock on. */
 export const autoLocked = (spec: ClusterSpec): boolean => spec.encryption?.autoLockManagers === true;
 
-export const toDockerSwarmSpec = (spec: ClusterSpec): DockerSwarmSpec => ({
+/** `forceRotate`: Docker's CAConfig.ForceRotate, the last root CA rotation asked for (shown when above 0, as Docker omits it). */
+export const toDockerSwarmSpec = (spec: ClusterSpec, forceRotate = 0): DockerSwarmSpec => ({
   Name: spec.name,
   Labels: { ...(spec.labels ?? {}) },
   Orchestration: { TaskHistoryRetentionLimit: spec.orchestration.taskHistoryRetentionLimit },
   Dispatcher: { HeartbeatPeriod: msToNs(spec.dispatcher.heartbeatPeriodMs) },
   ...FIXED_SPEC,
-  CAConfig: { NodeCertExpiry: msToNs(nodeCertExpiryMs(spec)) },
+  CAConfig: { NodeCertExpiry: msToNs(nodeCertExpiryMs(spec)), ...(forceRotate > 0 ? { ForceRotate: forceRotate } : {}) },
   EncryptionConfig: { AutoLockManagers: autoLocked(spec) },
 });
+
+/** The CAConfig.ForceRotate of the last root CA rotation the cluster was asked for; 0 before any. */
+export const forceRotateOf = (cluster: Cluster): number => cluster.rootRotation?.forceRotate ?? cluster.rootCa?.forceRotate ?? 0;
 
 /** No root CA: TLSInfo empty, as before the cluster had one. */
 export const NO_TLS_INFO: DockerClusterInfo['TLSInfo'] = { TrustRoot: '', CertIssuerSubject: '', CertIssuerPublicKey: '' };
@@ -35,9 +39,9 @@ export const toDockerClusterInfo = (cluster: Cluster, tls: DockerClusterInfo['TL
   Version: { Index: cluster.version },
   CreatedAt: cluster.createdAt,
   UpdatedAt: cluster.updatedAt,
-  Spec: toDockerSwarmSpec(cluster.spec),
+  Spec: toDockerSwarmSpec(cluster.spec, forceRotateOf(cluster)),
   TLSInfo: { ...tls },
-  RootRotationInProgress: false,
+  RootRotationInProgress: cluster.rootRotation !== undefined,
   DefaultAddrPool: ['10.0.0.0/8'],
   SubnetSize: 24,
   DataPathPort: 4789,
@@ -59,12 +63,12 @@ export const unsupportedSwarmSettings = (spec: DockerSwarmSpec): string | undefi
   const asked: string[] = [];
   const ca = spec.CAConfig;
   if ((ca?.ExternalCAs?.length ?? 0) > 0) asked.push('external CAs (--external-ca)');
-  if ((ca?.ForceRotate ?? 0) > 0) asked.push('CA rotation (docker swarm ca --rotate)');
+  if (ca?.SigningCACert || ca?.SigningCAKey) asked.push('a root CA of your own for the rotation (docker swarm ca --rotate --ca-cert/--ca-key: rotate without them, and Shoal makes the new root)');
   const raft = spec.Raft;
   if (raft?.SnapshotInterval !== undefined && raft.SnapshotInterval !== FIXED_SPEC.Raft?.SnapshotInterval) asked.push('raft snapshot interval (--snapshot-interval)');
   if (raft?.KeepOldSnapshots !== undefined && raft.KeepOldSnapshots !== FIXED_SPEC.Raft?.KeepOldSnapshots) asked.push('raft snapshots kept (--max-snapshots)');
   if (asked.length === 0) return undefined;
-  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft, and its root CA is the one in SHOAL_CA_DIR. Shoal has the task history limit, the dispatcher heartbeat period, the node certificate expiry and autolock`;
+  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft. Shoal has the task history limit, the dispatcher heartbeat period, the node certificate expiry, autolock and root CA rotation`;
 };
 
 /**

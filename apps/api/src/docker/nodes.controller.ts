@@ -3,6 +3,7 @@
  * The swarm's nodes are the control plane's (its leader, control-plane-node.ts) and those
  * registered on the log; every filter and lookup applies to both alike.
  */
+import { ApiRootCa } from './api-root-ca';
 import { Body, Controller, Delete, Get, HttpCode, HttpException, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { API_CONFIG } from '../api.tokens';
@@ -21,6 +22,7 @@ export class NodesController {
   constructor(
     @Inject(Intents) private readonly intents: Intents,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
+    @Inject(ApiRootCa) private readonly roots: ApiRootCa,
   ) {}
 
   @Get()
@@ -83,6 +85,7 @@ export class NodesController {
   }
 
   private toDocker(cluster: Cluster, node: Node): DockerNode {
-    return this.isControlPlane(cluster, node) ? asLeader(toDockerNode(node, this.config.tlsInfo), this.config.joinAddr) : toDockerNode(node, this.config.tlsInfo);
+    const tls = this.roots.tlsInfo(cluster);
+    return this.isControlPlane(cluster, node) ? asLeader(toDockerNode(node, tls), this.config.joinAddr) : toDockerNode(node, tls);
   }
 }

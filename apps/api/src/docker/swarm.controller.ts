@@ -7,14 +7,16 @@ import { Body, Controller, Get, Header, HttpCode, HttpException, Inject, Post, Q
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, LOG_LEVEL, RULE_LEVELS, levelOfVersion } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
-import type { JoinTokensRotated, ShoalEvent } from '@shoal/contracts';
-import { newJoinTokens, joinToken } from '@shoal/runtime';
+import type { Cluster } from '@shoal/domain';
+import type { JoinTokensRotated, RootCaRotationStarted, ShoalEvent } from '@shoal/contracts';
+import { caDigest, issuerOf, newJoinTokens, newRoot, joinToken, rootKeyPem } from '@shoal/runtime';
 import type { ApiConfig } from '../api.config';
 import { API_CONFIG } from '../api.tokens';
 import { badRequest } from '../audit/docker-validation';
 import { Intents } from '../intents/intents';
 import { controlPlaneNodeId } from './control-plane-node';
-import { autoLocked, fromDockerSwarmSpec, goDecodeAs, openApiSchema, queryFlag, queryVersion, SWARM_INIT, SWARM_SPEC, SWARM_UNLOCK, toDockerSwarm, unsupportedSwarmSettings } from '@shoal/docker-api';
+import { ApiRootCa } from './api-root-ca';
+import { autoLocked, forceRotateOf, fromDockerSwarmSpec, goDecodeAs, openApiSchema, queryFlag, queryVersion, SWARM_INIT, SWARM_SPEC, SWARM_UNLOCK, toDockerSwarm, unsupportedSwarmSettings } from '@shoal/docker-api';
 import { ApiSecretVault } from '../secrets/api-secret-vault';
 import { InvalidUnlockKeyError, NotLockedError } from '@shoal/runtime';
 import type { DockerSwarm, DockerSwarmSpec } from '@shoal/docker-api';
@@ -33,13 +35,14 @@ export class SwarmController {
     @Inject(Intents) private readonly intents: Intents,
     @Inject(ApiSecretVault) private readonly secrets: ApiSecretVault,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
+    @Inject(ApiRootCa) private readonly roots: ApiRootCa,
   ) {}
 
   @Get()
   @ApiOperation({ summary: 'The swarm: its spec and join tokens' })
   inspect(): DockerSwarm {
     const cluster = this.intents.cluster();
-    return toDockerSwarm(cluster, this.secrets.keyring.openJoinTokens(cluster.tokens), this.config.tlsInfo);
+    return toDockerSwarm(cluster, this.secrets.keyring.openJoinTokens(cluster.tokens), this.roots.tlsInfo(cluster));
   }
 
   @Post('init')
@@ -130,8 +133,11 @@ export class SwarmController {
     const expect = { clusterVersion: version };
     const correlation = randomUUID();
     if (!sameSpec(spec, cluster.spec)) events.push(this.intents.propose('ClusterSpecUpdated', { spec }, expect, correlation));
-    const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id, this.config.ca?.certificate) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id, this.config.ca?.certificate) } : {}) };
+    const root = this.roots.at(cluster)?.root;
+    const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id, root) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id, root) } : {}) };
     if (Object.keys(rotate).length > 0) events.push(this.rotation(rotate, logLevel, events.length === 0 ? expect : undefined, correlation));
+    const forceRotate = given.CAConfig?.ForceRotate;
+    if (forceRotate !== undefined && forceRotate !== forceRotateOf(cluster)) events.push(this.rootRotation(cluster, forceRotate, events.length === 0 ? expect : undefined, correlation));
     const outOfSequence = (): HttpException => new HttpException(`update out of sequence: cluster is at version ${cluster.version}, not ${version}`, 409);
     if (events.length === 0 && version !== cluster.version) throw outOfSequence();
     // Autolock turned on or off, or its key rotated: the key file changes first (refused before anything changes when the version is stale).
@@ -147,6 +153,34 @@ export class SwarmController {
       if (locking && autoLocked(spec) !== autoLocked(cluster.spec)) await this.secrets.keyring.setAutolock(autoLocked(cluster.spec)).catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * `docker swarm ca --rotate` (a new CAConfig.ForceRotate): a new root, cross-signed by the
+   * root in use, its key sealed under the cluster key, and the join tokens that will carry
+   * its digest once the rotation ends (root-rotation.ts). Refused without a root CA, and on
+   * a log below the level that reads it.
+   */
+  private rootRotation(cluster: Cluster, forceRotate: number, expect: { readonly clusterVersion: number } | undefined, correlation: string): ShoalEvent {
+    const current = this.roots.at(cluster);
+    if (!current) throw badRequest('CAConfig.ForceRotate: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR');
+    const logLevel = cluster.logLevel ?? 1;
+    if (logLevel < levelOfVersion('RootCaRotationStarted', EVENT_TYPES.RootCaRotationStarted.v)) {
+      throw badRequest(
+        `CAConfig.ForceRotate: rotating the root CA needs log level ${RULE_LEVELS.nodeTlsInfo} and the log is at level ${logLevel}: raise it (POST /shoal/v1/log-level) once every component runs a build that reads it`,
+      );
+    }
+    const keyring = this.secrets.keyring;
+    const next = newRoot(current.rootSigner(), forceRotate, new Date());
+    const data: RootCaRotationStarted = {
+      forceRotate,
+      root: next.root.toString(),
+      crossSigned: next.crossSigned.toString(),
+      key: keyring.keepRootCaKey(rootKeyPem(next), caDigest(next.root)),
+      issuer: issuerOf(next.root),
+      tokens: keyring.keepJoinTokens(newJoinTokens(cluster.id, next.root)),
+    };
+    return this.intents.propose('RootCaRotationStarted', data, expect, correlation);
   }
 
   /**

@@ -1,4 +1,5 @@
 /** Docker's system endpoints: /_ping (version negotiation), /version and /info. */
+import { ApiRootCa } from './api-root-ca';
 import { Controller, Get, Head, Header, Inject, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
@@ -20,6 +21,7 @@ export class SystemController {
     @Inject(API_VIEW) private readonly view: LiveView,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Inject(ApiSecretVault) private readonly secrets: ApiSecretVault,
+    @Inject(ApiRootCa) private readonly roots: ApiRootCa,
   ) {}
 
   @Get('_ping')
@@ -112,7 +114,7 @@ export class SystemController {
             // The control plane is a node of the list too (/nodes), as a Docker manager is.
             Nodes: nodes.length + 1,
             Managers: nodes.filter((node) => node.spec.role === 'manager').length + 1,
-            Cluster: toDockerClusterInfo(cluster, this.config.tlsInfo),
+            Cluster: toDockerClusterInfo(cluster, this.roots.tlsInfo(cluster)),
           }
         : { NodeID: '', NodeAddr: '', LocalNodeState: 'inactive', ControlAvailable: false, Error: '', RemoteManagers: null },
     };

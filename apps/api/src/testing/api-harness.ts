@@ -12,7 +12,7 @@ import type { ShoalEvent } from '@shoal/contracts';
 import { EmbeddedEventLog, KafkaEventLog } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { ClusterKeyring } from '@shoal/runtime';
-import type { LiveView } from '@shoal/runtime';
+import type { LiveView, SigningCa } from '@shoal/runtime';
 import { EventBuilder, TOKENS, dockerCli } from '@shoal/testing';
 import type { DockerCliResult } from '@shoal/testing';
 import { createApiApp } from '../create-api-app';
@@ -52,6 +52,8 @@ export interface StartApiOptions {
   readonly tokens?: readonly TokenEntry[];
   /** A real broker and a topic of the test's own, instead of the embedded log. */
   readonly kafka?: { readonly brokers: readonly string[]; readonly topic: string };
+  /** The cluster's root CA (as SHOAL_CA_DIR gives it). */
+  readonly ca?: SigningCa & { readonly pem: string };
 }
 
 export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarness> => {
@@ -77,7 +79,7 @@ export const startApi = async (options: StartApiOptions = {}): Promise<ApiHarnes
       },
     ]);
   }
-  const app = await createApiApp({ log, dataDir, port: 0, cluster });
+  const app = await createApiApp({ log, dataDir, port: 0, cluster, ...(options.ca ? { ca: options.ca } : {}) });
   const view = app.get<LiveView>(API_VIEW);
   const port = (app.getHttpServer().address() as { port: number }).port;
   const socketPath = join(dataDir, 'shoal.sock');

@@ -8,7 +8,7 @@
 import { credentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { CallOptions, ChannelCredentials, Client, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { issueNodeCertificate, managerPeerCheck, newKeyPair, newObjectId, privateKeyPem, renewalAt } from '@shoal/runtime';
-import type { SigningCa } from '@shoal/runtime';
+import type { RootCaState } from '@shoal/runtime';
 import { DISPATCHER_CHANNEL_OPTIONS, DISPATCHER_TLS_OPTIONS, LogsClient, redirectOf } from '@shoal/protocol';
 import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
 import { LogsCall } from './logs-call';
@@ -26,15 +26,19 @@ export interface DispatcherLogsOptions {
    * manager certificate of its own (made in memory, a new one once half its life has gone)
    * and takes only a manager at the other end.
    */
-  readonly ca?: SigningCa & { readonly pem: string };
+  readonly root?: () => RootCaState;
   /** How long each of those certificates lasts; default the CA's 90 days. */
   readonly certificateValidityMs?: number;
 }
 
-/** A manager's credentials for the API, signed by `ca` (the Logs service is for managers only), and when to make the next. */
-const managerCredentials = (ca: SigningCa & { readonly pem: string }, validityMs: number | undefined): { credentials: ChannelCredentials; renewAt: Date } => {
+/**
+ * A manager's credentials for the API, signed as node certificates are now (the Logs service
+ * is for managers only), trusting the roots nodes trust, and when to make the next.
+ */
+const managerCredentials = (root: RootCaState, validityMs: number | undefined): { credentials: ChannelCredentials; renewAt: Date; root: RootCaState } => {
   const keys = newKeyPair();
-  const certificate = issueNodeCertificate(ca, {
+  const signer = root.signer();
+  const certificate = issueNodeCertificate(signer, {
     nodeId: `api-${newObjectId()}`,
     role: 'manager',
     publicKey: keys.publicKey,
@@ -42,8 +46,11 @@ const managerCredentials = (ca: SigningCa & { readonly pem: string }, validityMs
     ...(validityMs !== undefined ? { validityMs } : {}),
   });
   return {
-    credentials: credentials.createSsl(Buffer.from(ca.pem), Buffer.from(privateKeyPem(keys.privateKey)), Buffer.from(certificate.toString()), { checkServerIdentity: managerPeerCheck }),
+    credentials: credentials.createSsl(Buffer.from(root.trustBundle), Buffer.from(privateKeyPem(keys.privateKey)), Buffer.from(certificate.toString() + signer.chain), {
+      checkServerIdentity: managerPeerCheck,
+    }),
     renewAt: renewalAt(certificate, 0),
+    root,
   };
 };
 
@@ -70,12 +77,12 @@ export class DispatcherLogs {
   private readonly clients = new Map<string, Client>();
   private readonly answerTimeoutMs: number;
 
-  private credentials: { credentials: ChannelCredentials; renewAt?: Date };
+  private credentials: { credentials: ChannelCredentials; renewAt?: Date; root?: RootCaState };
 
   constructor(private readonly options: DispatcherLogsOptions = {}) {
     this.answerTimeoutMs = options.answerTimeoutMs ?? 5_000;
-    this.credentials = options.ca ? managerCredentials(options.ca, options.certificateValidityMs) : { credentials: credentials.createInsecure() };
-    this.channelOptions = options.ca ? { ...DISPATCHER_CHANNEL_OPTIONS, ...DISPATCHER_TLS_OPTIONS } : { ...DISPATCHER_CHANNEL_OPTIONS };
+    this.credentials = options.root ? managerCredentials(options.root(), options.certificateValidityMs) : { credentials: credentials.createInsecure() };
+    this.channelOptions = options.root ? { ...DISPATCHER_CHANNEL_OPTIONS, ...DISPATCHER_TLS_OPTIONS } : { ...DISPATCHER_CHANNEL_OPTIONS };
   }
 
   private readonly channelOptions: Record<string, string | number>;
@@ -133,9 +140,10 @@ export class DispatcherLogs {
 
   /** The credentials channels dial with; past half their certificate's life, new ones, and the channels made with the old are closed. */
   private currentCredentials(): ChannelCredentials {
-    const { ca } = this.options;
-    if (ca && this.credentials.renewAt && new Date() >= this.credentials.renewAt) {
-      this.credentials = managerCredentials(ca, this.options.certificateValidityMs);
+    const root = this.options.root?.();
+    // Past half its life, or the cluster's root CA rotating or rotated: new credentials.
+    if (root && ((this.credentials.renewAt && new Date() >= this.credentials.renewAt) || root !== this.credentials.root)) {
+      this.credentials = managerCredentials(root, this.options.certificateValidityMs);
       for (const client of this.clients.values()) client.close();
       this.clients.clear();
     }

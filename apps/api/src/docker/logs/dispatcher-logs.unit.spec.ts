@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import type { SubscribeLogsMessage, SubscribeLogsRequest } from '@shoal/protocol';
-import { ensureCa, issueNodeCertificate, newKeyPair, nodeIdentity, privateKeyPem } from '@shoal/runtime';
+import { ClusterRootCa, ensureCa, issueNodeCertificate, newKeyPair, nodeIdentity, privateKeyPem } from '@shoal/runtime';
 import { freedAddress, logLine, redirectingTo, sending, startFakeLogsServer } from '../../testing/fake-logs-server';
 import type { FakeLogsServer } from '../../testing/fake-logs-server';
 import { DispatcherCallError, DispatcherLogs } from './dispatcher-logs';
@@ -163,7 +163,10 @@ describe("the API's client of the dispatchers' Logs service", () => {
       ServerCredentials.createSsl(Buffer.from(ca.pem), [{ private_key: Buffer.from(privateKeyPem(keys.privateKey)), cert_chain: Buffer.from(serverCertificate.toString()) }], true),
     );
     // Certificates valid from a minute back (for clocks behind) to 63 s on: half their life is 1.5 s from now.
-    const tls = new DispatcherLogs({ answerTimeoutMs: 2_000, ca, certificateValidityMs: 63_000 });
+    const roots = new ClusterRootCa(ca, () => {
+      throw new Error('no rotated root here');
+    });
+    const tls = new DispatcherLogs({ answerTimeoutMs: 2_000, root: () => roots.at(undefined), certificateValidityMs: 63_000 });
     try {
       expect((await drain(await tls.subscribe(tlsServer.address, request))).messages).toHaveLength(1);
       expect((await drain(await tls.subscribe(tlsServer.address, request))).messages).toHaveLength(1);
