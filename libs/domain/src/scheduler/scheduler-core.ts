@@ -12,6 +12,8 @@ import type { ShoalEvent } from '@shoal/contracts';
 import type { ComponentCore, Proposal } from '../component-core';
 import type { ClusterState } from '../state';
 import type { Verdict } from '../verdict';
+import { continues } from './continued-batch';
+import type { ContinuedBatch } from './continued-batch';
 import { buildTree } from './decision-tree';
 import type { DecisionTree } from './decision-tree';
 import type { Compare } from './node-heap';
@@ -55,6 +57,8 @@ export class SchedulerCore implements ComponentCore {
   readonly view = new SchedulerView();
   private readonly pipeline = new Pipeline();
   private readonly tickBudget: number;
+  /** The tree of the batch the last decision's budget cut short, for the next one. */
+  private continued?: ContinuedBatch;
 
   constructor(options: SchedulerOptions = {}) {
     this.tickBudget = options.tickBudget ?? TICK_BUDGET;
@@ -99,9 +103,18 @@ export class SchedulerCore implements ComponentCore {
     if (this.view.capacityChanged) this.view.retryWaiting();
     if (this.view.queue.size === 0) return [];
     const outcome: SchedulingOutcome = { assigned: [], unschedulable: [] };
-    const { preassigned, groups } = this.takeFromQueue();
+    const at = now.getTime();
+    const { preassigned, groups, cutKey } = this.takeFromQueue(at);
     for (const tracked of preassigned) this.checkPreassigned(tracked, outcome);
-    for (const group of groups.values()) this.scheduleGroup(state, group, now.getTime(), outcome);
+    const continued = this.continued;
+    this.continued = undefined;
+    let last: ContinuedBatch | undefined;
+    for (const [key, group] of groups) {
+      const goesOn = continues(continued, key, this.view.changes, at) ? continued : undefined;
+      last = this.scheduleGroup(state, key, group, at, goesOn, key === cutKey, outcome);
+    }
+    // Kept only when the batch cut short was the last one placed: nothing changed since.
+    if (cutKey !== undefined && last?.key === cutKey) this.continued = last;
     return this.proposals(state, outcome);
   }
 
@@ -113,13 +126,17 @@ export class SchedulerCore implements ComponentCore {
   /**
    * The head of the queue, as much of it as one decision may place: tasks whose node was
    * chosen at creation, and the rest batched by service@specVersion. A new batch costs a
-   * look at every node (its tree), each task TASK_COST.
+   * look at every node (its tree) — unless it goes on with the tree the last decision kept,
+   * which it can only as the first batch with nothing placed before it — and each task
+   * TASK_COST. `cutKey`: the batch of the first task left in the queue.
    */
-  private takeFromQueue(): { preassigned: Tracked[]; groups: Map<string, Tracked[]> } {
+  private takeFromQueue(now: number): { preassigned: Tracked[]; groups: Map<string, Tracked[]>; cutKey?: string } {
     const budget = new TickBudget(this.tickBudget);
     const treeCost = this.view.nodes.size;
     const groups = new Map<string, Tracked[]>();
     const preassigned: Tracked[] = [];
+    /** The first batch goes on with the kept tree, so far as the budget is told. */
+    let reusing = false;
     for (const id of this.view.queue) {
       const tracked = this.view.tasks.get(id);
       if (!tracked || tracked.phase !== 'queued') {
@@ -127,14 +144,22 @@ export class SchedulerCore implements ComponentCore {
         continue;
       }
       if (tracked.st.task.nodeId !== undefined) {
-        if (!budget.spend(TASK_COST)) break;
+        // Placed before every batch, it makes the kept tree stale: that one is built after all.
+        if (!budget.spend(reusing ? treeCost + TASK_COST : TASK_COST)) break;
+        reusing = false;
         preassigned.push(tracked);
       } else {
         const key = `${tracked.st.serviceId}@${tracked.st.specVersion}`;
         const group = groups.get(key);
-        if (!budget.spend(group ? TASK_COST : treeCost + TASK_COST)) break;
-        if (group) group.push(tracked);
-        else groups.set(key, [tracked]);
+        if (group) {
+          if (!budget.spend(TASK_COST)) return { preassigned, groups, cutKey: key };
+          group.push(tracked);
+        } else {
+          const reuse = groups.size === 0 && preassigned.length === 0 && continues(this.continued, key, this.view.changes, now);
+          if (!budget.spend(reuse ? TASK_COST : treeCost + TASK_COST)) return { preassigned, groups, cutKey: key };
+          reusing = reuse;
+          groups.set(key, [tracked]);
+        }
       }
       this.view.queue.delete(id);
     }
@@ -165,25 +190,44 @@ export class SchedulerCore implements ComponentCore {
     });
   }
 
-  /** One batch of identical tasks over one decision tree. */
-  private scheduleGroup(state: ClusterState, group: readonly Tracked[], now: number, outcome: SchedulingOutcome): void {
+  /**
+   * One batch of identical tasks over one decision tree: `continued`'s, or one built now,
+   * with every node that passes when the batch is `cut` (the rest of it comes next tick).
+   * Returns the tree to keep for the rest, if every task of this slice found a node.
+   */
+  private scheduleGroup(
+    state: ClusterState,
+    key: string,
+    group: readonly Tracked[],
+    now: number,
+    continued: ContinuedBatch | undefined,
+    cut: boolean,
+    outcome: SchedulingOutcome,
+  ): ContinuedBatch | undefined {
     const first = (group[0] as Tracked).st;
     const service = state.services.get(first.serviceId);
     if (!service) {
       // Its service is gone: the orchestrator will tell these tasks to go; nothing to place.
       for (const tracked of group) this.view.park(tracked);
-      return;
+      return undefined;
     }
     const serviceName = service.spec.name;
     this.pipeline.setTask(first);
-    const compare = nodeOrder(first.serviceId, first.specVersion, now);
-    const { tree, passed, seen } = buildTree(this.view.nodes.values(), {
-      serviceId: first.serviceId,
-      preferences: first.task.spec.placement?.preferences ?? [],
-      maxAssignments: group.length,
-      passes: (node) => this.pipeline.process(node),
-      compare,
-    });
+    let timeSensitive = continued?.timeSensitive ?? false;
+    const compare = continued?.compare ?? nodeOrder(first.serviceId, first.specVersion, now);
+    const { tree, passed, seen } =
+      continued ??
+      buildTree(this.view.nodes.values(), {
+        serviceId: first.serviceId,
+        preferences: first.task.spec.placement?.preferences ?? [],
+        maxAssignments: cut ? Number.POSITIVE_INFINITY : group.length,
+        passes: (node) => {
+          if (!this.pipeline.process(node)) return false;
+          if (node.recentFailures(first.serviceId, first.specVersion, now) > 0) timeSensitive = true;
+          return true;
+        },
+        compare,
+      });
     let next = 0;
     spreadOver(tree, group.length, {
       compare,
@@ -196,7 +240,9 @@ export class SchedulerCore implements ComponentCore {
         return this.pipeline.process(node);
       },
     });
-    if (next === group.length) return;
+    if (next === group.length) {
+      return { key, tree, passed, seen, compare, changes: this.view.changes, timeSensitive, now: continued?.now ?? now };
+    }
     // What stops the rest, as things stand after this batch's placements.
     this.pipeline.resetCounts();
     for (const node of this.view.nodes.values()) this.pipeline.process(node);
@@ -205,6 +251,7 @@ export class SchedulerCore implements ComponentCore {
       this.view.park(tracked);
       outcome.unschedulable.push({ id: tracked.st.id, explain });
     }
+    return undefined;
   }
 
   private proposals(state: ClusterState, outcome: SchedulingOutcome): Proposal[] {

@@ -43,6 +43,8 @@ export class SchedulerView {
   readonly placed = new Set<string>();
   /** A node changed or capacity was freed since the waiting tasks were last tried. */
   capacityChanged = false;
+  /** Counts every change to a node, its tasks, resources or failures (a kept tree is then stale). */
+  changes = 0;
 
   /** Starts again from the state (start-up, a new term). */
   rebuild(state: ClusterState): void {
@@ -51,6 +53,7 @@ export class SchedulerView {
     this.queue.clear();
     this.waiting.clear();
     this.placed.clear();
+    this.changes++;
     for (const [id, node] of state.nodes) this.nodes.sync(id, node);
     for (const id of state.tasks.keys()) this.syncTask(state, id);
     this.capacityChanged = false;
@@ -59,6 +62,7 @@ export class SchedulerView {
   syncNode(state: ClusterState, id: string): void {
     this.nodes.sync(id, state.nodes.get(id));
     this.capacityChanged = true;
+    this.changes++;
   }
 
   /**
@@ -73,6 +77,7 @@ export class SchedulerView {
       if (!old) return;
       if (task && at !== undefined && failed(task) && old.phase === 'on-node' && !old.preassigned && old.nodeId) {
         this.nodes.get(old.nodeId)?.taskFailed(old.st.serviceId, old.st.specVersion, at);
+        this.changes++;
       }
       this.forget(old);
       return;
@@ -96,7 +101,10 @@ export class SchedulerView {
     if (old?.nodeId !== undefined && old.nodeId !== nodeId) this.leaveNode(old);
     const info = this.nodes.get(nodeId);
     const known = info?.has(id) ?? false;
-    if (info?.addTask(st) && known) this.capacityChanged = true;
+    if (info?.addTask(st)) {
+      this.changes++;
+      if (known) this.capacityChanged = true;
+    }
     if (old) {
       old.st = st;
       old.phase = 'on-node';
@@ -109,6 +117,7 @@ export class SchedulerView {
   /** Puts a queued task on a node in the view (the proposal is on its way). */
   place(tracked: Tracked, nodeId: string): void {
     this.nodes.get(nodeId)?.addTask(tracked.st);
+    this.changes++;
     tracked.phase = 'placed';
     tracked.nodeId = nodeId;
     this.placed.add(tracked.st.id);
@@ -134,7 +143,10 @@ export class SchedulerView {
   }
 
   private leaveNode(tracked: Tracked): void {
-    if (tracked.nodeId !== undefined && this.nodes.get(tracked.nodeId)?.removeTask(tracked.st.id)) this.capacityChanged = true;
+    if (tracked.nodeId !== undefined && this.nodes.get(tracked.nodeId)?.removeTask(tracked.st.id)) {
+      this.capacityChanged = true;
+      this.changes++;
+    }
     delete tracked.nodeId;
   }
 

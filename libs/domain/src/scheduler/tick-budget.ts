@@ -3,9 +3,10 @@
  * placed over many ticks, a slice each, so that the process keeps serving between them
  * (issue 28: no tick or pause above 50 ms); the rest stay queued, in the order they came.
  * The work is counted in nodes looked at, not in time, so that the same view and queue
- * always give the same slice: a batch's decision tree looks at every node once, and a task
- * costs about as much as TASK_COST nodes (its heap moves, the filters again, its why: about
- * 4 µs, against 0.6 µs a node).
+ * always give the same slice: a batch's decision tree looks at every node once (none when
+ * the batch goes on with the tree the last tick kept: continued-batch.ts), and a task costs
+ * about as much as TASK_COST nodes (its heap moves, the filters again, its why: about 4 µs,
+ * against 0.6 µs a node).
  */
 
 /** A task placed or refused, in nodes looked at. */
@@ -13,7 +14,7 @@ export const TASK_COST = 6;
 
 /**
  * What a tick may spend by default: at 5,000 nodes, one batch of 1,000 tasks (11,000), or
- * 1,666 tasks of a larger one — about 10 ms on a 2-core machine,
+ * 1,666 tasks of a larger one, 2,500 of its rest — about 10 ms on a 2-core machine,
  * and under 45 ms in the ticks where every node's maps grow at once (a spread fills the
  * nodes evenly, so they all pass a power of two together).
  */
