@@ -7,6 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { KafkaEventLog } from '@shoal/eventlog';
 
 /** The brokers KAFKA_BROKERS names (comma-separated); throws when there are none. */
+/**
+ * The environment of a Shoal process that reaches the run's broker through its SASL_SSL
+ * listener (SHOAL_TEST_PROCESS_KAFKA, set by jest's global setup); empty when the broker has
+ * none (one given by KAFKA_BROKERS, or the 3-node cluster).
+ */
+export const testProcessKafkaEnv = (env: NodeJS.ProcessEnv = process.env): Record<string, string> => {
+  const given = env.SHOAL_TEST_PROCESS_KAFKA;
+  return given ? (JSON.parse(given) as Record<string, string>) : {};
+};
+
 export const testBrokers = (env: NodeJS.ProcessEnv = process.env): string[] => {
   const brokers = (env.KAFKA_BROKERS ?? '')
     .split(',')

@@ -1,6 +1,10 @@
 /** Finds (or starts) the Kafka broker a test run uses: see chooseBroker for the order. */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
-import { KAFKA_VERSION, LocalKafkaBroker, javaRuns } from '../../../../infra/kafka/broker';
+import type { KafkaConfig } from 'kafkajs';
+import { KAFKA_VERSION, javaRuns } from '../../../../infra/kafka/broker';
+import { SecureKafkaBroker } from '../../../../infra/kafka/secure-broker';
 import { chooseBroker } from './choose-broker';
 import type { BrokerKind } from './choose-broker';
 import { dockerAnswers } from './docker-probe';
@@ -9,19 +13,26 @@ import { LocalKafkaCluster } from './kafka-cluster';
 
 export interface TestBroker {
   readonly kind: BrokerKind;
-  /** Bootstrap servers, `host:port`. */
+  /** Bootstrap servers, `host:port`: the PLAINTEXT listener, for the tests' own clients. */
   readonly brokers: string[];
+  /**
+   * A Shoal process's environment to reach the broker through its SASL_SSL listener only
+   * (mutual TLS, SCRAM-SHA-512): what the e2e suite's processes run with
+   * (ShoalProcesses.onKafka). Absent for a broker given by KAFKA_BROKERS or the 3-node cluster.
+   */
+  readonly processEnv?: Record<string, string>;
   /** One line for the test output: what it is, where, how long it took. */
   readonly description: string;
   /** Stops what findTestBroker started (nothing for KAFKA_BROKERS). */
   stop(): Promise<void>;
 }
 
-/** Does a Kafka at `brokers` answer `describeCluster` within `timeoutMs`? */
-export const kafkaAnswers = async (brokers: string[], timeoutMs: number): Promise<boolean> => {
+/** Does a Kafka at `brokers` answer `describeCluster` within `timeoutMs` (through TLS and SASL, with `secure`)? */
+export const kafkaAnswers = async (brokers: string[], timeoutMs: number, secure?: Pick<KafkaConfig, 'ssl' | 'sasl'>): Promise<boolean> => {
   const kafka = new Kafka({
     clientId: 'shoal-broker-probe',
     brokers,
+    ...secure,
     logLevel: logLevel.NOTHING,
     connectionTimeout: 2_000,
     requestTimeout: 3_000,
@@ -43,6 +54,19 @@ export const kafkaAnswers = async (brokers: string[], timeoutMs: number): Promis
   }
   return false;
 };
+
+/** Throws unless the broker answers through its SASL_SSL listener as a process with `processEnv` would reach it. */
+const checkSaslSsl = async (processEnv: Record<string, string>): Promise<void> => {
+  const file = (name: string): string => readFileSync(processEnv[name]!, 'utf8');
+  const secure: Pick<KafkaConfig, 'ssl' | 'sasl'> = {
+    ssl: { ca: [file('SHOAL_KAFKA_SSL_CA')], cert: file('SHOAL_KAFKA_SSL_CERT'), key: file('SHOAL_KAFKA_SSL_KEY') },
+    sasl: { mechanism: 'scram-sha-512', username: processEnv.SHOAL_KAFKA_SASL_USERNAME!, password: file('SHOAL_KAFKA_SASL_PASSWORD_FILE').trim() },
+  };
+  if (!(await kafkaAnswers([processEnv.KAFKA_BROKERS!], 30_000, secure))) throw new Error(`the test broker's SASL_SSL listener at ${processEnv.KAFKA_BROKERS} does not answer a client with a certificate and a SCRAM-SHA-512 password`);
+};
+
+/** The SCRAM-SHA-512 user the e2e suite's processes reach the broker as; a test broker's password, made for each run. */
+const PROCESS_USER = { username: 'shoal-e2e', password: randomBytes(12).toString('hex') };
 
 export const findTestBroker = async (env: NodeJS.ProcessEnv = process.env): Promise<TestBroker> => {
   const started = Date.now();
@@ -68,21 +92,32 @@ export const findTestBroker = async (env: NodeJS.ProcessEnv = process.env): Prom
       return { kind, brokers, description: `KAFKA_BROKERS at ${brokers.join(',')} (answered in ${took()})`, stop: async () => undefined };
     }
     case 'testcontainers': {
-      const container = await startKafkaContainer(env);
+      const container = await startKafkaContainer(env, PROCESS_USER);
+      await checkSaslSsl(container.processEnv).catch(async (error: unknown) => {
+        await container.stop();
+        throw error;
+      });
       return {
         kind,
         brokers: container.brokers,
-        description: `${KAFKA_IMAGE} (KRaft) container on ${engine} at ${container.brokers.join(',')} (${container.built ? 'image built and ' : ''}started in ${took()})`,
+        processEnv: container.processEnv,
+        description: `${KAFKA_IMAGE} (KRaft) container on ${engine} at ${container.brokers.join(',')}, SASL_SSL at ${container.processEnv.KAFKA_BROKERS} (${container.built ? 'image built and ' : ''}started in ${took()})`,
         stop: () => container.stop(),
       };
     }
     case 'local': {
-      const broker = await LocalKafkaBroker.start();
+      const secure = await SecureKafkaBroker.start({ scramUsers: [PROCESS_USER] });
+      const processEnv = secure.processEnv(PROCESS_USER);
+      await checkSaslSsl(processEnv).catch(async (error: unknown) => {
+        await secure.stop();
+        throw error;
+      });
       return {
         kind,
-        brokers: broker.brokers,
-        description: `local KRaft ${KAFKA_VERSION} at ${broker.brokers.join(',')} (started in ${took()}; log ${broker.logFile})`,
-        stop: () => broker.stop(),
+        brokers: [...secure.plaintextBrokers],
+        processEnv,
+        description: `local KRaft ${KAFKA_VERSION} at ${secure.plaintextBrokers.join(',')}, SASL_SSL at ${processEnv.KAFKA_BROKERS} (started in ${took()}; log ${secure.broker.logFile})`,
+        stop: () => secure.stop(),
       };
     }
     case 'cluster3': {

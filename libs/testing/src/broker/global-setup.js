@@ -1,8 +1,10 @@
 // Jest global setup: one Docker engine and one Kafka broker for the whole run. The engine
 // (findTestEngine: SHOAL_TEST_ENGINE, else a dockerd of the run's own in swarm mode, with the
 // offline test images) goes into process.env.SHOAL_TEST_ENGINE, the broker (findTestBroker:
-// a container on that engine where there is one, else a local JVM) into KAFKA_BROKERS; every
-// jest worker inherits both, and global-teardown.js stops what was started.
+// a container on that engine where there is one, else a local JVM) into KAFKA_BROKERS (its
+// PLAINTEXT listener) and SHOAL_TEST_PROCESS_KAFKA (the environment of a process that reaches
+// it through its SASL_SSL listener); every jest worker inherits them, and global-teardown.js
+// stops what was started.
 // SHOAL_TEST_BROKER=none starts neither (npm run test:unit); SHOAL_TEST_ENGINE=none no engine.
 // An engine that cannot start fails the run in CI (CI=true); elsewhere the run goes on and
 // each test that needs an engine fails with the reason (testEngine() reads
@@ -60,5 +62,8 @@ module.exports = async () => {
   }
   globalThis.__shoalTestBroker = broker;
   process.env.KAFKA_BROKERS = broker.brokers.join(',');
+  // The processes the e2e suite starts reach the broker through its SASL_SSL listener (ShoalProcesses.onKafka).
+  if (broker.processEnv) process.env.SHOAL_TEST_PROCESS_KAFKA = JSON.stringify(broker.processEnv);
+  else delete process.env.SHOAL_TEST_PROCESS_KAFKA;
   process.stdout.write(`test broker: ${broker.description}\n`);
 };

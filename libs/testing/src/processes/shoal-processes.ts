@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testBrokers } from '../kafka-topic';
+import { testBrokers, testProcessKafkaEnv } from '../kafka-topic';
 import { ShoalProcess } from './spawn-shoal';
 
 export class ShoalProcesses {
@@ -22,14 +22,19 @@ export class ShoalProcesses {
   ) {}
 
   /**
-   * On the test broker, or the one `env.KAFKA_BROKERS` names. `name` names the data dir
-   * (`shoal-<name>-…`) and the topic prefix; `env` adds to the environment.
+   * On the test broker, or the one `env.KAFKA_BROKERS` names. The test broker is reached
+   * through its SASL_SSL listener (mutual TLS, SCRAM-SHA-512) when the run's broker has one,
+   * as a deployment behind TLS and authentication would reach it; the test's own clients
+   * use its PLAINTEXT listener (KAFKA_BROKERS). `name` names the data dir (`shoal-<name>-…`)
+   * and the topic prefix; `env` adds to the environment.
    */
   static onKafka(name: string, env: NodeJS.ProcessEnv = {}): ShoalProcesses {
     const dataDir = mkdtempSync(join(tmpdir(), `shoal-${name}-`));
     const topicPrefix = `shoal-${name}-${randomUUID()}`;
-    const brokers = env.KAFKA_BROKERS ?? testBrokers().join(',');
-    return new ShoalProcesses(dataDir, { ...process.env, SHOAL_TOPIC_PREFIX: topicPrefix, SHOAL_DATA_DIR: dataDir, ...env, KAFKA_BROKERS: brokers }, topicPrefix);
+    // The run's broker through its SASL_SSL listener, unless the test names a broker of its own.
+    const secure = env.KAFKA_BROKERS === undefined ? testProcessKafkaEnv() : {};
+    const brokers = env.KAFKA_BROKERS ?? secure.KAFKA_BROKERS ?? testBrokers().join(',');
+    return new ShoalProcesses(dataDir, { ...process.env, SHOAL_TOPIC_PREFIX: topicPrefix, SHOAL_DATA_DIR: dataDir, ...secure, ...env, KAFKA_BROKERS: brokers }, topicPrefix);
   }
 
   /** On the embedded log in the data dir (`shoal-<name>-…`); `env` adds to the environment. */
