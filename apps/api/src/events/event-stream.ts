@@ -49,6 +49,8 @@ export const streamDockerEvents = async (log: EventLog, options: EventStreamOpti
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
   const following: { subscription?: Subscription } = {};
   let timer: NodeJS.Timeout | undefined;
+  /** Whether an until that was ahead at the request has come. */
+  let untilPassed = false;
   const finish = (): void => {
     if (finished) return;
     finished = true;
@@ -58,6 +60,11 @@ export const streamDockerEvents = async (log: EventLog, options: EventStreamOpti
     void Promise.resolve()
       .then(() => following.subscription?.stop())
       .finally(resolveDone);
+  };
+
+  /** Ends the stream once until has passed and the past (the log as it was at the request) is delivered. */
+  const finishOnceDone = (): void => {
+    if ((onlyPast || untilPassed) && projection.position >= start) finish();
   };
 
   const deliver = async (record: LogRecord): Promise<void> => {
@@ -89,12 +96,16 @@ export const streamDockerEvents = async (log: EventLog, options: EventStreamOpti
       }
     },
     {
-      onCaughtUp: () => {
-        if (onlyPast && projection.position >= start) finish();
-      },
+      onCaughtUp: () => finishOnceDone(),
       onError: () => finish(),
     },
   );
-  if (untilMs !== undefined && !onlyPast) timer = setTimeout(finish, untilMs - now());
+  // An until ahead ends the live tail, not the past: what was on the log at the request is all delivered first, however long reading it takes.
+  if (untilMs !== undefined && !onlyPast) {
+    timer = setTimeout(() => {
+      untilPassed = true;
+      finishOnceDone();
+    }, untilMs - now());
+  }
   return { done, stop: finish };
 };

@@ -65,4 +65,26 @@ describe('streamDockerEvents', () => {
     expect(out.ended).toBe(true);
     expect(out.lines).toHaveLength(1);
   });
+
+  it('delivers the whole past before an until ahead ends it, however long reading the past takes', async () => {
+    for (let i = 2; i <= 5; i++) await log.append([{ key: 'c1', value: encode(b.event('ServiceCreated', { id: `s${i}`, spec: serviceSpec(`web${i}`) })) }]);
+    // A log whose records come slowly (a broker far away, a long history): the past takes longer to read than until is ahead.
+    const slow: EmbeddedEventLog = Object.create(log) as EmbeddedEventLog;
+    slow.follow = (from, handler, options) =>
+      log.follow(
+        from,
+        async (batch) => {
+          for (const record of batch) {
+            await new Promise((resolve) => setTimeout(resolve, 60));
+            await handler([record]);
+          }
+        },
+        options,
+      );
+    const out = sink();
+    const stream = await streamDockerEvents(slow, { since: 0n, until: BigInt(Date.now() + 50) * 1_000_000n, filters: new Map() }, out);
+    await stream.done;
+    expect(out.ended).toBe(true);
+    expect(out.lines.map((line) => (JSON.parse(line) as { Actor: { Attributes: { name: string } } }).Actor.Attributes.name)).toEqual(['web', 'web2', 'web3', 'web4', 'web5']);
+  });
 });
