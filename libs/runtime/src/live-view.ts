@@ -32,11 +32,29 @@ export const haltMessage = (halted: { readonly offset: number; readonly reason: 
  */
 const RECENT_VERDICTS = 16_384;
 /**
- * Records applied before the view lets the event loop run: a fetched batch can hold
- * hundreds of thousands of records, and a process must keep serving (heartbeats, its lease)
- * while it applies them.
+ * The work the view applies before it lets the event loop run, in characters of the
+ * records' values: a fetched batch can hold hundreds of thousands of records, and a process
+ * must keep serving (heartbeats, its lease) while it applies them. A record costs about as
+ * much as its value is long (decoded, then evolved item by item: a TasksCreated of 1,000
+ * tasks is ~130,000 characters and milliseconds to apply, a heartbeat ~250 and
+ * microseconds), plus RECORD_COST whatever its size. A chunk of 200,000 is ~5-10 ms of
+ * TasksCreated and TasksAllocated in the scheduler's view on two cores, ~20 ms of the
+ * records that cost most a character (TasksAssigned, ~80 ns).
  */
-const APPLY_CHUNK = 2_000;
+const APPLY_BUDGET = 200_000;
+/** What a record costs beyond its value's length: the verdict kept, the waiters told, the core told. */
+const RECORD_COST = 500;
+
+/**
+ * Where the chunk of `batch` that begins at `start` ends: after the record that spends the
+ * budget, or at the batch's end. A chunk holds at least one record, however long.
+ */
+const chunkEnd = (batch: readonly LogRecord[], start: number): number => {
+  let spent = 0;
+  let end = start;
+  while (end < batch.length && spent < APPLY_BUDGET) spent += batch[end++]!.value.length + RECORD_COST;
+  return end;
+};
 
 /** How long after a follower gave up the view follows again. */
 const REFOLLOW_AFTER_MS = 1_000;
@@ -182,13 +200,15 @@ export class LiveView {
     return this.recentOffsets[slot] === offset ? this.recentVerdicts[slot] : undefined;
   }
 
-  /** Applies a batch in chunks, letting the event loop run between them. */
+  /** Applies a batch in chunks of about APPLY_BUDGET's work each, letting the event loop run between them. */
   private async apply(batch: readonly LogRecord[]): Promise<void> {
-    if (batch.length <= APPLY_CHUNK) return this.applyChunk(batch);
-    for (let start = 0; start < batch.length; start += APPLY_CHUNK) {
+    let start = 0;
+    do {
       if (start > 0) await nextTurn();
-      this.applyChunk(batch.slice(start, start + APPLY_CHUNK));
-    }
+      const end = chunkEnd(batch, start);
+      this.applyChunk(start === 0 && end === batch.length ? batch : batch.slice(start, end));
+      start = end;
+    } while (start < batch.length);
   }
 
   private applyChunk(batch: readonly LogRecord[]): void {
