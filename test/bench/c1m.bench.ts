@@ -17,6 +17,11 @@
  * partial run reports how far it got. --heap MiB (8192; 0: node's default) is each process's --max-old-space-size (in NODE_OPTIONS).
  * --write keeps docs/benchmarks/c1m.json and draws docs/benchmarks/c1m-rate.svg and
  * c1m-running.svg; without it the plots go to .shoal/bench-logs/.
+ *
+ * Once every task runs (unless --no-after): one service scaled from --replicas to twice as
+ * many, timed until the new tasks all run; then each component restarted in turn (SIGTERM,
+ * started again as a supervisor would), timed until its /readyz answers 200 and until it is
+ * active again.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -184,6 +189,30 @@ const sampleProcesses = (cluster: BenchCluster, broker: Broker, samples: Samples
   }
 };
 
+/** What the run measured once every task ran: one service scaled up, and each component restarted. */
+interface After {
+  /** ms from the update until the service's new tasks all run (NaN: not within the time given). */
+  scaleMs?: number;
+  readonly restarts: Map<string, { readonly readyMs: number; readonly activeMs: number }>;
+}
+
+const RESTARTED = ['allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper'];
+
+/** `docker service scale <service>=<to>` from `from`: ms until `to - from` more tasks run, or NaN past `timeoutMs`. */
+const scaleUp = async (socket: string, watch: LogWatch, service: string, from: number, to: number, timeoutMs: number): Promise<number> => {
+  const inspect = await dockerApi<{ Version: { Index: number }; Spec: Record<string, unknown> }>(socket, 'GET', `/v1.47/services/${service}`);
+  if (inspect.status !== 200) throw new Error(`inspecting ${service} answered ${inspect.status}`);
+  const target = watch.live.size + (to - from);
+  const started = Date.now();
+  const updated = await dockerApi(socket, 'POST', `/v1.47/services/${service}/update?version=${inspect.body.Version.Index}`, { ...inspect.body.Spec, Mode: { Replicated: { Replicas: to } } });
+  if (updated.status !== 200) throw new Error(`scaling ${service} to ${to} answered ${updated.status}: ${JSON.stringify(updated.body)}`);
+  while (watch.live.size < target) {
+    if (Date.now() - started > timeoutMs) return Number.NaN;
+    await sleep(100);
+  }
+  return Date.now() - started;
+};
+
 /** Tasks RUNNING at once at the end of each bin, from `reached` (sorted times). */
 const runningAt = (reached: readonly number[], start: number, end: number, binMs: number): [number, number][] => {
   const points: [number, number][] = [[0, 0]];
@@ -216,6 +245,7 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
   const samples: Samples = { creates: [], serviceLs: [], servicePs: [], ticks: new Map(), loopLag: new Map(), load: [], cpu: new Map(), peaks: new Map() };
   const broker = await startBroker();
   let outcome: RunOutcome | undefined;
+  const after: After = { restarts: new Map() };
   let runEnd = 0;
   let logs = '';
   try {
@@ -287,6 +317,17 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
       const caughtUp = Date.now() + 120_000;
       while (watch.records < highWaterMark && Date.now() < caughtUp) await sleep(500);
       outcome = { total, start, createsDone, watch, highWaterMark, loadAverage, peakRss: new Map(samples.peaks), ...(incomplete ? { incomplete } : {}) };
+      if (!incomplete && !argv.includes('--no-after')) {
+        say(`all running: scaling c1m-1 from ${fmt(replicas)} to ${fmt(2 * replicas)} replicas…`);
+        after.scaleMs = await scaleUp(cluster.socket, watch, 'c1m-1', replicas, 2 * replicas, 300_000);
+        say(`scaled in ${fmt(after.scaleMs)} ms; restarting each component…`);
+        for (const name of RESTARTED) {
+          const restarted = await cluster.restart(name);
+          after.restarts.set(name, restarted);
+          say(`${name}: ready ${fmt(restarted.readyMs)} ms, active ${fmt(restarted.activeMs)} ms after its restart`);
+        }
+        sampleProcesses(cluster, broker, samples);
+      }
     } finally {
       await watch?.close().catch(() => undefined);
       logs = join(ROOT, '.shoal', 'bench-logs', cluster.topic.replace(/\.events$/, ''));
@@ -297,7 +338,7 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
     await broker.stop();
   }
   if (!outcome) throw new Error('the run ended without an outcome');
-  report(argv, outcome, samples, { nodes, services, replicas, fleets, concurrency, heap, deadlineMs, runEnd, logs });
+  report(argv, outcome, samples, after, { nodes, services, replicas, fleets, concurrency, heap, deadlineMs, runEnd, logs });
 };
 
 interface Setup {
@@ -312,7 +353,7 @@ interface Setup {
   readonly logs: string;
 }
 
-const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, setup: Setup): void => {
+const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, after: After, setup: Setup): void => {
   const { watch, start, total } = outcome;
   const n: E2eNumbers = e2eNumbers(outcome);
   const placed = watch.assigned.size;
@@ -376,6 +417,8 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
         : one(`longest tick: ${component} (past the last bucket: longer than this; ${fmt(b.count)} ticks)`, 's', 'lower', b.above),
     ),
     ...[...samples.loopLag].map(([name, lag]) => one(`longest event loop delay seen: ${name}`, 'ms', 'lower', lag * 1e3)),
+    ...(after.scaleMs !== undefined ? [one(`one service scaled from ${fmt(setup.replicas)} to ${fmt(2 * setup.replicas)} replicas once all ran: its new tasks all RUNNING`, 'ms', 'lower', after.scaleMs)] : []),
+    ...[...after.restarts].flatMap(([name, r]) => [one(`restart of the ${name} with every task running: ready (/readyz 200)`, 'ms', 'lower', r.readyMs), one(`restart of the ${name}: active again`, 'ms', 'lower', r.activeMs)]),
     ...[...samples.peaks].map(([name, bytes]) => one(`peak RSS: ${name}`, 'MiB', 'lower', bytes / MIB)),
     ...[...samples.cpu].map(([name, cpu]) => one(`CPU used: ${name}`, 's', 'lower', cpu)),
   ];
@@ -410,6 +453,12 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
       `Goal: all ${fmt(total)} tasks RUNNING in ≤ 5 minutes — ${allIn <= 300 ? `met (${allIn.toFixed(0)} s)` : Number.isFinite(allIn) ? `not met (${allIn.toFixed(0)} s, ${fmt(n.runningPerSecond)}/s)` : 'not met (never all RUNNING)'}.`,
       `Goal: no component above 2 GiB of RSS — ${over.length === 0 ? 'met' : `not met (${over.map(([c, b]) => `${c} ${fmt(b / MIB)} MiB`).join(', ')})`}.`,
       `Goal: no tick or pause of a component longer than 50 ms — ${longTicks.length === 0 && longLags.length === 0 ? 'met' : `not met (ticks: ${longTicks.map(([c, b]) => `${c} > ${b.above} s`).join(', ') || 'none'}; event loop delays: ${longLags.map(([c, l]) => `${c} ${fmt(l * 1e3)} ms`).join(', ') || 'none'})`}. A tick is read from its histogram's buckets, so only its bucket is known; the event loop delay (prom-client's, the largest in each scrape interval) also catches pauses outside ticks, such as a snapshot being written. Both count from each process's first scrape after the creates began, not its start.`,
+      ...(after.restarts.size > 0
+        ? [
+            `Goal: each component's restart with every task running ≤ 10 s to ready — ${[...after.restarts].every(([, r]) => r.readyMs <= 10_000) ? 'met' : 'not met'} (${[...after.restarts].map(([name, r]) => `${name} ${(r.readyMs / 1e3).toFixed(1)} s`).join(', ')}; active again: ${[...after.restarts].map(([name, r]) => `${name} ${(r.activeMs / 1e3).toFixed(1)} s`).join(', ')}).`,
+          ]
+        : []),
+      ...(after.scaleMs !== undefined ? [`One service scaled from ${fmt(setup.replicas)} to ${fmt(2 * setup.replicas)} replicas once every task ran: ${Number.isFinite(after.scaleMs) ? `its new tasks all RUNNING ${(after.scaleMs / 1e3).toFixed(1)} s after the update` : 'not all RUNNING within 300 s'}.`] : []),
       `${NOMAD}. Here: ${Number.isFinite(allIn) ? `${allIn.toFixed(0)} s to all RUNNING, ${fmt(n.runningPerSecond)}/s, ${(n.runningPerSecond / 3_750).toFixed(2)}× Nomad C1M's rate` : `${fmt(runningRatePerSecond)}/s RUNNING on average until stopped, ${(runningRatePerSecond / 3_750).toFixed(2)}× Nomad C1M's rate`}, on 2 cores with everything on one machine.`,
       `Placements per second over time: ![assigned and first RUNNING per second](benchmarks/c1m-rate.svg) — tasks RUNNING at once: ![tasks RUNNING at once](benchmarks/c1m-running.svg) (drawn by the benchmark).`,
       `RUNNING per second over each tenth of the run: ${n.timeline.map(fmt).join(' · ') || 'none'}.`,

@@ -64,6 +64,8 @@ export const processCpu = (pid: number): number => cpuSeconds(readFileSync(`/pro
 
 export class BenchCluster {
   readonly members: Member[] = [];
+  /** Processes a restart replaced: their output is kept with the others'. */
+  private readonly retired: Member[] = [];
   readonly socket: string;
   readonly topic: string;
   private readonly peaks = new Map<string, number>();
@@ -172,6 +174,31 @@ export class BenchCluster {
     return undefined;
   }
 
+  /**
+   * Stops the component `name` (SIGTERM, as a supervisor would) and starts it again with the
+   * same command, as each component restarts in production: from its snapshot, then the log's
+   * tail. Resolves with the ms from the new process's start until its /readyz answers 200
+   * (its view caught up with the log) and until its /healthz says active again.
+   */
+  async restart(name: string): Promise<{ readonly readyMs: number; readonly activeMs: number }> {
+    const index = this.members.findIndex((m) => m.name === name);
+    if (index < 0) throw new Error(`no member ${name}`);
+    const old = this.members[index]!;
+    this.samplePeaks();
+    await old.process.stop(15_000);
+    this.retired.push({ name: `${name}-before-restart`, process: old.process });
+    const started = Date.now();
+    const next = ShoalProcess.node(this.options.entry.argv(['run', name.replace(/-\d+$/, '')], this.options.flags?.(name) ?? []), this.env);
+    this.members[index] = { name, process: next };
+    const [, port] = await next.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, this.timeout);
+    this.members[index] = { name, process: next, healthPort: Number(port) };
+    const ready = async (): Promise<boolean> => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200;
+    await eventually(`the restarted ${name} is ready`, ready, { timeoutMs: this.timeout, everyMs: 25 });
+    const readyMs = Date.now() - started;
+    await eventually(`the restarted ${name} is active`, async () => ((await health(Number(port)).catch(() => undefined))?.state === 'active' ? true : undefined), { timeoutMs: this.timeout, everyMs: 25 });
+    return { readyMs, activeMs: Date.now() - started };
+  }
+
   /** Records each live process's peak RSS so far (call before killing or stopping one). */
   samplePeaks(): void {
     for (const m of this.members) {
@@ -191,7 +218,7 @@ export class BenchCluster {
     await Promise.all(this.members.map((m) => m.process.stop(15_000)));
     if (logs) {
       mkdirSync(logs, { recursive: true });
-      for (const m of this.members) writeFileSync(join(logs, `${m.name}.log`), m.process.output);
+      for (const m of [...this.members, ...this.retired]) writeFileSync(join(logs, `${m.name}.log`), m.process.output);
     }
     rmSync(this.dataDir, { recursive: true, force: true });
   }
