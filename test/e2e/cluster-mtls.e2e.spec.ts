@@ -35,9 +35,12 @@ describe('Shoal on Kafka with mutual TLS between agents and the dispatcher', () 
   const stateDirs = [mkdtempSync(join(tmpdir(), 'shoal-mtls-a-')), mkdtempSync(join(tmpdir(), 'shoal-mtls-b-'))];
   let token: string;
 
+  /** The agent process last started for each host index. */
+  const latest = new Map<number, ShoalProcess>();
   const agent = (index: number, joinToken = token, stateDir = stateDirs[index]!): ShoalProcess => {
     const process = deployment.cli(['agent', '--tls', '--join-token', joinToken, '--dispatcher', cluster.dispatchers, '--state-dir', stateDir, '--hostname', `tls-${index}`]);
     agents.push(process);
+    latest.set(index, process);
     return process;
   };
   const readyNodes = async (): Promise<DockerNode[]> =>
@@ -159,6 +162,17 @@ describe('Shoal on Kafka with mutual TLS between agents and the dispatcher', () 
       const certificate = new X509Certificate(readFileSync(join(dir, 'node-cert.pem')));
       expect(certificate.verify(newRoot.publicKey)).toBe(true);
     }
+    // Restarted with the token it joined with (the old root's, as an agent's settings keep it), an agent is still the same node: that root was its cluster's.
+    const first = nodes.find((n) => n.Description.Hostname === 'tls-0')!.ID;
+    expect(await latest.get(0)!.stop()).toBe(0);
+    const again = agent(0, token);
+    await again.waitFor(/joined the dispatcher/, 60_000);
+    expect(again.output).not.toMatch(/joining anew/);
+    await eventually('the same three nodes ready', async () => {
+      const ready = (await readyNodes()).map((n) => n.ID).sort();
+      return ready.join() === workers.join() ? ready : undefined;
+    }, 60_000);
+    expect(workers).toContain(first);
     // The API calls the dispatcher with a certificate of the new root: the tasks' output still comes.
     const logs = await cluster.docker(['service', 'logs', '--raw', 'web']);
     expect(logs.code).toBe(0);

@@ -28,6 +28,8 @@ import type { NodeIdentity } from '@shoal/runtime';
 export const NODE_KEY_FILE = 'node-key.pem';
 export const NODE_CERT_FILE = 'node-cert.pem';
 export const ROOT_CA_FILE = 'root-ca.pem';
+/** The digests of every root CA the node has trusted, one a line: a join token of an older root of its cluster is still its cluster's. */
+export const ROOTS_SEEN_FILE = 'roots-seen';
 
 const CALL_DEADLINE_MS = 10_000;
 
@@ -69,8 +71,13 @@ interface Held {
   readonly intermediates: readonly X509Certificate[];
   /** The root CAs the node trusts: the one its token pinned, and whatever a verified dispatcher has given since. */
   readonly trust: readonly X509Certificate[];
+  /** The digests of every root it has trusted, the current ones among them (roots rotated out stay). */
+  readonly seen: readonly string[];
   readonly identity: NodeIdentity;
 }
+
+/** `seen` with the digests of `trust` added. */
+const withSeen = (seen: readonly string[], trust: readonly X509Certificate[]): string[] => [...new Set([...seen, ...trust.map((root) => caDigest(root))])];
 
 export class NodeCredentials {
   private held: Held;
@@ -98,8 +105,9 @@ export class NodeCredentials {
     const now = options.now ?? (() => new Date());
     const digest = tokenDigest(joinToken);
     const kept = NodeCredentials.kept(options.stateDir, now());
-    // A token of another root CA (the node sent to another cluster) is a join anew, not the old certificate.
-    if (kept && (digest === undefined || kept.trust.some((root) => caDigest(root) === digest))) return new NodeCredentials(kept, options);
+    // A token of another root CA (the node sent to another cluster) is a join anew, not the old certificate; one of a
+    // root the node trusted before its cluster rotated the root (a token kept in the node's settings) is still its cluster's.
+    if (kept && (digest === undefined || kept.seen.includes(digest))) return new NodeCredentials(kept, options);
     if (kept) options.log?.(`the node's certificate in ${options.stateDir} is of another root CA than the join token's: joining anew`);
     if (digest === undefined) throw new JoinRefused('the join token is not a SWMTKN-1-<root CA digest>-<secret> token: copy it whole from `docker swarm join-token worker`');
     for (let attempt = 0; ; attempt += 1) {
@@ -129,8 +137,10 @@ export class NodeCredentials {
     const trust = certificatesOf(readFileSync(paths[2]!, 'utf8'));
     if (!certificate) return undefined;
     const found = nodeIdentityAmong(certificate, trust, now, intermediates);
+    const seenPath = join(stateDir, ROOTS_SEEN_FILE);
+    const seen = withSeen(existsSync(seenPath) ? readFileSync(seenPath, 'utf8').split('\n').filter(Boolean) : [], trust);
     // Expired (the agent was down past it) or otherwise unusable: join again, as a new node.
-    return typeof found === 'string' || !certificate.checkPrivateKey(key) ? undefined : { key, certificate, intermediates, trust, identity: found.identity };
+    return typeof found === 'string' || !certificate.checkPrivateKey(key) ? undefined : { key, certificate, intermediates, trust, seen, identity: found.identity };
   }
 
   private static async issue(address: string, joinToken: string, digest: string, now: () => Date): Promise<Held> {
@@ -164,7 +174,7 @@ export class NodeCredentials {
     const found = nodeIdentityAmong(certificate, trust, now, intermediates);
     if (typeof found === 'string') throw new JoinRefused(`the certificate the dispatcher issued is not usable: ${found}`);
     if (!certificate.checkPrivateKey(key)) throw new JoinRefused("the certificate the dispatcher issued is not for this node's key");
-    return { key, certificate, intermediates, trust, identity: found.identity };
+    return { key, certificate, intermediates, trust, seen: withSeen([], trust), identity: found.identity };
   }
 
   get nodeId(): string {
@@ -231,8 +241,9 @@ export class NodeCredentials {
     const keys = newKeyPair();
     try {
       const answer = await ask<RenewNodeCertificateRequest, NodeCertificateResponse>(address, this.channelCredentials(), 'renewNodeCertificate', certificateRequest(keys.privateKey));
-      const held = NodeCredentials.accept(answer, keys.privateKey, this.now());
-      if (held.identity.nodeId !== this.nodeId) throw new Error(`the renewed certificate names node ${held.identity.nodeId}, not ${this.nodeId}`);
+      const accepted = NodeCredentials.accept(answer, keys.privateKey, this.now());
+      if (accepted.identity.nodeId !== this.nodeId) throw new Error(`the renewed certificate names node ${accepted.identity.nodeId}, not ${this.nodeId}`);
+      const held = { ...accepted, seen: withSeen(this.held.seen, accepted.trust) };
       this.held = held;
       this.keep();
       this.say(`node ${this.nodeId}: certificate renewed, valid to ${held.certificate.validTo}`);
@@ -264,5 +275,6 @@ export class NodeCredentials {
     write(NODE_KEY_FILE, privateKeyPem(this.held.key), 0o600);
     write(NODE_CERT_FILE, pemBundle([this.held.certificate, ...this.held.intermediates]), 0o644);
     write(ROOT_CA_FILE, this.trustRoot, 0o644);
+    write(ROOTS_SEEN_FILE, `${this.held.seen.join('\n')}\n`, 0o644);
   }
 }
