@@ -77,11 +77,12 @@ export class DispatcherLogs {
   private readonly clients = new Map<string, Client>();
   private readonly answerTimeoutMs: number;
 
-  private credentials: { credentials: ChannelCredentials; renewAt?: Date; root?: RootCaState };
+  private credentials?: { credentials: ChannelCredentials; renewAt?: Date; root?: RootCaState };
 
   constructor(private readonly options: DispatcherLogsOptions = {}) {
     this.answerTimeoutMs = options.answerTimeoutMs ?? 5_000;
-    this.credentials = options.root ? managerCredentials(options.root(), options.certificateValidityMs) : { credentials: credentials.createInsecure() };
+    // Under mutual TLS made at the first call: a rotated root's key opens only once the cluster key is unlocked.
+    this.credentials = options.root ? undefined : { credentials: credentials.createInsecure() };
     this.channelOptions = options.root ? { ...DISPATCHER_CHANNEL_OPTIONS, ...DISPATCHER_TLS_OPTIONS } : { ...DISPATCHER_CHANNEL_OPTIONS };
   }
 
@@ -141,13 +142,14 @@ export class DispatcherLogs {
   /** The credentials channels dial with; past half their certificate's life, new ones, and the channels made with the old are closed. */
   private currentCredentials(): ChannelCredentials {
     const root = this.options.root?.();
-    // Past half its life, or the cluster's root CA rotating or rotated: new credentials.
-    if (root && ((this.credentials.renewAt && new Date() >= this.credentials.renewAt) || root !== this.credentials.root)) {
+    // None yet, past half its life, or the cluster's root CA rotating or rotated: new credentials.
+    const held = this.credentials;
+    if (root && (!held || (held.renewAt && new Date() >= held.renewAt) || root !== held.root)) {
       this.credentials = managerCredentials(root, this.options.certificateValidityMs);
       for (const client of this.clients.values()) client.close();
       this.clients.clear();
     }
-    return this.credentials.credentials;
+    return this.credentials!.credentials;
   }
 
   private client(address: string): Client {

@@ -180,4 +180,16 @@ describe("the API's client of the dispatchers' Logs service", () => {
     expect(new Set(callers).size).toBe(2);
     expect(callers[0]).toBe(callers[1]);
   });
+
+  it('under mutual TLS makes its certificate at the first call, not when built: an API whose cluster key is still locked starts', async () => {
+    const locked = (): never => {
+      throw new Error('the cluster key is locked');
+    };
+    const tls = new DispatcherLogs({ answerTimeoutMs: 500, root: () => ({ signer: locked }) as never });
+    try {
+      await expect(tls.subscribe('127.0.0.1:1', request)).rejects.toThrow(/the cluster key is locked/);
+    } finally {
+      tls.close();
+    }
+  });
 });
