@@ -59,7 +59,9 @@ export class SessionTable {
   private readonly unregistered = new Set<Session>();
   /** No expected node expires before this (a lower bound, made exact by each scan). */
   private earliest?: number;
+  /** Queued statuses: those from `taken` on are still to be batched (a queue, so that a batch costs what it takes, not what waits). */
   private pending: PendingStatus[] = [];
+  private taken = 0;
 
   get size(): number {
     return this.sessions.size;
@@ -109,13 +111,25 @@ export class SessionTable {
   }
 
   get pendingStatuses(): number {
-    return this.pending.length;
+    return this.pending.length - this.taken;
   }
 
-  /** Takes at most `max` queued statuses, oldest first. */
+  /**
+   * Takes at most `max` queued statuses, oldest first: at the cost of those taken, however
+   * many wait behind them (the statuses already taken are let go once they are half the
+   * queue).
+   */
   takeStatuses(max: number): PendingStatus[] {
-    const taken = this.pending.slice(0, max);
-    this.pending = this.pending.slice(taken.length);
+    const end = Math.min(this.pending.length, this.taken + Math.max(0, max));
+    const taken = this.pending.slice(this.taken, end);
+    this.taken = end;
+    if (this.taken === this.pending.length) {
+      this.pending = [];
+      this.taken = 0;
+    } else if (this.taken * 2 >= this.pending.length) {
+      this.pending = this.pending.slice(this.taken);
+      this.taken = 0;
+    }
     return taken;
   }
 
@@ -137,6 +151,7 @@ export class SessionTable {
     this.unregistered.clear();
     this.earliest = undefined;
     this.pending = [];
+    this.taken = 0;
   }
 
   /**
