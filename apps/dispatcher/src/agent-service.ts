@@ -313,6 +313,8 @@ export class AgentService {
     return {
       state: () => runner.view.state,
       tasksOf: (nodeId) => this.deps.core.tasksOf(nodeId),
+      indexed: () => this.deps.core.indexed,
+      whenIndexed: (ready) => this.deps.core.whenIndexed(ready),
       dispatchers: this.deps.dispatchers,
       logs: this.deps.logs,
       ...(this.deps.openSecret ? { openSecret: this.deps.openSecret } : {}),

@@ -36,7 +36,17 @@ export interface DispatcherCoreOptions {
   readonly log?: (line: string) => void;
   /** Most statuses in one decision; default 10,000. */
   readonly maxStatusBatch?: number;
+  /** Tasks the index of the nodes' tasks is rebuilt by in one decision, after a takeover; default INDEX_SLICE. */
+  readonly indexSlice?: number;
 }
+
+/**
+ * How many tasks a decision looks at while the index of the nodes' tasks is rebuilt (on
+ * taking over): at C1M's size (1,000,000 tasks) a rebuild in one go stops the process for
+ * a second or more; a slice of this size costs some 7 ms (more when the index's tables
+ * grow), 200 decisions for the whole.
+ */
+export const INDEX_SLICE = 5_000;
 
 export class DispatcherCore implements ComponentCore {
   readonly component = 'dispatcher' as const;
@@ -51,15 +61,31 @@ export class DispatcherCore implements ComponentCore {
   /** Nodes DOWN in the view: the only ones whose tasks may become orphans. */
   private readonly down = new Set<string>();
   private activeInstanceValue?: string;
+  /** Told once the index of the nodes' tasks is whole again: the assignment streams that wait for it. */
+  private indexWaiters: (() => void)[] = [];
 
   constructor(
     readonly sessions: SessionTable,
     private readonly options: DispatcherCoreOptions = {},
   ) {}
 
-  /** The tasks assigned to a node (ASSIGNED or later), by id. */
+  /** The tasks assigned to a node (ASSIGNED or later), by id: all of them once `indexed`. */
   tasksOf(nodeId: string): ReadonlySet<string> {
     return this.tasks.of(nodeId);
+  }
+
+  /**
+   * Whether `tasksOf` answers for every task: not while the index is rebuilt after a
+   * takeover, a slice a decision, when the cluster has more tasks than a slice.
+   */
+  get indexed(): boolean {
+    return this.tasks.whole;
+  }
+
+  /** Calls `ready` once `tasksOf` answers for every task: at once if it does now. */
+  whenIndexed(ready: () => void): void {
+    if (this.tasks.whole) ready();
+    else this.indexWaiters.push(ready);
   }
 
   /**
@@ -160,7 +186,9 @@ export class DispatcherCore implements ComponentCore {
   }
 
   reconcileAll(state: ClusterState): void {
-    this.tasks.rebuild(state);
+    // The first slice now: a cluster of fewer tasks has its index whole at once.
+    this.tasks.restart(state);
+    this.index(state);
     if (state.cluster) {
       this.tokensSeen.set(keptTokenHash(state.cluster.tokens.worker), 'worker');
       this.tokensSeen.set(keptTokenHash(state.cluster.tokens.manager), 'manager');
@@ -171,7 +199,13 @@ export class DispatcherCore implements ComponentCore {
     for (const node of state.nodes.values()) if (node.status.state === 'down') this.down.add(node.id);
   }
 
+  /**
+   * Nothing is decided until the index of the nodes' tasks is whole again after a
+   * takeover: each decision until then rebuilds a slice of it (wakeAt asks for the next at
+   * once), so that the first decision is the one a rebuild in one go would have made.
+   */
   decide(state: ClusterState, now: Date): readonly Proposal[] {
+    if (!this.index(state)) return [];
     const at = now.getTime();
     const unknown = this.adopting ? this.adopt(state, at) : [];
     this.adopting = false;
@@ -199,9 +233,20 @@ export class DispatcherCore implements ComponentCore {
   }
 
   wakeAt(state: ClusterState): number | undefined {
+    if (!this.tasks.whole) return 0;
     const times = [this.sessions.nextExpiry, nextOrphaning(state, (id) => this.unattended(id), this.down)];
     const defined = times.filter((t): t is number => t !== undefined);
     return defined.length === 0 ? undefined : Math.min(...defined);
+  }
+
+  /** Goes on with the index's rebuild, a slice: whether it is whole (those waiting for it are told then). */
+  private index(state: ClusterState): boolean {
+    if (this.tasks.whole) return true;
+    if (!this.tasks.rebuildSome(state, this.options.indexSlice ?? INDEX_SLICE)) return false;
+    const waiters = this.indexWaiters;
+    this.indexWaiters = [];
+    for (const ready of waiters) ready();
+    return true;
   }
 
   private registrations(): Proposal[] {

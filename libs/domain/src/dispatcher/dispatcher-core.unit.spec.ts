@@ -1,6 +1,6 @@
 /** The dispatcher core: sessions registered, nodes READY again after DOWN, heartbeats and their expiry. */
-import { DEFAULT_CLUSTER_SPEC } from '@shoal/contracts';
-import { RecordingLink, TOKENS, beat, connect, dispatcherSpecification, keptJoinToken, nodeDescription, typesOf } from '@shoal/testing';
+import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
+import { RecordingLink, TOKENS, assigned, beat, connect, dispatcherSpecification, keptJoinToken, nodeDescription, report, typesOf } from '@shoal/testing';
 import { SessionTable } from './session-table';
 import { MAX_HEARTBEATS_PER_SECOND, heartbeatPeriodMs } from './heartbeat';
 import { UNKNOWN_MESSAGE } from './dispatcher-core';
@@ -242,5 +242,73 @@ describe('dispatcher: join tokens across rotation', () => {
     expect(h.core.admit(h.state, joinedWith, 'n2')).toMatchObject({ ok: false, reason: expect.stringMatching(/rotated/) });
     expect(h.core.admit(h.state, joinedWith, '')).toMatchObject({ ok: false });
     expect(h.core.admit(h.state, rotated, '')).toEqual({ ok: true, role: 'worker' });
+  });
+});
+
+describe('dispatcher: taking over, its index of the nodes’ tasks rebuilt a slice a decision', () => {
+  /** n1 DOWN for longer than the node-down period with two live tasks, n2 up with three and a status to report: then the dispatcher takes over. */
+  const takenOver = (options: { indexSlice?: number } = {}) => {
+    const h = dispatcherSpecification({ dispatcher: { heartbeatPeriodMs: 1_000 }, nodeDownPeriodMs: 10_000 }, options);
+    h.reconcileAll();
+    connect(h, 'n1');
+    connect(h, 'n2');
+    h.apply(assigned('a1', 'n1', 1));
+    h.apply(assigned('a2', 'n1', 2));
+    h.apply(assigned('b1', 'n2', 3));
+    h.apply(assigned('b2', 'n2', 4));
+    h.apply(assigned('b3', 'n2', 5));
+    h.advance(2_000);
+    beat(h, 'n2');
+    h.advance(1_000);
+    h.tick();
+    expect(h.state.nodes.get('n1')?.status.state).toBe('down');
+    h.advance(10_000);
+    beat(h, 'n2');
+    report(h, 'n2', 'b1', TaskState.RUNNING);
+    h.reconcileAll();
+    return h;
+  };
+  const decided = (events: readonly { type: string; data: unknown }[]) => events.map(({ type, data }) => ({ type, data }));
+
+  it('decides nothing until the index is whole, asking to go on at once; then what a rebuild in one go decides', () => {
+    const whole = takenOver();
+    expect(whole.core.indexed).toBe(true);
+    const expected = decided(whole.tick());
+    expect(expected.map((e) => e.type)).toEqual(['TaskStatusesReported', 'TaskStatusesReported']);
+
+    const h = takenOver({ indexSlice: 2 });
+    let told = 0;
+    h.core.whenIndexed(() => told++);
+    // Five tasks: two looked at on taking over, two a decision.
+    expect(h.core.indexed).toBe(false);
+    expect(h.core.wakeAt(h.state)).toBe(0);
+    expect(h.tick()).toEqual([]);
+    expect(h.core.indexed).toBe(false);
+    expect(told).toBe(0);
+    expect(decided(h.tick())).toEqual(expected);
+    expect(h.core.indexed).toBe(true);
+    expect(told).toBe(1);
+    expect([...h.core.tasksOf('n1')]).toEqual(['a1', 'a2']);
+    expect([...h.core.tasksOf('n2')]).toEqual(['b1', 'b2', 'b3']);
+    expect(h.tick()).toEqual([]);
+    expect(h.core.wakeAt(h.state)).toBeGreaterThan(h.clock);
+  });
+
+  it('keeps what the log changes while the index is rebuilt', () => {
+    const h = takenOver({ indexSlice: 1 });
+    // a1, looked at on taking over, ends and goes; c1 comes after the rest.
+    expect(h.happen('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 'a1', state: TaskState.FAILED, at: new Date(h.clock).toISOString() }] }, { by: 'dispatcher' }).status).toBe('applied');
+    expect(h.happen('TasksRemoved', { tasks: [{ id: 'a1', reason: 'ended' }] }, { by: 'reaper' }).status).toBe('applied');
+    expect(h.apply(assigned('c1', 'n2', 6)).status).toBe('applied');
+    while (!h.core.indexed) h.tick();
+    expect([...h.core.tasksOf('n1')].sort()).toEqual(['a2']);
+    expect([...h.core.tasksOf('n2')].sort()).toEqual(['b1', 'b2', 'b3', 'c1']);
+  });
+
+  it('tells a waiter at once when the index is whole', () => {
+    const h = takenOver();
+    let told = 0;
+    h.core.whenIndexed(() => told++);
+    expect(told).toBe(1);
   });
 });
