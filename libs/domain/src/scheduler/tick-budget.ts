@@ -13,12 +13,13 @@
 export const TASK_COST = 6;
 
 /**
- * What a tick may spend by default: at 5,000 nodes, one batch of 1,000 tasks (11,000), or
- * 1,666 tasks of a larger one, 2,500 of its rest — about 10 ms on a 2-core machine,
- * and under 45 ms in the ticks where every node's maps grow at once (a spread fills the
- * nodes evenly, so they all pass a power of two together).
+ * What a tick may spend by default: at 5,000 nodes, six batches of 1,000 tasks (11,000
+ * each), or 11,666 tasks of a larger one, 12,500 of its rest — about 50 ms on a 2-core
+ * machine. A fifth of it (one batch a tick) kept ticks near 10 ms, but at C1M's
+ * size the thousand smaller TasksAssigned records cost the dispatcher and the agents more
+ * than the scheduler saved: all RUNNING in 342 s against 212 s with this budget (docs/benchmarks.md).
  */
-export const TICK_BUDGET = 15_000;
+export const TICK_BUDGET = 75_000;
 
 export class TickBudget {
   private spent = 0;
