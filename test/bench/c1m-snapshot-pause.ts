@@ -10,13 +10,13 @@
  *
  *   node -r ./bin/register.js test/bench/c1m-snapshot-pause.ts [nodes] [services] [replicas]
  */
-import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
-import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
 import { Projection, snapshotInSteps, stateHash, toSnapshotData } from '@shoal/domain';
 import { snapshotJson } from '../../libs/eventlog/src/snapshots/file-snapshot-store';
-import { benchEvents, benchNode } from './events';
+import { benchEvents, benchNode, c1mService, gcTime } from './events';
 
 const [nodes, services, replicas] = process.argv.slice(2).map(Number);
 const NODES = nodes || 5_000;
@@ -34,10 +34,8 @@ apply(event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker
 for (let i = 0; i < NODES; i++) apply(event('NodeRegistered', benchNode(i, { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 }, { version: '28.2.2', labels: {} }), 'dispatcher'));
 let placed = 0;
 for (let s = 0; s < SERVICES; s++) {
-  const spec: ServiceSpec = { name: `c1m-${s}`, task: { container: { image: 'nginx:1.27' } }, mode: { kind: 'replicated', replicas: REPLICAS } };
-  apply(event('ServiceCreated', { id: `svc-${s}`, spec }, 'api'));
-  const batch: NewTask[] = [];
-  for (let i = 0; i < REPLICAS; i++) batch.push({ id: `task-${s}-${i}`, serviceId: `svc-${s}`, slot: i + 1, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
+  const { id, spec, tasks: batch } = c1mService(s, REPLICAS);
+  apply(event('ServiceCreated', { id, spec }, 'api'));
   apply(event('TasksCreated', { tasks: batch }, 'orchestrator'));
   apply(event('TasksAllocated', { tasks: batch.map((t) => ({ id: t.id, attachments: [] })) }, 'allocator'));
   const assigned = batch.map((t) => ({ id: t.id, nodeId: `node-${placed++ % NODES}`, why: 'bench' }));
@@ -55,11 +53,7 @@ const time = <T>(work: () => T): [T, number] => {
 };
 
 // Garbage collections, to tell a step's own work from a collection that fell in it.
-const gcs: { start: number; end: number }[] = [];
-const observer = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, end: entry.startTime + entry.duration });
-});
-observer.observe({ entryTypes: ['gc'] });
+const { gcIn, longestMs: longestGcMs, stop: stopGcTime } = gcTime();
 /** `work` timed, less the collections that fell in it. */
 const timed = <T>(work: () => T): [T, number, number] => {
   const t0 = performance.now();
@@ -95,14 +89,11 @@ const main = async (): Promise<void> => {
     longestPieceMs = Math.max(longestPieceMs, ms);
   }
   await nextTurn();
-  observer.disconnect();
-  const gcIn = ({ start, ms }: { start: number; ms: number }): number =>
-    gcs.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, start + ms) - Math.max(gc.start, start)), 0);
+  stopGcTime();
   const stepMs = stepAt.map((s) => s.ms);
-  const ownMs = stepAt.map((s) => s.ms - gcIn(s));
+  const ownMs = stepAt.map((s) => s.ms - gcIn(s.start, s.ms));
   const longestStep = stepMs.reduce((longest, ms, i) => (ms > stepMs[longest]! ? i : longest), 0);
   const longestOwn = ownMs.reduce((longest, ms, i) => (ms > ownMs[longest]! ? i : longest), 0);
-  const longestGcMs = gcs.reduce((longest, gc) => Math.max(longest, gc.end - gc.start), 0);
   const [, hashMs] = time(() => stateHash(state));
   process.stdout.write(
     `${JSON.stringify({
@@ -113,9 +104,9 @@ const main = async (): Promise<void> => {
       steps: stepMs.length,
       longestStepMs: stepMs[longestStep],
       longestStepIndex: longestStep,
-      longestStepGcMs: gcIn(stepAt[longestStep]!),
+      longestStepGcMs: gcIn(stepAt[longestStep]!.start, stepAt[longestStep]!.ms),
       longestStepLessGcMs: ownMs[longestOwn],
-      longestPieceLessGcMs: Math.max(0, ...pieceAt.map((p) => p.ms - gcIn(p))),
+      longestPieceLessGcMs: Math.max(0, ...pieceAt.map((p) => p.ms - gcIn(p.start, p.ms))),
       longestGcPauseMs: longestGcMs,
       longestFive: stepMs.map((ms, i) => [i, Math.round(ms * 10) / 10] as const).sort((a, b) => b[1] - a[1]).slice(0, 5),
       stepsOver20Ms: stepMs.filter((ms) => ms > 20).length,

@@ -22,18 +22,18 @@
  *
  *   node --max-old-space-size=8192 -r ./bin/register.js test/bench/dispatcher-tick-pause.ts [nodes] [services] [replicas] [batch] [sessionsPerCall]
  */
-import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
-import type { NewTask, ServiceSpec, ShoalEvent, TaskStatusReport } from '@shoal/contracts';
+import type { ShoalEvent, TaskStatusReport } from '@shoal/contracts';
 import { DispatcherCore, Projection, SessionTable } from '@shoal/domain';
 import type { Proposal } from '@shoal/domain';
 import { DISPATCHER_SERVICE } from '@shoal/protocol';
 import type { AssignmentsMessage, AssignmentsRequest, SessionMessage, SessionRequest } from '@shoal/protocol';
 import { AgentSession } from '../../apps/dispatcher/src/agent-session';
 import type { SessionSource } from '../../apps/dispatcher/src/agent-session';
-import { benchEvents, benchNode } from './events';
+import { benchEvents, benchNode, c1mService, gcTime } from './events';
 
 const [nodesArg, servicesArg, replicasArg, batchArg, perCallArg] = process.argv.slice(2);
 const NODES = Number(nodesArg) || 5_000;
@@ -105,13 +105,7 @@ const connect = (i: number, at: number): AgentSession => {
 };
 
 // Garbage collections, to tell a stretch's own work from a collection that fell in it.
-const gcs: { start: number; end: number }[] = [];
-const observer = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, end: entry.startTime + entry.duration });
-});
-observer.observe({ entryTypes: ['gc'] });
-const gcIn = (start: number, ms: number): number =>
-  gcs.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, start + ms) - Math.max(gc.start, start)), 0);
+const { gcIn, longestMs: longestGcMs, stop: stopGcTime } = gcTime();
 
 // Every turn of the event loop, timed against the one before it.
 let spinning = false;
@@ -213,10 +207,8 @@ const main = async (): Promise<void> => {
   let pendingAssign: { id: string; nodeId: string; why: string }[] = [];
   let k = 0;
   for (let s = 0; s < SERVICES; s++) {
-    const spec: ServiceSpec = { name: `c1m-${s}`, task: { container: { image: 'nginx:1.27' } }, mode: { kind: 'replicated', replicas: REPLICAS } };
-    apply(event('ServiceCreated', { id: `svc-${s}`, spec }, 'api'));
-    const batch: NewTask[] = [];
-    for (let i = 0; i < REPLICAS; i++) batch.push({ id: `task-${s}-${i}`, serviceId: `svc-${s}`, slot: i + 1, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
+    const { id, spec, tasks: batch } = c1mService(s, REPLICAS);
+    apply(event('ServiceCreated', { id, spec }, 'api'));
     apply(event('TasksCreated', { tasks: batch }, 'orchestrator'));
     apply(event('TasksAllocated', { tasks: batch.map((t) => ({ id: t.id, attachments: [] })) }, 'allocator'));
     for (const t of batch) {
@@ -285,9 +277,9 @@ const main = async (): Promise<void> => {
       return total;
     }),
   );
-  observer.disconnect();
+  stopGcTime();
   process.stdout.write(
-    `${JSON.stringify({ nodes: NODES, tasks: total, batch: BATCH, longestGcPauseMs: round(gcs.reduce((most, gc) => Math.max(most, gc.end - gc.start), 0)), heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20), phases: results })}\n`,
+    `${JSON.stringify({ nodes: NODES, tasks: total, batch: BATCH, longestGcPauseMs: round(longestGcMs()), heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20), phases: results })}\n`,
   );
 };
 

@@ -2,8 +2,9 @@
  * Events for the benchmarks' in-process histories, built as a component would stamp them:
  * numbered from 1, a millisecond apart from 2026-01-01, by `<component>-bench` in term 0.
  */
-import { EVENT_TYPES } from '@shoal/contracts';
-import type { Component, EventDataMap, EventType, NodeDescription, ShoalEvent } from '@shoal/contracts';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { EVENT_TYPES, TaskState } from '@shoal/contracts';
+import type { Component, EventDataMap, EventType, NewTask, NodeDescription, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import type { ComponentCore } from '@shoal/domain';
 import { componentCore } from '../../libs/runtime/src/component-cores';
 
@@ -61,4 +62,30 @@ export const heapAfterGc = (): number => {
   if (!collect) throw new Error('run with --expose-gc');
   for (let i = 0; i < 3; i++) collect();
   return process.memoryUsage().heapUsed;
+};
+
+/** Service `s` of a C1M-shaped backlog (`c1m-<s>`, nginx, `replicas` replicas) and its new tasks, RUNNING desired. */
+export const c1mService = (s: number, replicas: number): { readonly id: string; readonly spec: ServiceSpec; readonly tasks: NewTask[] } => {
+  const spec: ServiceSpec = { name: `c1m-${s}`, task: { container: { image: 'nginx:1.27' } }, mode: { kind: 'replicated', replicas } };
+  const tasks: NewTask[] = [];
+  for (let i = 0; i < replicas; i++) tasks.push({ id: `task-${s}-${i}`, serviceId: `svc-${s}`, slot: i + 1, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
+  return { id: `svc-${s}`, spec, tasks };
+};
+
+/**
+ * The garbage collections from now on, to tell a stretch's own work from a collection that
+ * fell in it: `gcIn(start, ms)` is the collection time within [start, start + ms] (performance.now()),
+ * `longestMs()` the longest collection so far.
+ */
+export const gcTime = (): { readonly gcIn: (start: number, ms: number) => number; readonly longestMs: () => number; readonly stop: () => void } => {
+  const gcs: { start: number; end: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    gcIn: (start, ms) => gcs.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, start + ms) - Math.max(gc.start, start)), 0),
+    longestMs: () => gcs.reduce((longest, gc) => Math.max(longest, gc.end - gc.start), 0),
+    stop: () => observer.disconnect(),
+  };
 };

@@ -11,12 +11,12 @@
  *
  *   node --max-old-space-size=8192 -r ./bin/register.js test/bench/live-view-catch-up-pause.ts [services] [replicas] [nodes] [view]
  */
-import { PerformanceObserver, performance } from 'node:perf_hooks';
-import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
-import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
+import { performance } from 'node:perf_hooks';
+import { DEFAULT_CLUSTER_SPEC, encode } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
 import { openEmbeddedTestLog } from '@shoal/testing';
 import { LiveView } from '../../libs/runtime/src/live-view';
-import { benchEvents, benchNode, viewCore } from './events';
+import { benchEvents, benchNode, c1mService, gcTime, viewCore } from './events';
 
 const [servicesArg, replicasArg, nodesArg, viewArg] = process.argv.slice(2);
 const SERVICES = Number(servicesArg) || 1_000;
@@ -36,12 +36,10 @@ const main = async (): Promise<void> => {
   for (let i = 0; i < NODES; i++) nodes.push(event('NodeRegistered', benchNode(i, { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 }, { version: '28.2.2', labels: {} }), 'dispatcher'));
   await append(nodes);
   for (let s = 0; s < SERVICES; s++) {
-    const spec: ServiceSpec = { name: `c1m-${s}`, task: { container: { image: 'nginx:1.27' } }, mode: { kind: 'replicated', replicas: REPLICAS } };
-    const batch: NewTask[] = [];
-    for (let i = 0; i < REPLICAS; i++) batch.push({ id: `task-${s}-${i}`, serviceId: `svc-${s}`, slot: i + 1, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
+    const { id, spec, tasks: batch } = c1mService(s, REPLICAS);
     const small = Array.from({ length: SMALL_PER_SERVICE }, (_, k) => event('NodeStatusChanged', { nodes: [{ id: `node-${(s * SMALL_PER_SERVICE + k) % NODES}`, state: 'ready' }] }, 'dispatcher'));
     await append([
-      event('ServiceCreated', { id: `svc-${s}`, spec }, 'api'),
+      event('ServiceCreated', { id, spec }, 'api'),
       event('TasksCreated', { tasks: batch }, 'orchestrator'),
       event('TasksAllocated', { tasks: batch.map((t) => ({ id: t.id, attachments: [] })) }, 'allocator'),
       ...small,
@@ -50,13 +48,7 @@ const main = async (): Promise<void> => {
   const records = await log.highWaterMark();
 
   // Garbage collections, to tell the stretch's own work from a collection that fell in it.
-  const gcs: { start: number; end: number }[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, end: entry.startTime + entry.duration });
-  });
-  observer.observe({ entryTypes: ['gc'] });
-  const gcIn = (start: number, ms: number): number =>
-    gcs.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, start + ms) - Math.max(gc.start, start)), 0);
+  const { gcIn, longestMs: longestGcMs, stop: stopGcTime } = gcTime();
 
   // Every turn of the event loop, timed against the one before it.
   let spinning = true;
@@ -87,7 +79,7 @@ const main = async (): Promise<void> => {
   spinning = false;
   const catchUpMs = caughtUp - started;
   await new Promise((resolve) => setImmediate(resolve)); // the collections' entries are told a turn later
-  observer.disconnect();
+  stopGcTime();
   await view.stop();
   await close();
 
@@ -109,7 +101,7 @@ const main = async (): Promise<void> => {
       medianStretchMs: round(sorted[sorted.length >> 1] ?? 0),
       p99StretchMs: round(sorted[Math.floor(sorted.length * 0.99)] ?? 0),
       stretchesOver50Ms: gaps.filter((g) => g.ms > 50).length,
-      longestGcPauseMs: round(gcs.reduce((most, gc) => Math.max(most, gc.end - gc.start), 0)),
+      longestGcPauseMs: round(longestGcMs()),
       catchUpMs: Math.round(catchUpMs),
       heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
     })}\n`,

@@ -12,13 +12,13 @@
  *
  *   node --max-old-space-size=8192 -r ./bin/register.js test/bench/scheduler-tick-pause.ts [nodes] [services] [replicas] [budget]
  */
-import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
-import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
+import type { ShoalEvent } from '@shoal/contracts';
 import { Projection, SchedulerCore } from '@shoal/domain';
 import type { Proposal } from '@shoal/domain';
-import { benchEvents, benchNode } from './events';
+import { benchEvents, benchNode, c1mService, gcTime } from './events';
 
 const [nodesArg, servicesArg, replicasArg, budgetArg] = process.argv.slice(2);
 const NODES = Number(nodesArg) || 5_000;
@@ -40,10 +40,8 @@ const apply = (e: ShoalEvent): void => {
 apply(event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }, 'api'));
 for (let i = 0; i < NODES; i++) apply(event('NodeRegistered', benchNode(i, { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 }, { version: '28.2.2', labels: {} }), 'dispatcher'));
 for (let s = 0; s < SERVICES; s++) {
-  const spec: ServiceSpec = { name: `c1m-${s}`, task: { container: { image: 'nginx:1.27' } }, mode: { kind: 'replicated', replicas: REPLICAS } };
-  apply(event('ServiceCreated', { id: `svc-${s}`, spec }, 'api'));
-  const batch: NewTask[] = [];
-  for (let i = 0; i < REPLICAS; i++) batch.push({ id: `task-${s}-${i}`, serviceId: `svc-${s}`, slot: i + 1, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
+  const { id, spec, tasks: batch } = c1mService(s, REPLICAS);
+  apply(event('ServiceCreated', { id, spec }, 'api'));
   apply(event('TasksCreated', { tasks: batch }, 'orchestrator'));
   apply(event('TasksAllocated', { tasks: batch.map((t) => ({ id: t.id, attachments: [] })) }, 'allocator'));
 }
@@ -51,13 +49,7 @@ const state = projection.state;
 const total = SERVICES * REPLICAS;
 
 // Garbage collections, to tell a stretch's own work from a collection that fell in it.
-const gcs: { start: number; end: number }[] = [];
-const observer = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, end: entry.startTime + entry.duration });
-});
-observer.observe({ entryTypes: ['gc'] });
-const gcIn = (start: number, ms: number): number =>
-  gcs.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, start + ms) - Math.max(gc.start, start)), 0);
+const { gcIn, longestMs: longestGcMs, stop: stopGcTime } = gcTime();
 
 interface Stretch {
   readonly start: number;
@@ -100,7 +92,7 @@ const main = async (): Promise<void> => {
     await nextTurn();
   }
   const wallMs = performance.now() - started;
-  observer.disconnect();
+  stopGcTime();
   let notAssigned = 0;
   for (const t of state.tasks.values()) if (t.status.state !== TaskState.ASSIGNED) notAssigned++;
   if (notAssigned > 0) throw new Error(`${notAssigned} tasks not ASSIGNED`);
@@ -126,7 +118,7 @@ const main = async (): Promise<void> => {
       longestApplyMs: round(longestApply.ms),
       longestApplyLessGcMs: round(longestApply.ms - gcIn(longestApply.start, longestApply.ms)),
       appliesOver50Ms: applies.filter((d) => d.ms > 50).length,
-      longestGcPauseMs: round(gcs.reduce((most, gc) => Math.max(most, gc.end - gc.start), 0)),
+      longestGcPauseMs: round(longestGcMs()),
       decideTotalMs: Math.round(decideMs),
       applyTotalMs: Math.round(applyMs),
       wallMs: Math.round(wallMs),
