@@ -1,6 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TaskState } from '@shoal/contracts';
 import type { NodeDescriptionMessage, TaskStatusMessage } from '@shoal/protocol';
-import { toChangeMessage, toCompleteMessage, toIncrementalMessage, toNodeDescription, toStatusReport } from './protocol-mapping';
+import { ensureCa, issueNodeCertificate, issuerOf, newKeyPair, newRoot } from '@shoal/runtime';
+import { nodeTlsInfo, toChangeMessage, toCompleteMessage, toIncrementalMessage, toNodeDescription, toStatusReport } from './protocol-mapping';
 
 const message: NodeDescriptionMessage = {
   hostname: 'h1',
@@ -104,3 +108,24 @@ describe('agent protocol → contracts', () => {
     expect(toIncrementalMessage({ tasks: [], configs: [{ action: 'update', config: secret }] }).configs).toEqual([]);
   });
 });
+
+describe("a node's TLS as NodeRegistered keeps it", () => {
+  const ca = ensureCa(mkdtempSync(join(tmpdir(), 'shoal-mapping-ca-')));
+  const next = newRoot(ca, 1, new Date());
+  const issuer = issuerOf(next.root);
+
+  it('keeps the roots the node reports as one bundle, each written as the dispatcher writes it, beside the issuer it verified', () => {
+    const reported = `${ca.pem.trim()}\n\n${next.root.toString()}`;
+    expect(nodeTlsInfo(reported, issuer)).toEqual({ trustRoot: ca.certificate.toString() + next.root.toString(), certIssuerSubject: issuer.subject, certIssuerPublicKey: issuer.publicKey });
+    // An agent of a build that does not report its roots: none, and the issuer all the same.
+    expect(nodeTlsInfo('', issuer)).toEqual({ trustRoot: '', certIssuerSubject: issuer.subject, certIssuerPublicKey: issuer.publicKey });
+  });
+
+  it('refuses roots that are not CA certificates, text that is not PEM, and more than a few roots', () => {
+    const leaf = issueNodeCertificate(ca, { nodeId: 'n1', role: 'worker', publicKey: newKeyPair().publicKey, now: new Date() });
+    expect(nodeTlsInfo(leaf.toString(), issuer)).toMatch(/not a CA's/);
+    expect(nodeTlsInfo('-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n', issuer)).toMatch(/not PEM certificates/);
+    expect(nodeTlsInfo(ca.pem.repeat(40), issuer)).toMatch(/at most 16384/);
+  });
+});
+
