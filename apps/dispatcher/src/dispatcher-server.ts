@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
-import { RULE_LEVELS } from '@shoal/contracts';
+import { RULE_LEVELS, certificateOf } from '@shoal/contracts';
 import type { NodeTlsInfo } from '@shoal/contracts';
 import { SessionTable, ruleApplies } from '@shoal/domain';
 import type { DispatcherCore } from '@shoal/domain';
@@ -70,7 +70,7 @@ const ROOT_WATCH_MS = 1_000;
 
 /** Whether a node's TLS is what the cluster's root CA asks: its certificate of the issuer nodes should have, and the roots it trusts the ones it should. */
 const tlsCurrent = (tls: NodeTlsInfo | undefined, root: RootCaState): boolean =>
-  tls !== undefined && tls.certIssuerPublicKey === root.issuer.publicKey && tls.certIssuerSubject === root.issuer.subject && tls.trustRoot === root.trustBundle;
+  certificateOf(tls, root.issuer) && tls?.trustRoot === root.trustBundle;
 
 /** What the server's certificate names: where it is bound and advertised, and loopback. */
 const certificateHosts = (host: string, advertise: string | undefined): string[] => {

@@ -1,4 +1,5 @@
 /** Nodes: what the agent describes, what the operator sets, what the dispatcher observes. */
+import type { CertificateIssuer } from './cluster';
 import type { Resources } from './resources';
 
 export type NodeRole = 'worker' | 'manager';
@@ -34,6 +35,10 @@ export interface NodeTlsInfo {
   readonly certIssuerSubject: string;
   readonly certIssuerPublicKey: string;
 }
+
+/** Whether a node's certificate, as its TLS shows it, is of `issuer` (no TLS: it is of none). */
+export const certificateOf = (tls: NodeTlsInfo | undefined, issuer: CertificateIssuer): boolean =>
+  tls !== undefined && tls.certIssuerPublicKey === issuer.publicKey && tls.certIssuerSubject === issuer.subject;
 
 /** What the node's agent reports about itself when it registers. */
 export interface NodeDescription {

@@ -1,5 +1,5 @@
 /** The cluster object and ownership terms. */
-import { MIN_NODE_CERT_EXPIRY_MS, RULE_LEVELS } from '@shoal/contracts';
+import { MIN_NODE_CERT_EXPIRY_MS, RULE_LEVELS, certificateOf } from '@shoal/contracts';
 import type { ClusterSpec, Component, EventOf } from '@shoal/contracts';
 import type { Cluster, ClusterState } from './state';
 import { applied, rejected } from './verdict';
@@ -90,10 +90,7 @@ export const endRootRotationIfDone = (state: ClusterState, at: string): void => 
   const cluster = state.cluster;
   const rotation = cluster?.rootRotation;
   if (!cluster || !rotation) return;
-  for (const node of state.nodes.values()) {
-    const tls = node.description.tls;
-    if (tls?.certIssuerPublicKey !== rotation.issuer.publicKey || tls.certIssuerSubject !== rotation.issuer.subject) return;
-  }
+  for (const node of state.nodes.values()) if (!certificateOf(node.description.tls, rotation.issuer)) return;
   const { rootRotation: _ended, ...kept } = cluster;
   const { tokens, ...rootCa } = rotation;
   state.cluster = { ...kept, tokens, rootCa, version: cluster.version + 1, updatedAt: at };
