@@ -33,7 +33,7 @@ import { DISPATCHER_SERVICE } from '@shoal/protocol';
 import type { AssignmentsMessage, AssignmentsRequest, SessionMessage, SessionRequest } from '@shoal/protocol';
 import { AgentSession } from '../../apps/dispatcher/src/agent-session';
 import type { SessionSource } from '../../apps/dispatcher/src/agent-session';
-import { benchEvents, benchNode, c1mService, gcTime } from './events';
+import { benchEvents, benchNode, c1mService, gcTime, loopTurns } from './events';
 
 const [nodesArg, servicesArg, replicasArg, batchArg, perCallArg] = process.argv.slice(2);
 const NODES = Number(nodesArg) || 5_000;
@@ -108,16 +108,7 @@ const connect = (i: number, at: number): AgentSession => {
 const { gcIn, longestMs: longestGcMs, stop: stopGcTime } = gcTime();
 
 // Every turn of the event loop, timed against the one before it.
-let spinning = false;
-let last = 0;
-let gaps: { start: number; ms: number }[] = [];
-const spin = (): void => {
-  if (!spinning) return;
-  const now = performance.now();
-  gaps.push({ start: last, ms: now - last });
-  last = now;
-  setImmediate(spin);
-};
+const turns = loopTurns();
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 /** The core's own stretches in a phase: each decide, each chunk of records applied (evolve → observe). */
 let decides: number[] = [];
@@ -132,16 +123,13 @@ const most = (list: readonly number[]): number => round(list.reduce((a, b) => Ma
 
 /** Runs a phase with the spinner on, until what it sent is out: its longest stretches, its wall time, what it wrote. */
 const phase = async (name: string, work: () => Promise<number>): Promise<Record<string, unknown>> => {
-  gaps = [];
   decides = [];
   applies = [];
   observes = [];
   messages = 0;
   bytes = 0;
-  spinning = true;
   const started = performance.now();
-  last = started;
-  setImmediate(spin);
+  turns.start(started);
   const items = await work();
   // Let the assignments' batches still due go out (until none has for 200 ms), then stop.
   let written = -1;
@@ -150,7 +138,7 @@ const phase = async (name: string, work: () => Promise<number>): Promise<Record<
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const wallMs = performance.now() - started - 200;
-  spinning = false;
+  const gaps = turns.stop();
   await nextTurn();
   const longest = gaps.reduce((a, b) => (b.ms > a.ms ? b : a), { start: 0, ms: 0 });
   const sorted = gaps.map((g) => g.ms).sort((a, b) => a - b);

@@ -2,7 +2,7 @@
  * Events for the benchmarks' in-process histories, built as a component would stamp them:
  * numbered from 1, a millisecond apart from 2026-01-01, by `<component>-bench` in term 0.
  */
-import { PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { EVENT_TYPES, TaskState } from '@shoal/contracts';
 import type { Component, EventDataMap, EventType, NewTask, NodeDescription, ServiceSpec, ShoalEvent } from '@shoal/contracts';
 import type { ComponentCore } from '@shoal/domain';
@@ -87,5 +87,42 @@ export const gcTime = (): { readonly gcIn: (start: number, ms: number) => number
     gcIn: (start, ms) => gcs.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, start + ms) - Math.max(gc.start, start)), 0),
     longestMs: () => gcs.reduce((longest, gc) => Math.max(longest, gc.end - gc.start), 0),
     stop: () => observer.disconnect(),
+  };
+};
+
+/** One turn of the event loop: when it began (performance.now()) and how long it ran. */
+export interface LoopTurn {
+  readonly start: number;
+  readonly ms: number;
+}
+
+/**
+ * Every turn of the event loop timed against the one before it (a setImmediate spinner),
+ * from start(at) until stop(endAt): the turns, the last one ended at `endAt` when given
+ * (a stretch that ends where the measured work resolves).
+ */
+export const loopTurns = (): { readonly start: (at?: number) => void; readonly stop: (endAt?: number) => LoopTurn[] } => {
+  let spinning = false;
+  let last = 0;
+  let turns: LoopTurn[] = [];
+  const spin = (): void => {
+    if (!spinning) return;
+    const now = performance.now();
+    turns.push({ start: last, ms: now - last });
+    last = now;
+    setImmediate(spin);
+  };
+  return {
+    start: (at = performance.now()) => {
+      turns = [];
+      last = at;
+      spinning = true;
+      setImmediate(spin);
+    },
+    stop: (endAt) => {
+      if (endAt !== undefined) turns.push({ start: last, ms: endAt - last });
+      spinning = false;
+      return turns;
+    },
   };
 };

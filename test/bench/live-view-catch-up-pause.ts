@@ -16,7 +16,7 @@ import { DEFAULT_CLUSTER_SPEC, encode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { openEmbeddedTestLog } from '@shoal/testing';
 import { LiveView } from '../../libs/runtime/src/live-view';
-import { benchEvents, benchNode, c1mService, gcTime, viewCore } from './events';
+import { benchEvents, benchNode, c1mService, gcTime, loopTurns, viewCore } from './events';
 
 const [servicesArg, replicasArg, nodesArg, viewArg] = process.argv.slice(2);
 const SERVICES = Number(servicesArg) || 1_000;
@@ -51,16 +51,7 @@ const main = async (): Promise<void> => {
   const { gcIn, longestMs: longestGcMs, stop: stopGcTime } = gcTime();
 
   // Every turn of the event loop, timed against the one before it.
-  let spinning = true;
-  let last = performance.now();
-  const gaps: { start: number; ms: number }[] = [];
-  const spin = (): void => {
-    if (!spinning) return;
-    const now = performance.now();
-    gaps.push({ start: last, ms: now - last });
-    last = now;
-    setImmediate(spin);
-  };
+  const turns = loopTurns();
 
   const core = viewCore(VIEW);
   let chunks = 0;
@@ -70,13 +61,11 @@ const main = async (): Promise<void> => {
     ...(core ? { onEvent: (e, v, s) => core.observe(e, v, s) } : {}),
   });
   const started = performance.now();
-  last = started;
-  setImmediate(spin);
+  turns.start(started);
   await view.start();
   // The view resolves in the stretch that applied its last record: that stretch ends here.
   const caughtUp = performance.now();
-  gaps.push({ start: last, ms: caughtUp - last });
-  spinning = false;
+  const gaps = turns.stop(caughtUp);
   const catchUpMs = caughtUp - started;
   await new Promise((resolve) => setImmediate(resolve)); // the collections' entries are told a turn later
   stopGcTime();
