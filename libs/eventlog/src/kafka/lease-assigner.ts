@@ -1,11 +1,18 @@
 /**
  * The partition assigner of a lease group. Each member wants one partition (the one its
  * log is for) and says, in its join metadata, whether it holds it and since which
- * generation. The group leader then gives each partition to:
- *   1. the member that holds it (the latest generation wins, should a stale member still claim it);
- *   2. otherwise the first member, in the coordinator's order, that wants it.
- * So a standby that joins never takes a partition away: ownership moves only when its
- * holder leaves or its session expires. Partitions nobody wants stay unassigned.
+ * generation, and which instance it runs in. An instance runs one member per partition, so
+ * it appears as many members; partitions are spread over instances, not members. The group
+ * leader, taking partitions in ascending order:
+ *   1. leaves each held partition with its holder (the latest generation wins, should a
+ *      stale member still claim it);
+ *   2. moves held partitions off an instance that has more than its fair share
+ *      (ceil(wanted partitions / instances)) to the least loaded instance that wants them,
+ *      while that one has at least two fewer; so an instance that joins gets its share;
+ *   3. gives each partition nobody holds to the least loaded instance that wants it.
+ * Ties go to the first member in the coordinator's order. A moved holder's lease ends and
+ * its runner becomes a standby; the log's term fencing keeps it from acting on what it no
+ * longer owns. Partitions nobody wants stay unassigned.
  */
 import { AssignerProtocol } from 'kafkajs';
 import type { Assigner, Cluster, GroupMemberAssignment, PartitionAssigner } from 'kafkajs';
@@ -50,23 +57,62 @@ export const claimOf = (memberMetadata: Buffer): LeaseClaim | undefined => {
   }
 };
 
+type Member = { readonly memberId: string; readonly claim?: LeaseClaim };
+type Claimant = { readonly memberId: string; readonly claim: LeaseClaim };
+
+/** The instance a member runs in; a member that names none is an instance of its own. */
+const instanceOf = (member: Claimant): string => member.claim.instance ?? member.memberId;
+
+const latestHolder = (wanting: readonly Claimant[]): Claimant | undefined =>
+  wanting.reduce<Claimant | undefined>(
+    (best, member) =>
+      member.claim.heldSince !== undefined && (best === undefined || member.claim.heldSince > best.claim.heldSince!) ? member : best,
+    undefined,
+  );
+
 /** Chooses each partition's holder among the members (pure: the leader runs it at every rebalance). */
-export const assignLeases = (
-  members: readonly { readonly memberId: string; readonly claim?: LeaseClaim }[],
-  topic: string,
-  partitions: readonly number[],
-): Map<string, number[]> => {
+export const assignLeases = (members: readonly Member[], topic: string, partitions: readonly number[]): Map<string, number[]> => {
   const assignment = new Map<string, number[]>(members.map((member) => [member.memberId, []]));
-  for (const partition of partitions) {
-    const wanting = members.filter((member) => member.claim?.topic === topic && member.claim.want === partition);
-    const holders = wanting.filter((member) => member.claim?.heldSince !== undefined);
-    const latest = holders.reduce<(typeof holders)[number] | undefined>(
-      (best, member) => (best === undefined || member.claim!.heldSince! > best.claim!.heldSince! ? member : best),
-      undefined,
+  const wantingOf = new Map<number, Claimant[]>();
+  for (const partition of [...new Set(partitions)].sort((a, b) => a - b)) {
+    const wanting = members.filter(
+      (member): member is Claimant => member.claim?.topic === topic && member.claim.want === partition,
     );
-    const chosen = latest ?? wanting[0];
-    if (chosen) assignment.get(chosen.memberId)!.push(partition);
+    if (wanting.length > 0) wantingOf.set(partition, wanting);
   }
+
+  const load = new Map<string, number>([...wantingOf.values()].flat().map((member) => [instanceOf(member), 0]));
+  const loadOf = (member: Claimant): number => load.get(instanceOf(member))!;
+  const leastLoaded = (candidates: readonly Claimant[]): Claimant =>
+    candidates.reduce((best, member) => (loadOf(member) < loadOf(best) ? member : best));
+  const owners = new Map<number, Claimant>();
+  const give = (partition: number, member: Claimant): void => {
+    const previous = owners.get(partition);
+    if (previous) load.set(instanceOf(previous), loadOf(previous) - 1);
+    owners.set(partition, member);
+    load.set(instanceOf(member), loadOf(member) + 1);
+  };
+
+  for (const [partition, wanting] of wantingOf) {
+    const holder = latestHolder(wanting);
+    if (holder) give(partition, holder);
+  }
+
+  const fair = Math.ceil(wantingOf.size / Math.max(load.size, 1));
+  for (const [partition, holder] of [...owners]) {
+    const holderLoad = loadOf(holder);
+    if (holderLoad <= fair) continue;
+    const others = wantingOf.get(partition)!.filter((member) => member.memberId !== holder.memberId);
+    if (others.length === 0) continue;
+    const successor = leastLoaded(others);
+    if (loadOf(successor) < holderLoad - 1) give(partition, successor);
+  }
+
+  for (const [partition, wanting] of wantingOf) {
+    if (!owners.has(partition)) give(partition, leastLoaded(wanting));
+  }
+
+  for (const [partition, owner] of [...owners].sort(([a], [b]) => a - b)) assignment.get(owner.memberId)!.push(partition);
   return assignment;
 };
 
