@@ -6,10 +6,11 @@
  * leader, taking partitions in ascending order:
  *   1. leaves each held partition with its holder (the latest generation wins, should a
  *      stale member still claim it);
- *   2. moves held partitions off an instance that has more than its fair share
- *      (ceil(wanted partitions / instances)) to the least loaded instance that wants them,
- *      while that one has at least two fewer; so an instance that joins gets its share;
- *   3. gives each partition nobody holds to the least loaded instance that wants it.
+ *   2. gives each partition nobody holds to the least loaded instance that wants it;
+ *   3. moves partitions one at a time, from the most loaded instance, to the least loaded
+ *      other instance that wants them while that one has at least two fewer: so an instance
+ *      that joins gets its share, the others give up only what it takes, and loads end at
+ *      most one apart (when every instance wants every partition).
  * Ties go to the first member in the coordinator's order. A moved holder's lease ends and
  * its runner becomes a standby; the log's term fencing keeps it from acting on what it no
  * longer owns. Partitions nobody wants stay unassigned.
@@ -98,18 +99,22 @@ export const assignLeases = (members: readonly Member[], topic: string, partitio
     if (holder) give(partition, holder);
   }
 
-  const fair = Math.ceil(wantingOf.size / Math.max(load.size, 1));
-  for (const [partition, holder] of [...owners]) {
-    const holderLoad = loadOf(holder);
-    if (holderLoad <= fair) continue;
-    const others = wantingOf.get(partition)!.filter((member) => member.memberId !== holder.memberId);
-    if (others.length === 0) continue;
-    const successor = leastLoaded(others);
-    if (loadOf(successor) < holderLoad - 1) give(partition, successor);
-  }
-
   for (const [partition, wanting] of wantingOf) {
     if (!owners.has(partition)) give(partition, leastLoaded(wanting));
+  }
+
+  // One partition at a time from the most loaded instance that can give one: each move
+  // leaves the loads more even (the sum of their squares falls), so this ends.
+  const successorFor = (partition: number, owner: Claimant): Claimant | undefined => {
+    const others = wantingOf.get(partition)!.filter((member) => instanceOf(member) !== instanceOf(owner));
+    const successor = others.length > 0 ? leastLoaded(others) : undefined;
+    return successor && loadOf(successor) < loadOf(owner) - 1 ? successor : undefined;
+  };
+  for (;;) {
+    const byLoad = [...owners].sort(([a, x], [b, y]) => loadOf(y) - loadOf(x) || (instanceOf(x) < instanceOf(y) ? -1 : instanceOf(x) > instanceOf(y) ? 1 : a - b));
+    const move = byLoad.map(([partition, owner]) => ({ partition, successor: successorFor(partition, owner) })).find((candidate) => candidate.successor);
+    if (!move) break;
+    give(move.partition, move.successor!);
   }
 
   for (const [partition, owner] of [...owners].sort(([a], [b]) => a - b)) assignment.get(owner.memberId)!.push(partition);

@@ -100,6 +100,15 @@ describe('assignLeases', () => {
       expect(ownedB!.every((partition) => ownedBy(second, 'b').includes(partition))).toBe(true);
     });
 
+    it('evens out an instance left two short though no one is over a fair share', () => {
+      // Seven partitions over three instances: A and B hold three each, C none, one is unheld.
+      const held = (partition: number) => (partition < 6 ? 5 : undefined);
+      const members = [...instance('a', range(7), (p) => (p < 3 ? held(p) : undefined)), ...instance('b', range(7), (p) => (p >= 3 ? held(p) : undefined)), ...instance('c', range(7))];
+      const result = assignLeases(members, T, range(7));
+      expectEachWantedOnce(members, result);
+      expect([ownedBy(result, 'a').length, ownedBy(result, 'b').length, ownedBy(result, 'c').length].sort()).toEqual([2, 2, 3]);
+    });
+
     it('gives a killed instance partitions to the others evenly', () => {
       const all = [...instance('a', range(20)), ...instance('b', range(20)), ...instance('c', range(20))];
       const before = assignLeases(all, T, range(20));
