@@ -5,6 +5,6 @@ import { ComponentModule } from '@shoal/runtime';
 
 /** The orchestrator as its own process: the log from the environment, the orchestrator's core as every deployment makes it (componentCore), its runner. */
 @Module({
-  imports: [ShoalConfigModule.forRoot(), EventLogModule.forRoot(process.env, 'shoal-orchestrator'), ComponentModule.forComponent('orchestrator')],
+  imports: [ShoalConfigModule.forRoot(), EventLogModule.forRoot({ env: process.env, clientId: 'shoal-orchestrator', manyPartitions: true }), ComponentModule.forComponent('orchestrator')],
 })
 export class OrchestratorModule {}

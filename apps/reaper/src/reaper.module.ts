@@ -9,7 +9,7 @@ import { AuditCheckpointDuty, ComponentModule } from '@shoal/runtime';
  * the audit checkpoints its owner signs (docs/audit.md).
  */
 @Module({
-  imports: [ShoalConfigModule.forRoot(), EventLogModule.forRoot(process.env, 'shoal-reaper'), ComponentModule.forComponent('reaper')],
+  imports: [ShoalConfigModule.forRoot(), EventLogModule.forRoot({ env: process.env, clientId: 'shoal-reaper', manyPartitions: true }), ComponentModule.forComponent('reaper')],
   providers: [AuditCheckpointDuty],
 })
 export class ReaperModule {}

@@ -4,3 +4,4 @@ export * from './shoal-environment';
 export * from './shoal-settings';
 export * from './shoal-config.module';
 export * from './settings-table';
+export * from './partitions';

@@ -6,6 +6,7 @@
  */
 import { COMPONENTS, LOG_READERS, Setting } from './setting';
 import type { ShoalProcess } from './setting';
+import { isOnePartition, parsePartitions } from './partitions';
 import { BindAddress, Flag, HostPort, List, LowerCase, OneOf, Port, Rule, WholeNumber } from './setting-rules';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -42,6 +43,20 @@ export class ShoalEnvironment {
 
   @Setting({ meaning: 'the log topic is `<prefix>.events`; the lease groups are `<prefix>.<component>`', readBy: LOG_READERS })
   SHOAL_TOPIC_PREFIX = 'shoal';
+
+  @Setting({
+    meaning:
+      'the partitions of the topic (one cluster each) a process serves: `all` (those the topic has at start) or a list like `0-9,12`; the API, a dispatcher and the all-in-one serve exactly one',
+    readBy: LOG_READERS,
+  })
+  @Rule<ShoalEnvironment>('partitions', (value, settings) => {
+    const parsed = parsePartitions(String(value));
+    if ('problem' in parsed) return `SHOAL_PARTITIONS: ${parsed.problem}`;
+    return settings.SHOAL_CLUSTER_ID !== undefined && !isOnePartition(parsed.selection)
+      ? 'SHOAL_CLUSTER_ID names one cluster: unset it to serve several partitions (each cluster is the one its partition names)'
+      : undefined;
+  })
+  SHOAL_PARTITIONS = '0';
 
   @Setting({ meaning: 'the embedded log, snapshots, `shoal.sock`, `admin.token`, `tokens.json` and the default secrets key live here', readBy: LOG_READERS })
   SHOAL_DATA_DIR = '.shoal';

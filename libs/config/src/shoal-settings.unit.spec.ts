@@ -23,6 +23,7 @@ describe('the settings, read from the environment through one declaration', () =
       KAFKA_BROKERS: [],
       SHOAL_TOPIC_PREFIX: 'shoal',
       SHOAL_DATA_DIR: '.shoal',
+      SHOAL_PARTITIONS: '0',
       SHOAL_KAFKA_SSL: false,
       SHOAL_LEASE_TIMEOUT_MS: 2_000,
       SHOAL_LOG_LEVEL: 'info',

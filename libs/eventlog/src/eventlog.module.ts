@@ -12,9 +12,11 @@ export interface EventLogModuleOptions {
   readonly clientId?: string;
   /** Opens the log instead (tests, or a log opened elsewhere); the module still closes it. */
   readonly open?: () => Promise<EventLog>;
+  /** Whether SHOAL_PARTITIONS may name several partitions (a component serving many clusters); else one. */
+  readonly manyPartitions?: boolean;
 }
 
-const OPTION_KEYS = new Set(['env', 'clientId', 'open']);
+const OPTION_KEYS = new Set(['env', 'clientId', 'open', 'manyPartitions']);
 
 /** `forRoot(process.env, 'id')` is the older call; an object of only option keys is options. */
 const isModuleOptions = (value: EventLogModuleOptions | NodeJS.ProcessEnv): value is EventLogModuleOptions =>
@@ -41,7 +43,7 @@ export class EventLogModule {
   static forRoot(env: NodeJS.ProcessEnv, clientId?: string): DynamicModule;
   static forRoot(options: EventLogModuleOptions | NodeJS.ProcessEnv = {}, clientId?: string): DynamicModule {
     const settings: EventLogModuleOptions = isModuleOptions(options) ? options : { env: options, ...(clientId ? { clientId } : {}) };
-    const open = settings.open ?? (() => openEventLog(settings.env ?? process.env, settings.clientId ?? 'shoal'));
+    const open = settings.open ?? (() => openEventLog(settings.env ?? process.env, settings.clientId ?? 'shoal', { manyPartitions: settings.manyPartitions ?? false }));
     return {
       module: EventLogModule,
       global: true,

@@ -14,13 +14,14 @@ describe('openEventLog', () => {
   });
 
   it('reads Kafka brokers, the topic prefix and the data directory from the environment', () => {
-    expect(logSettingsFromEnv({})).toEqual({ brokers: [], topic: 'shoal.events', dataDir: '.shoal', durability: {}, leaseTimeoutMs: 2_000 });
+    expect(logSettingsFromEnv({})).toEqual({ brokers: [], topic: 'shoal.events', dataDir: '.shoal', durability: {}, leaseTimeoutMs: 2_000, partitions: [0] });
     expect(logSettingsFromEnv({ KAFKA_BROKERS: ' 127.0.0.1:9092, 127.0.0.1:9093 ,', SHOAL_TOPIC_PREFIX: 'blue', SHOAL_DATA_DIR: '/data' })).toEqual({
       brokers: ['127.0.0.1:9092', '127.0.0.1:9093'],
       topic: 'blue.events',
       dataDir: '/data',
       durability: {},
       leaseTimeoutMs: 2_000,
+      partitions: [0],
     });
   });
 
@@ -34,6 +35,18 @@ describe('openEventLog', () => {
     expect(logSettingsFromEnv({ SHOAL_KAFKA_REPLICATION_FACTOR: '' }).durability).toEqual({});
     expect(() => logSettingsFromEnv({ SHOAL_KAFKA_REPLICATION_FACTOR: 'three' })).toThrow('SHOAL_KAFKA_REPLICATION_FACTOR must be a whole number of at least 1, not "three"');
     expect(() => logSettingsFromEnv({ SHOAL_KAFKA_MIN_INSYNC: '0' })).toThrow('SHOAL_KAFKA_MIN_INSYNC must be a whole number of at least 1, not "0"');
+  });
+
+  it('refuses several partitions to a process that serves one cluster, and partitions the embedded log has not', async () => {
+    await expect(openEventLog({ SHOAL_DATA_DIR: dir, SHOAL_PARTITIONS: '0-3' }, 'shoal-api')).rejects.toThrow(
+      'SHOAL_PARTITIONS=0-3: shoal-api serves one cluster, so one partition: name one, and run one shoal-api per partition',
+    );
+    await expect(openEventLog({ SHOAL_DATA_DIR: dir, SHOAL_PARTITIONS: '0-3' }, 'shoal-scheduler', { manyPartitions: true })).rejects.toThrow(
+      'SHOAL_PARTITIONS=0-3: the embedded log has one partition, 0; serving others needs Kafka (KAFKA_BROKERS)',
+    );
+    const log = await openEventLog({ SHOAL_DATA_DIR: dir, SHOAL_PARTITIONS: 'all' }, 'shoal-scheduler', { manyPartitions: true });
+    expect(log).toBeInstanceOf(EmbeddedEventLog);
+    await log.close();
   });
 
   it('opens the embedded log in $SHOAL_DATA_DIR/log when no brokers are set', async () => {

@@ -10,12 +10,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { shoalSettings } from '@shoal/config';
-import { EVENT_LOG } from '@shoal/eventlog';
 import type { EventLog } from '@shoal/eventlog';
 import { AuditCheckpointer } from './audit-checkpointer';
 import type { CheckpointerOptions } from './audit-checkpointer';
 import { readSigningKey } from './audit-keys';
-import { COMPONENT_RUNNER } from './component-tokens';
+import { COMPONENT_RUNNERS } from './component-tokens';
 import type { ComponentRunner } from './component-runner';
 import { makeInstanceId } from './instance';
 
@@ -46,23 +45,21 @@ export const checkpointerFor = (log: EventLog, runner: ComponentRunner, settings
 
 @Injectable()
 export class AuditCheckpointDuty implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private checkpointer?: AuditCheckpointer;
+  private checkpointers: AuditCheckpointer[] = [];
   private readonly logger = new Logger('audit');
 
-  constructor(
-    @Inject(EVENT_LOG) private readonly log: EventLog,
-    @Inject(COMPONENT_RUNNER) private readonly runner: ComponentRunner,
-  ) {}
+  /** One checkpointer per runner: a process that serves several clusters signs each one's log. */
+  constructor(@Inject(COMPONENT_RUNNERS) private readonly runners: readonly ComponentRunner[]) {}
 
   onApplicationBootstrap(): void {
     const settings = checkpointSettingsFromEnv(process.env);
     if (!settings) return;
-    this.checkpointer = checkpointerFor(this.log, this.runner, settings, (message) => this.logger.error(message));
-    this.checkpointer.start();
+    this.checkpointers = this.runners.map((runner) => checkpointerFor(runner.log, runner, settings, (message) => this.logger.error(message)));
+    for (const checkpointer of this.checkpointers) checkpointer.start();
     this.logger.log(`signing audit checkpoints with ${settings.key.fingerprint} every ${settings.everyRecords} records or ${(settings.everyMs ?? 0) / 1000} s`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.checkpointer?.stop();
+    await Promise.all(this.checkpointers.map((checkpointer) => checkpointer.stop()));
   }
 }

@@ -6,11 +6,15 @@
  * which offset of which end. /statez adds the hash of the view's state at that offset, so
  * an operator (or a test) can check that every process that has read the log to the same
  * point holds the same state. /metrics is the process's registry (ProcessMetrics).
+ *
+ * A process that serves several clusters answers for each: `partitions` lists every
+ * partition's health (its cluster, state, term and position), and it is ready once every
+ * partition's view has caught up with that partition's end.
  */
 import { Controller, Get, Header, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import type { EventLog } from '@shoal/eventlog';
-import { EVENT_LOG } from '@shoal/eventlog';
-import { COMPONENT_RUNNER } from './component-tokens';
+import { EVENT_LOG, KafkaEventLog } from '@shoal/eventlog';
+import { COMPONENT_RUNNERS } from './component-tokens';
 import type { ComponentRunner, RunnerState } from './component-runner';
 import { haltMessage } from './live-view';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus';
@@ -78,28 +82,71 @@ export const readyHealth = (runner: ComponentRunner, logEnd?: number | Error): C
 export const logEndOf = (log: EventLog): Promise<number | Error> =>
   log.highWaterMark().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 
+/** One partition's part of a process that serves several clusters. */
+export type PartitionPart<T> = T & { readonly partition: number; readonly cluster?: string };
+
+/** The answer of a process that serves several clusters: one part per partition. */
+export interface PartitionsHealth<T> {
+  readonly component: string;
+  readonly partitions: readonly PartitionPart<T>[];
+}
+
+const partitionOf = (runner: ComponentRunner): number => (runner.log instanceof KafkaEventLog ? runner.log.partition : 0);
+
+const partOf = <T>(runner: ComponentRunner, health: T): PartitionPart<T> => {
+  const cluster = runner.view.state.cluster?.id;
+  return { partition: partitionOf(runner), ...(cluster === undefined ? {} : { cluster }), ...health };
+};
+
+/** The parts' answers, each as the one runner's would be; unavailable (503, with every part) when one part is. */
+const eachPartition = <T>(runners: readonly ComponentRunner[], answer: (runner: ComponentRunner, index: number) => T): PartitionsHealth<T> => {
+  let failed = false;
+  const partitions = runners.map((runner, index) => {
+    try {
+      return partOf(runner, answer(runner, index));
+    } catch (error) {
+      if (!(error instanceof HttpException)) throw error;
+      failed = true;
+      return partOf(runner, error.getResponse() as T);
+    }
+  });
+  const body = { component: runners[0]!.component, partitions };
+  if (failed) throw new HttpException(body, HttpStatus.SERVICE_UNAVAILABLE);
+  return body;
+};
+
 @Controller()
 export class ComponentHealthController {
   constructor(
-    @Inject(COMPONENT_RUNNER) private readonly runner: ComponentRunner,
+    @Inject(COMPONENT_RUNNERS) private readonly runners: readonly ComponentRunner[],
     @Inject(EVENT_LOG) private readonly log: EventLog,
     @Inject(PROCESS_METRICS) private readonly processMetrics: ProcessMetrics,
   ) {}
 
+  /** The one runner of a process that serves one cluster; undefined when it serves several. */
+  private get only(): ComponentRunner | undefined {
+    return this.runners.length === 1 ? this.runners[0] : undefined;
+  }
+
   @Get('healthz')
   @HttpCode(HttpStatus.OK)
-  live(): ComponentHealth {
-    return liveHealth(this.runner);
+  live(): ComponentHealth | PartitionsHealth<ComponentHealth> {
+    const only = this.only;
+    return only ? liveHealth(only) : eachPartition(this.runners, liveHealth);
   }
 
   @Get('statez')
-  stateHash(): ComponentStateHash {
-    return componentStateHash(this.runner);
+  stateHash(): ComponentStateHash | PartitionsHealth<ComponentStateHash> {
+    const only = this.only;
+    return only ? componentStateHash(only) : eachPartition(this.runners, componentStateHash);
   }
 
   @Get('readyz')
-  async ready(): Promise<ComponentReadiness> {
-    return readyHealth(this.runner, await logEndOf(this.log));
+  async ready(): Promise<ComponentReadiness | PartitionsHealth<ComponentReadiness>> {
+    const only = this.only;
+    if (only) return readyHealth(only, await logEndOf(this.log));
+    const ends = await Promise.all(this.runners.map((runner) => logEndOf(runner.log)));
+    return eachPartition(this.runners, (runner, index) => readyHealth(runner, ends[index]));
   }
 
   @Get('metrics')

@@ -14,7 +14,7 @@ describe('a component\'s /healthz, /statez, /readyz and /metrics', () => {
 
   const reaper = (metrics: ProcessMetrics): { runner: ComponentRunner; health: ComponentHealthController } => {
     const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a', metrics });
-    return { runner, health: new ComponentHealthController(runner, log, metrics) };
+    return { runner, health: new ComponentHealthController([runner], log, metrics) };
   };
 
   it('/statez gives the view\'s position and the hash a replay of the whole log reaches; /readyz names the log\'s end', async () => {
@@ -45,12 +45,12 @@ describe('a component\'s /healthz, /statez, /readyz and /metrics', () => {
       const end = await log.highWaterMark();
       // A log whose end is past the view (as a log read before the view has caught up).
       const ahead = { highWaterMark: async () => end + 5 } as unknown as EmbeddedEventLog;
-      const lagging = new ComponentHealthController(runner, ahead, new ProcessMetrics());
+      const lagging = new ComponentHealthController([runner], ahead, new ProcessMetrics());
       await expect(lagging.ready()).rejects.toMatchObject({
         status: 503,
         response: { component: 'reaper', state: 'active', logEnd: end + 5, reason: `the view is behind the log: at offset ${runner.view.position} of ${end + 5}` },
       });
-      const unreachable = new ComponentHealthController(runner, { highWaterMark: async () => Promise.reject(new Error('broker down')) } as unknown as EmbeddedEventLog, new ProcessMetrics());
+      const unreachable = new ComponentHealthController([runner], { highWaterMark: async () => Promise.reject(new Error('broker down')) } as unknown as EmbeddedEventLog, new ProcessMetrics());
       await expect(unreachable.ready()).rejects.toMatchObject({ status: 503, response: { reason: "the log's end cannot be read: broker down" } });
       await eventually('ready', async () => (await health.ready().catch(() => undefined)) !== undefined, { timeoutMs: 10_000, everyMs: 10 });
     } finally {

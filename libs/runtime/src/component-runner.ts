@@ -37,6 +37,8 @@ export interface RunnerOptions {
   readonly metrics?: ProcessMetrics;
   /** Causes of its proposals the component knows beyond the traced records since its last tick (tracing/tick-tracer.ts). */
   readonly traceCauses?: TraceCauses;
+  /** The name its view is reported under in the metrics; default the component's (a process serving several clusters names each). */
+  readonly viewName?: string;
 }
 
 export type RunnerActivity =
@@ -74,8 +76,10 @@ export class ComponentRunner {
   private readonly traces: TickTracer;
 
   constructor(
-    private readonly log: EventLog,
-    private readonly core: ComponentCore,
+    /** The log it reads and writes: one partition, one cluster. */
+    readonly log: EventLog,
+    /** What it decides with. */
+    readonly core: ComponentCore,
     private readonly options: RunnerOptions,
   ) {
     this.now = options.now ?? (() => new Date());
@@ -89,7 +93,7 @@ export class ComponentRunner {
   }
 
   private newView(snapshot?: Snapshot): LiveView {
-    const observed = this.options.metrics?.views.observer(this.core.component);
+    const observed = this.options.metrics?.views.observer(this.options.viewName ?? this.core.component);
     return new LiveView(this.log, {
       onEvent: (event, verdict, state) => {
         observed?.(event, verdict, state);
@@ -140,7 +144,7 @@ export class ComponentRunner {
     const metrics = this.options.metrics;
     if (metrics) {
       this.unreport.push(
-        metrics.views.add(this.core.component, { view: () => this.viewValue, logEnd: () => this.log.highWaterMark() }),
+        metrics.views.add(this.options.viewName ?? this.core.component, { view: () => this.viewValue, logEnd: () => this.log.highWaterMark() }),
         metrics.addComponent(this),
       );
     }

@@ -10,6 +10,7 @@ import type { EmbeddedEventLog } from '@shoal/eventlog';
 import { EventBuilder, clusterInit, eventually, nodeDescription, openEmbeddedTestLog } from '@shoal/testing';
 import { replayLog, verifyLog } from './audit';
 import { ComponentHealthController } from './component-health';
+import type { ComponentHealth } from './component-health';
 import { ComponentRunner } from './component-runner';
 import { ProcessMetrics } from './process-metrics';
 import { LiveView } from './live-view';
@@ -73,12 +74,12 @@ describe('a record of a version this build does not read', () => {
       const core = new ReaperCore();
       const decide = jest.spyOn(core, 'decide');
       const runner = new ComponentRunner(log, core, { cluster: 'c1', instance: 'reaper-a', onActivity: (a) => a.kind === 'error' && errors.push(a.message) });
-      const health = new ComponentHealthController(runner, log, new ProcessMetrics());
+      const health = new ComponentHealthController([runner], log, new ProcessMetrics());
       await runner.start();
       try {
         await eventually('the view has stopped', () => runner.view.halted !== undefined, { timeoutMs: 10_000, everyMs: 10 });
         await expect(health.ready()).rejects.toThrow();
-        expect(health.live().halted).toMatch(/offset 2 holds a record this build cannot read/);
+        expect((health.live() as ComponentHealth).halted).toMatch(/offset 2 holds a record this build cannot read/);
         expect(errors.some((message) => message.includes('offset 2 holds a record this build cannot read'))).toBe(true);
         await new Promise((resolve) => setTimeout(resolve, 100));
         expect(decide).not.toHaveBeenCalled();

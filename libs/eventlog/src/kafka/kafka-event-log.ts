@@ -6,6 +6,9 @@
  *   consumer-group commits (kafkajs #139, #1363).
  * - acquire: membership of the consumer group `<groupPrefix>.<component>` (kafka-lease.ts), on a
  *   thread of its own (lease-thread.ts), so that a busy main thread does not cost the lease.
+ * - partitionLog: the log of another partition of the topic (another cluster's), on the same
+ *   client: a process that serves many clusters keeps one connection, one producer and one
+ *   leases' thread for all of them.
  */
 import { Kafka, Partitioners } from 'kafkajs';
 import type { Admin, logLevel as LogLevel, Producer } from 'kafkajs';
@@ -78,6 +81,16 @@ const MIB = 1024 * 1024;
 
 const groupPrefixOf = (options: KafkaEventLogOptions): string => options.groupPrefix ?? (options.topic ?? DEFAULT_TOPIC).replace(/\.events$/, '');
 
+/** What the logs of one client share (the partitions of one topic): the client, its admin and producer, the leases' settings, and the logs opened on them. */
+interface SharedClient {
+  readonly kafka: Kafka;
+  readonly admin: Admin;
+  readonly producer: Producer;
+  readonly leaseConfig: LeaseKafkaConfig;
+  /** The logs on this client, by partition (the one `open` made among them). */
+  readonly logs: Map<number, KafkaEventLog>;
+}
+
 export class KafkaEventLog implements EventLog {
   readonly description: string;
   readonly topic: string;
@@ -97,22 +110,34 @@ export class KafkaEventLog implements EventLog {
   private closing?: Promise<void>;
 
   private constructor(
-    private readonly kafka: Kafka,
-    private readonly admin: Admin,
-    private readonly producer: Producer,
+    private readonly shared: SharedClient,
     options: KafkaEventLogOptions,
     durability: string,
-    /** The client's settings, for the leases' own clients on their threads (lease-thread.ts). */
-    private readonly leaseConfig: LeaseKafkaConfig,
+    partition: number,
+    /** Whether this log closes the shared client (the one `open` made) or only what is its own. */
+    private readonly ownsClient: boolean,
   ) {
     this.openedWith = options;
     this.topic = options.topic ?? DEFAULT_TOPIC;
-    this.partition = options.partition ?? 0;
+    this.partition = partition;
     this.groupPrefix = groupPrefixOf(options);
     this.fetchMaxBytes = options.fetchMaxBytes ?? 16 * MIB;
     this.durability = durability;
     this.description = `kafka ${this.topic}[${this.partition}] @ ${options.brokers.join(',')} (${durability})`;
     this.reader = this.newReader();
+    shared.logs.set(partition, this);
+  }
+
+  private get kafka(): Kafka {
+    return this.shared.kafka;
+  }
+
+  private get admin(): Admin {
+    return this.shared.admin;
+  }
+
+  private get producer(): Producer {
+    return this.shared.producer;
   }
 
   /**
@@ -159,7 +184,29 @@ export class KafkaEventLog implements EventLog {
       await admin.disconnect().catch(() => undefined);
       throw error;
     }
-    return new KafkaEventLog(kafka, admin, producer, options, durability, config);
+    return new KafkaEventLog({ kafka, admin, producer, leaseConfig: config, logs: new Map() }, options, durability, options.partition ?? 0, true);
+  }
+
+  /** The partitions of the topic, in order: one cluster's log each. */
+  async partitions(): Promise<number[]> {
+    if (this.closing) throw this.closedError();
+    const { topics } = await this.admin.fetchTopicMetadata({ topics: [this.topic] }).catch((error: unknown) => {
+      throw this.unreachable(error);
+    });
+    return (topics[0]?.partitions ?? []).map((partition) => partition.partitionId).sort((a, b) => a - b);
+  }
+
+  /**
+   * The log of `partition` of the same topic, on this log's client (the same one each time
+   * it is asked for); closed with the log `open` made, or on its own.
+   */
+  async partitionLog(partition: number): Promise<KafkaEventLog> {
+    if (this.closing) throw this.closedError();
+    const open = this.shared.logs.get(partition);
+    if (open && !open.closing) return open;
+    const partitions = await this.partitions();
+    if (!partitions.includes(partition)) throw new Error(`topic ${this.topic} has ${partitions.length} partition(s); there is no partition ${partition}`);
+    return this.shared.logs.get(partition) ?? new KafkaEventLog(this.shared, this.openedWith, this.durability, partition, false);
   }
 
   /** One produce request for the whole batch: Kafka writes it as one record batch, at consecutive offsets. */
@@ -230,7 +277,7 @@ export class KafkaEventLog implements EventLog {
 
   acquire(component: string, instance: string, options: AcquireOptions = {}): Promise<OwnershipLease> {
     if (this.closing) return Promise.reject(this.closedError());
-    const lease = LeaseThread.start(this.leaseConfig, {
+    const lease = LeaseThread.start(this.shared.leaseConfig, {
       groupId: `${this.groupPrefix}.${component}`,
       topic: this.topic,
       partition: this.partition,
@@ -244,15 +291,21 @@ export class KafkaEventLog implements EventLog {
     return lease.granted;
   }
 
-  /** Stops followers, releases leases (standbys take over at once), disconnects. Safe to call twice. */
+  /**
+   * Stops followers, releases leases (standbys take over at once), disconnects. Safe to call
+   * twice. The log `open` made closes every other partition's log on its client, then the client.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.ownsClient) await Promise.all([...this.shared.logs.values()].filter((log) => log !== this).map((log) => log.close()));
       const followers = [...this.followers];
       await Promise.all(followers.map((follower) => follower.stop()));
       await Promise.all(followers.map((follower) => follower.finished));
       await Promise.all([...this.leases].map((lease) => lease.release()));
       await this.appending;
-      await Promise.all([this.reader.disconnect(), this.producer.disconnect(), this.admin.disconnect()].map((done) => done.catch(() => undefined)));
+      if (this.shared.logs.get(this.partition) === this) this.shared.logs.delete(this.partition);
+      const disconnecting = this.ownsClient ? [this.reader.disconnect(), this.producer.disconnect(), this.admin.disconnect()] : [this.reader.disconnect()];
+      await Promise.all(disconnecting.map((done) => done.catch(() => undefined)));
     })();
     return this.closing;
   }
