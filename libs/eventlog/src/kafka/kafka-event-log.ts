@@ -32,7 +32,8 @@ import { checkTopics } from './topic-check';
 import { requiredDurability } from './topic-durability';
 import type { DurabilitySettings, ProducerFacts } from './topic-durability';
 import { KafkaFollower } from './kafka-follower';
-import { LeaseThread } from './lease-thread';
+import { LeaseHost } from './lease-thread';
+import type { LeaseThread } from './lease-thread';
 import type { LeaseKafkaConfig } from './lease-thread';
 import { isBrokerUnreachable } from './kafka-unavailable';
 import { DEFAULT_KAFKA_LOG_LEVEL, quietLogCreator } from './kafka-logger';
@@ -86,7 +87,8 @@ interface SharedClient {
   readonly kafka: Kafka;
   readonly admin: Admin;
   readonly producer: Producer;
-  readonly leaseConfig: LeaseKafkaConfig;
+  /** The thread and client every lease of these logs runs on. */
+  readonly leaseHost: LeaseHost;
   /** The logs on this client, by partition (the one `open` made among them). */
   readonly logs: Map<number, KafkaEventLog>;
 }
@@ -184,7 +186,7 @@ export class KafkaEventLog implements EventLog {
       await admin.disconnect().catch(() => undefined);
       throw error;
     }
-    return new KafkaEventLog({ kafka, admin, producer, leaseConfig: config, logs: new Map() }, options, durability, options.partition ?? 0, true);
+    return new KafkaEventLog({ kafka, admin, producer, leaseHost: new LeaseHost(config), logs: new Map() }, options, durability, options.partition ?? 0, true);
   }
 
   /** The partitions of the topic, in order: one cluster's log each. */
@@ -277,7 +279,7 @@ export class KafkaEventLog implements EventLog {
 
   acquire(component: string, instance: string, options: AcquireOptions = {}): Promise<OwnershipLease> {
     if (this.closing) return Promise.reject(this.closedError());
-    const lease = LeaseThread.start(this.shared.leaseConfig, {
+    const lease = this.shared.leaseHost.start({
       groupId: `${this.groupPrefix}.${component}`,
       topic: this.topic,
       partition: this.partition,
@@ -302,6 +304,7 @@ export class KafkaEventLog implements EventLog {
       await Promise.all(followers.map((follower) => follower.stop()));
       await Promise.all(followers.map((follower) => follower.finished));
       await Promise.all([...this.leases].map((lease) => lease.release()));
+      if (this.ownsClient) await this.shared.leaseHost.close();
       await this.appending;
       if (this.shared.logs.get(this.partition) === this) this.shared.logs.delete(this.partition);
       const disconnecting = this.ownsClient ? [this.reader.disconnect(), this.producer.disconnect(), this.admin.disconnect()] : [this.reader.disconnect()];
