@@ -168,7 +168,8 @@ export class ComponentRunner {
       this.saver = new SnapshotSaver(snapshots, () => this.view, (message) => this.options.onActivity?.({ kind: 'error', message }), restoredAt);
       this.saver.start();
     }
-    const cluster = this.options.cluster ?? this.view.state.cluster?.id ?? 'default';
+    // Without a cluster named, the one the log names, read at each record: a partition whose cluster is created later keys its records by it.
+    const cluster = this.options.cluster ?? (() => this.view.state.cluster?.id ?? 'default');
     this.writerValue = new EventWriter(this.log, cluster, this.core.component, this.options.instance, { now: this.now });
     this.stateValue = 'standby';
     this.loop = this.run();

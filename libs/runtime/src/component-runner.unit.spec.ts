@@ -56,6 +56,20 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     await runner.stop();
   });
 
+  it('keys its records by the cluster the log comes to name, when it started on a log with none yet', async () => {
+    const runner = new ComponentRunner(log, new ReaperCore(), { instance: 'reaper-a' });
+    await runner.start();
+    await eventually('the reaper is active', () => runner.state === 'active', WITHIN);
+    // A partition served before its cluster exists: the term is taken under no cluster's name.
+    expect(JSON.parse((await log.read(0))[0]!.value)).toMatchObject({ type: 'OwnershipTaken', cluster: 'default' });
+    const b = new EventBuilder('c9');
+    await log.append(history(b, 4).map((e) => ({ key: 'c9', value: encode(e) })));
+    await eventually('t2 is removed', () => !runner.view.state.tasks.has('t2'), WITHIN);
+    const removed = (await log.read(0)).find((record) => JSON.parse(record.value).type === 'TasksRemoved')!;
+    expect({ key: removed.key, cluster: JSON.parse(removed.value).cluster }).toEqual({ key: 'c9', cluster: 'c9' });
+    await runner.stop();
+  });
+
   it('acts on what arrives while it runs, batching a burst', async () => {
     const runner = new ComponentRunner(log, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a' });
     await runner.start();

@@ -55,10 +55,12 @@ export class EventWriter {
   private readonly now: () => Date;
   private readonly maxAppendBytes: number;
   private readonly versionLevels: VersionLevels;
+  private readonly clusterOf: () => string;
 
   constructor(
     private readonly log: EventLog,
-    readonly cluster: string,
+    /** The cluster its records are for (their key), or where to read it each time: a log's cluster may be created after the writer. */
+    cluster: string | (() => string),
     readonly component: Component,
     readonly instance: string,
     options: {
@@ -69,6 +71,7 @@ export class EventWriter {
       readonly versionLevels?: VersionLevels;
     } = {},
   ) {
+    this.clusterOf = typeof cluster === 'string' ? () => cluster : cluster;
     this.termValue = options.term ?? 0;
     this.now = options.now ?? (() => new Date());
     this.maxAppendBytes = options.maxAppendBytes ?? MAX_APPEND_BYTES;
@@ -77,6 +80,10 @@ export class EventWriter {
 
   get term(): number {
     return this.termValue;
+  }
+
+  get cluster(): string {
+    return this.clusterOf();
   }
 
   /** Acts under a new term from now on (after OwnershipTaken). */
