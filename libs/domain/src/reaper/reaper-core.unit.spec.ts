@@ -6,6 +6,7 @@ import type { Given, Specification } from '@shoal/testing';
 import { Projection } from '../projection';
 import { emptyState } from '../state';
 import { ReaperCore } from './reaper-core';
+import { tasksBySlot } from './reaper';
 
 const { RUNNING, FAILED, SHUTDOWN, REMOVE } = TaskState;
 
@@ -104,6 +105,16 @@ describe('ReaperCore', () => {
     expect(removals(reaper)).toEqual([['t1']]);
   });
 
+  it('files a task created with neither slot nor node under its node once it is assigned one', () => {
+    const reaper = reaperSpecification(1);
+    reaper.given((s) => [
+      s.b.event('TasksCreated', { tasks: [{ ...newTask('g1', 's1', spec), slot: undefined }] }),
+      s.b.event('TasksAllocated', { tasks: [{ id: 'g1', attachments: [] }] }),
+      s.b.event('TasksAssigned', { tasks: [{ id: 'g1', nodeId: 'n1', why: 'test' }] }),
+    ]);
+    expect(reaper.core.tasksOf(reaper.state, 's1@n1').map((task) => task.id)).toEqual(['g1']);
+  });
+
   it('at start-up (reconcileAll) it looks at every task and slot once', () => {
     const reaper = reaperSpecification(1);
     reaper.given(task('a1', FAILED), task('a2', FAILED), task('r', FAILED, REMOVE, 2));
@@ -115,6 +126,30 @@ describe('ReaperCore', () => {
 });
 
 describe('ReaperCore invariants', () => {
+  it('knows the tasks of every slot as grouping the whole state would, at any point of any history', () => {
+    let slots = 0;
+    fc.assert(
+      fc.property(histories(), fc.nat(), (log, seed) => {
+        const core = new ReaperCore();
+        const projection = new Projection(emptyState(), 0, { onEvent: (event, verdict, state) => core.observe(event, verdict, state) });
+        const cut = log.length === 0 ? 0 : seed % log.length;
+        log.forEach((value, offset) => {
+          projection.apply({ offset, value });
+          if (offset !== cut && offset !== log.length - 1) return;
+          const grouped = tasksBySlot(projection.state);
+          for (const [key, tasks] of grouped) {
+            slots++;
+            expect({ key, ids: core.tasksOf(projection.state, key).map((task) => task.id).sort() }).toEqual({ key, ids: tasks.map((task) => task.id).sort() });
+          }
+          // Decisions read the index: the same core reading it twice finds the same.
+          for (const key of grouped.keys()) expect(core.tasksOf(projection.state, key).length).toBe(grouped.get(key)!.length);
+        });
+      }),
+      { numRuns: 200 },
+    );
+    expect(slots).toBeGreaterThan(0);
+  });
+
   it('never deletes a running task: whatever the history, no task it removes is running on a node the cluster has', () => {
     let removals = 0;
     fc.assert(
