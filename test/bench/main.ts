@@ -15,6 +15,9 @@
  *   c1m        Nomad's C1M shape: --nodes (5,000) simulated nodes in --fleets (4) agent processes, --services (1,000) ×
  *              --replicas (1,000) through the API to all RUNNING, or --deadline minutes (45); rates over time as SVG plots,
  *              peak RSS, longest ticks, log bytes per task, the API's latency while it runs; --heap MiB (8,192)
+ *   clusters   one instance each of orchestrator, allocator, scheduler, reaper serving --clusters (1,20,100) clusters, one
+ *              partition each, of one service × --replicas (10): seconds to all assigned, RSS, CPU and broker connections
+ *              per process and per cluster, a second scheduler's balance, the first's failover; --runs (1)
  * Benchmarks are not tests: they never run in `npm test`.
  */
 import { replayBench } from './replay.bench';
@@ -26,6 +29,7 @@ import { failoverBench } from './failover.bench';
 import { heartbeatsBench } from './heartbeats.bench';
 import { answersBench } from './answers.bench';
 import { c1mBench } from './c1m.bench';
+import { clustersBench } from './clusters.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
@@ -37,6 +41,7 @@ const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   heartbeats: heartbeatsBench,
   answers: answersBench,
   c1m: c1mBench,
+  clusters: clustersBench,
 };
 
 const main = async (): Promise<void> => {
