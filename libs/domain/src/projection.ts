@@ -12,7 +12,7 @@ import { poisoned } from './verdict';
 import type { Verdict, VerdictCode, VerdictStatus } from './verdict';
 import { stateHash } from './state-hash';
 import { restoreSnapshot, takeSnapshot } from './snapshot';
-import type { Snapshot } from './snapshot';
+import type { RestoreCheck, Snapshot } from './snapshot';
 
 /** A record that was not applied in full. */
 export interface Refusal {
@@ -66,9 +66,9 @@ export class Projection {
     this.onEvent = options.onEvent;
   }
 
-  /** Starts from a snapshot, after checking its hash; undefined with the reason when it is unusable. */
-  static fromSnapshot(snapshot: Snapshot, options: ProjectionOptions = {}): Projection | string {
-    const restored = restoreSnapshot(snapshot);
+  /** Starts from a snapshot, after checking it (RestoreCheck: by default its hash); the reason instead when it is unusable. */
+  static fromSnapshot(snapshot: Snapshot, options: ProjectionOptions = {}, check: RestoreCheck = 'state hash'): Projection | string {
+    const restored = restoreSnapshot(snapshot, check);
     return restored.ok ? new Projection(restored.state, snapshot.offset, options) : restored.reason;
   }
 

@@ -9,7 +9,7 @@ import type { EventLog, LogRecord, Subscription } from '@shoal/eventlog';
 import { shoalLogger } from './logger';
 
 export interface LiveViewOptions {
-  /** A snapshot to start from; ignored (with a reason in `snapshotRefused`) when its hash does not check out. */
+  /** A snapshot to start from; ignored (with a reason in `snapshotRefused`) when it does not check out (its file's digest, or else its hash). */
   readonly snapshot?: Snapshot;
   /** How many refusals the projection remembers. */
   readonly keepRefusals?: number;
@@ -89,7 +89,8 @@ export class LiveView {
         onEvent?.(event, verdict, state);
       },
     };
-    const restored = options.snapshot ? Projection.fromSnapshot(options.snapshot, keep) : undefined;
+    // A snapshot its store read intact (its file's SHA-256) is the one saved: not hashed again.
+    const restored = options.snapshot ? Projection.fromSnapshot(options.snapshot, keep, 'file digest') : undefined;
     if (typeof restored === 'string') this.snapshotRefused = restored;
     this.projection = restored instanceof Projection ? restored : new Projection(undefined, 0, keep);
     this.startedAt = this.projection.position;

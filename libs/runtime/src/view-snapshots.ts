@@ -5,9 +5,11 @@
  *
  * Belongs means: it is not past the end of the log, and the record just before it was
  * written for the cluster the snapshot holds (so a data dir pointed at another cluster's
- * log is not trusted). Its hash is checked against its state when it is restored
- * (Projection.fromSnapshot). Replay from zero stays what an audit relies on: `shoal audit
- * verify` checks each component's newest snapshot against it.
+ * log is not trusted). When it is restored (LiveView, Projection.fromSnapshot) a snapshot
+ * its store read intact (the SHA-256 of the file's bytes, written with them) is used as it
+ * is, and one of an older format, without that digest, is checked by hashing its state
+ * against its hash. Replay from zero stays what an audit relies on: `shoal audit verify`
+ * checks each component's newest snapshot, its state hashed again, against it.
  */
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';

@@ -2,10 +2,20 @@
  * Snapshots on disk: `<dir>/<offset>.json` holding {offset, hash, state}, written
  * atomically (temporary file, fsync, rename) so a crash never leaves half a snapshot
  * where a restore would find it. Keeps the newest few.
+ *
+ * Written in lines (snapshot-lines.ts: a header, the lists a chunk a line, the SHA-256 of
+ * the file's bytes last) and read back a line at a time, the event loop running between
+ * lines; a snapshot whose bytes match their digest is marked intact (readIntact), so a
+ * restore need not hash its state again to know it is the one saved. Files of the older
+ * formats (one JSON document) are still read, whole.
  */
+import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { readIntact } from '@shoal/domain';
 import type { Snapshot } from '@shoal/domain';
+import { LINES_PREFIX, SnapshotLineReader, snapshotLines } from './snapshot-lines';
 
 const NAME = /^(\d{16})\.json$/;
 
@@ -56,7 +66,7 @@ export class FileSnapshotStore implements SnapshotStore {
     const temporary = join(this.dir, `.${name}.${process.pid}.tmp`);
     const handle = await open(temporary, 'w');
     try {
-      for (const piece of snapshotJson(snapshot)) await handle.write(piece);
+      for (const line of snapshotLines(snapshot)) await handle.write(line);
       await handle.sync();
     } finally {
       await handle.close();
@@ -86,7 +96,7 @@ export class FileSnapshotStore implements SnapshotStore {
     const offsets = (await this.list()).filter((offset) => options.atOrBefore === undefined || offset <= options.atOrBefore);
     for (const offset of offsets.reverse()) {
       try {
-        const snapshot = JSON.parse(await readFile(join(this.dir, `${String(offset).padStart(16, '0')}.json`), 'utf8')) as Snapshot;
+        const snapshot = await readSnapshotFile(join(this.dir, `${String(offset).padStart(16, '0')}.json`));
         if (typeof snapshot?.hash === 'string' && snapshot.offset === offset) return snapshot;
       } catch {
         // unreadable: try an older one
@@ -95,6 +105,50 @@ export class FileSnapshotStore implements SnapshotStore {
     return undefined;
   }
 }
+
+/** Bytes read from a snapshot file at a time. */
+const READ_CHUNK = 1 << 20;
+
+/** The lines of a file in lines, each handed to `line` with its newline; a turn of the event loop after each. */
+const readLines = async (handle: FileHandle, line: (bytes: Buffer) => void): Promise<void> => {
+  let rest = Buffer.alloc(0);
+  const chunk = Buffer.allocUnsafe(READ_CHUNK);
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, null);
+    if (bytesRead === 0) break;
+    const bytes = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+    let start = 0;
+    for (let end = bytes.indexOf(10, start); end >= 0; end = bytes.indexOf(10, start)) {
+      line(bytes.subarray(start, end + 1));
+      start = end + 1;
+      await nextTurn();
+    }
+    rest = Buffer.from(bytes.subarray(start));
+  }
+  if (rest.length > 0) line(rest);
+};
+
+/**
+ * A snapshot file of either kind: in lines, read a line at a time and marked intact once its
+ * digest matches; or (written before) one JSON document, read whole and not marked.
+ */
+export const readSnapshotFile = async (path: string): Promise<Snapshot> => {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(LINES_PREFIX.length);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    if (bytesRead === head.length && head.toString('utf8') === LINES_PREFIX) {
+      const reader = new SnapshotLineReader();
+      await readLines(handle, (bytes) => reader.line(bytes));
+      return readIntact(reader.done());
+    }
+  } finally {
+    await handle.close();
+  }
+  const whole = JSON.parse(await readFile(path, 'utf8')) as Snapshot;
+  // Only what a snapshot holds: nothing else in the file reaches the caller.
+  return { offset: whole?.offset, hash: whole?.hash, state: whole?.state };
+};
 
 /**
  * The newest snapshot of each component that keeps them under `<dir>/<component>/`, by
