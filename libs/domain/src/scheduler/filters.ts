@@ -8,7 +8,7 @@ import { constraintsOf, meetsConstraints } from '../constraints';
 import type { Constraint } from '../constraints';
 import { hasEnough } from './generic-resources';
 import type { NodeInfo } from './node-info';
-import type { SchedulingTask } from './scheduling-task';
+import type { Demand, SchedulingTask } from './scheduling-task';
 
 export interface Filter {
   readonly name: string;
@@ -39,16 +39,16 @@ export class ReadyFilter implements Filter {
 /** What the task reserves (CPU, memory, generic resources) is still free on the node. */
 export class ResourceFilter implements Filter {
   readonly name = 'resources';
-  private task?: SchedulingTask;
-  setTask(task: SchedulingTask): boolean {
-    this.task = task;
-    return task.nanoCpus > 0 || task.memoryBytes > 0 || task.generic.length > 0;
+  private demand?: Demand;
+  setTask({ demand }: SchedulingTask): boolean {
+    this.demand = demand;
+    return demand.nanoCpus > 0 || demand.memoryBytes > 0 || demand.generic.length > 0;
   }
   check(node: NodeInfo): boolean {
-    const task = this.task as SchedulingTask;
-    if (task.nanoCpus > node.nanoCpus) return false;
-    if (task.memoryBytes > node.memoryBytes) return false;
-    return task.generic.length === 0 || hasEnough(node.generic, task.generic);
+    const demand = this.demand as Demand;
+    if (demand.nanoCpus > node.nanoCpus) return false;
+    if (demand.memoryBytes > node.memoryBytes) return false;
+    return demand.generic.length === 0 || hasEnough(node.generic, demand.generic);
   }
   explain(nodes: number): string {
     return onNodes('insufficient resources', nodes);
@@ -63,8 +63,8 @@ export class PluginFilter implements Filter {
   readonly name = 'plugins';
   private plugins: readonly PluginDescription[] = [];
   setTask(task: SchedulingTask): boolean {
-    this.plugins = task.plugins;
-    return task.plugins.length > 0;
+    this.plugins = task.demand.plugins;
+    return this.plugins.length > 0;
   }
   check(node: NodeInfo): boolean {
     const has = node.node.description.engine?.plugins ?? [];
@@ -124,8 +124,8 @@ export class HostPortFilter implements Filter {
   readonly name = 'host-ports';
   private ports: readonly string[] = [];
   setTask(task: SchedulingTask): boolean {
-    this.ports = task.hostPorts;
-    return task.hostPorts.length > 0;
+    this.ports = task.demand.hostPorts;
+    return this.ports.length > 0;
   }
   check(node: NodeInfo): boolean {
     return this.ports.every((port) => !node.usedHostPorts.has(port));
@@ -141,7 +141,7 @@ export class MaxReplicasFilter implements Filter {
   private serviceId = '';
   private max = 0;
   setTask(task: SchedulingTask): boolean {
-    this.serviceId = task.serviceId;
+    this.serviceId = task.task.serviceId;
     this.max = task.task.spec.placement?.maxReplicas ?? 0;
     return this.max > 0;
   }

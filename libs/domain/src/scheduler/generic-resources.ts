@@ -19,8 +19,6 @@ export interface GenericClaim {
   readonly named: readonly (readonly [kind: string, name: string])[];
 }
 
-export const EMPTY_CLAIM: GenericClaim = { discrete: [], named: [] };
-
 export const isNamed = (r: GenericResource): r is { readonly kind: string; readonly named: string } => 'named' in r;
 
 /** The pool a node offers before any task takes from it. */

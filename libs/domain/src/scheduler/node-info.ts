@@ -1,11 +1,12 @@
 /**
- * NodeInfo: a node and what the scheduler has worked out about it — the tasks on it, how
- * many are active in all and per service, what is left of its resources, the host ports
- * taken, and the recent failures of each service version there.
+ * NodeInfo: a node and what the scheduler has worked out about it — how many tasks on it
+ * are active in all and per service, what is left of its resources, the host ports taken,
+ * and the recent failures of each service version there.
  */
 import { TaskState } from '@shoal/contracts';
+import type { Task } from '@shoal/contracts';
 import type { Node } from '../state';
-import { EMPTY_CLAIM, claim, genericPool, reclaim } from './generic-resources';
+import { claim, genericPool, reclaim } from './generic-resources';
 import type { GenericClaim, GenericPool } from './generic-resources';
 import type { SchedulingTask } from './scheduling-task';
 
@@ -13,29 +14,25 @@ import type { SchedulingTask } from './scheduling-task';
 export const MAX_FAILURES = 5;
 export const MONITOR_FAILURES_MS = 5 * 60_000;
 
-/** What one task holds on the node, kept so that exactly that is given back. */
-interface Held {
-  readonly serviceId: string;
-  readonly active: boolean;
-  readonly nanoCpus: number;
-  readonly memoryBytes: number;
-  readonly generic: GenericClaim;
-  readonly hostPorts: readonly string[];
-}
-
 /** A task counts towards its service's spread while it is meant to run (desired ≤ COMPLETE). */
-const isActive = (task: SchedulingTask): boolean => task.task.desiredState <= TaskState.COMPLETE;
+export const isActive = (task: Task): boolean => task.desiredState <= TaskState.COMPLETE;
 
 const failureKey = (serviceId: string, specVersion: number): string => `${serviceId}@${specVersion}`;
 
+/**
+ * The tasks a node holds are not listed here: the view remembers, for each, which node
+ * holds it and whether it counts (SchedulerView), and gives back exactly what it took.
+ */
 export class NodeInfo {
-  private readonly held = new Map<string, Held>();
   activeTasks = 0;
   readonly activeByService = new Map<string, number>();
+  /** What is left of the node's CPU and memory. */
   nanoCpus: number;
   memoryBytes: number;
   generic: GenericPool;
   readonly usedHostPorts = new Map<string, number>();
+  /** What the tasks here asking for generic resources took, by task id, in the order they came. */
+  private claims?: Map<string, GenericClaim>;
   /** "service@version" → failure times (ms), oldest first. */
   private readonly failures = new Map<string, number[]>();
 
@@ -49,79 +46,56 @@ export class NodeInfo {
     return this.node.id;
   }
 
-  get taskCount(): number {
-    return this.held.size;
-  }
-
-  has(taskId: string): boolean {
-    return this.held.has(taskId);
-  }
-
   tasksOf(serviceId: string): number {
     return this.activeByService.get(serviceId) ?? 0;
   }
 
-  /** A new description or spec: resources are worked out again from the tasks held. */
+  /** A new description or spec: what is left is worked out again, net of what the tasks here hold. */
   updateNode(node: Node): void {
+    const heldCpus = (this.node.description.resources.nanoCpus ?? 0) - this.nanoCpus;
+    const heldMemory = (this.node.description.resources.memoryBytes ?? 0) - this.memoryBytes;
     this.node = node;
-    this.nanoCpus = node.description.resources.nanoCpus ?? 0;
-    this.memoryBytes = node.description.resources.memoryBytes ?? 0;
+    this.nanoCpus = (node.description.resources.nanoCpus ?? 0) - heldCpus;
+    this.memoryBytes = (node.description.resources.memoryBytes ?? 0) - heldMemory;
     this.generic = genericPool(node.description.resources.generic);
-    for (const [id, held] of this.held) {
-      this.nanoCpus -= held.nanoCpus;
-      this.memoryBytes -= held.memoryBytes;
+    for (const [id, held] of this.claims ?? []) {
       const again = claim(this.generic, [
-        ...held.generic.discrete.map(([kind, discrete]) => ({ kind, discrete })),
-        ...held.generic.named.map(([kind, named]) => ({ kind, named })),
+        ...held.discrete.map(([kind, discrete]) => ({ kind, discrete })),
+        ...held.named.map(([kind, named]) => ({ kind, named })),
       ]);
-      this.held.set(id, { ...held, generic: again });
+      this.claims?.set(id, again);
     }
   }
 
-  /**
-   * Adds a task, or updates whether it is active; true when anything the scheduler
-   * counts changed.
-   */
-  addTask(task: SchedulingTask): boolean {
-    const active = isActive(task);
-    const before = this.held.get(task.id);
-    if (before) {
-      if (before.active === active) return false;
-      this.held.set(task.id, { ...before, active });
-      this.count(task.serviceId, active ? 1 : -1);
-      return true;
-    }
-    const generic = task.generic.length > 0 ? claim(this.generic, task.generic) : EMPTY_CLAIM;
-    this.held.set(task.id, {
-      serviceId: task.serviceId,
-      active,
-      nanoCpus: task.nanoCpus,
-      memoryBytes: task.memoryBytes,
-      generic,
-      hostPorts: task.hostPorts,
-    });
-    this.nanoCpus -= task.nanoCpus;
-    this.memoryBytes -= task.memoryBytes;
-    for (const port of task.hostPorts) this.usedHostPorts.set(port, (this.usedHostPorts.get(port) ?? 0) + 1);
+  /** Takes what `task` reserves here; it counts towards its service when `active`. */
+  addTask({ task, demand }: SchedulingTask, active: boolean): void {
+    if (demand.generic.length > 0) (this.claims ??= new Map()).set(task.id, claim(this.generic, demand.generic));
+    this.nanoCpus -= demand.nanoCpus;
+    this.memoryBytes -= demand.memoryBytes;
+    for (const port of demand.hostPorts) this.usedHostPorts.set(port, (this.usedHostPorts.get(port) ?? 0) + 1);
     if (active) this.count(task.serviceId, 1);
-    return true;
   }
 
-  /** Removes a task and gives back what it held; true when it was there. */
-  removeTask(taskId: string): boolean {
-    const held = this.held.get(taskId);
-    if (!held) return false;
-    this.held.delete(taskId);
-    this.nanoCpus += held.nanoCpus;
-    this.memoryBytes += held.memoryBytes;
-    reclaim(this.generic, held.generic);
-    for (const port of held.hostPorts) {
+  /** Gives back what `task` took with `addTask` (its demand then, and whether it counted). */
+  removeTask({ task, demand }: SchedulingTask, active: boolean): void {
+    this.nanoCpus += demand.nanoCpus;
+    this.memoryBytes += demand.memoryBytes;
+    const held = this.claims?.get(task.id);
+    if (held) {
+      this.claims?.delete(task.id);
+      reclaim(this.generic, held);
+    }
+    for (const port of demand.hostPorts) {
       const left = (this.usedHostPorts.get(port) ?? 1) - 1;
       if (left > 0) this.usedHostPorts.set(port, left);
       else this.usedHostPorts.delete(port);
     }
-    if (held.active) this.count(held.serviceId, -1);
-    return true;
+    if (active) this.count(task.serviceId, -1);
+  }
+
+  /** A task held here starts (true) or stops counting towards its service. */
+  countTask(serviceId: string, active: boolean): void {
+    this.count(serviceId, active ? 1 : -1);
   }
 
   private count(serviceId: string, delta: 1 | -1): void {

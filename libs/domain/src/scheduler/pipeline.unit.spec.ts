@@ -4,7 +4,7 @@ import type { Node } from '../state';
 import { ConstraintFilter, HostPortFilter, MaxReplicasFilter, PlatformFilter, PluginFilter, ReadyFilter, ResourceFilter } from './filters';
 import { NodeInfo } from './node-info';
 import { Pipeline, noSuitableNode } from './pipeline';
-import type { SchedulingTask } from './scheduling-task';
+import type { Demand, SchedulingTask } from './scheduling-task';
 
 const node = (id: string, over: Partial<Node['status']> & { availability?: Node['spec']['availability']; cpus?: number } = {}): NodeInfo =>
   new NodeInfo({
@@ -17,9 +17,9 @@ const node = (id: string, over: Partial<Node['status']> & { availability?: Node[
     updatedAt: 't',
   });
 
-const task = (spec: Partial<TaskSpec> = {}, over: Partial<SchedulingTask> = {}): SchedulingTask => {
+const task = (spec: Partial<TaskSpec> = {}, id = 't1'): SchedulingTask => {
   const t: Task = {
-    id: 't1',
+    id,
     serviceId: 's1',
     specVersion: 1,
     spec: { container: { image: 'x' }, ...spec },
@@ -28,18 +28,8 @@ const task = (spec: Partial<TaskSpec> = {}, over: Partial<SchedulingTask> = {}):
     status: { state: TaskState.PENDING, at: 't' },
   };
   const wants = t.spec.resources?.reservations;
-  return {
-    id: t.id,
-    serviceId: t.serviceId,
-    specVersion: 1,
-    task: t,
-    nanoCpus: wants?.nanoCpus ?? 0,
-    memoryBytes: wants?.memoryBytes ?? 0,
-    generic: wants?.generic ?? [],
-    hostPorts: [],
-    plugins: [],
-    ...over,
-  };
+  const demand: Demand = { nanoCpus: wants?.nanoCpus ?? 0, memoryBytes: wants?.memoryBytes ?? 0, generic: wants?.generic ?? [], hostPorts: [], plugins: [] };
+  return { task: t, demand };
 };
 
 describe('filters and the pipeline', () => {
@@ -85,13 +75,14 @@ describe('filters and the pipeline', () => {
   it('resources are counted net of the tasks the node holds', () => {
     const n = node('a', { cpus: 2 });
     const filter = new ResourceFilter();
-    const oneCpu = task({ resources: { reservations: { nanoCpus: 1e9 } } });
-    filter.setTask(oneCpu);
+    const oneCpu = { resources: { reservations: { nanoCpus: 1e9 } } };
+    filter.setTask(task(oneCpu));
     expect(filter.check(n)).toBe(true);
-    n.addTask({ ...oneCpu, id: 'x' });
-    n.addTask({ ...oneCpu, id: 'y' });
+    const [x, y] = [task(oneCpu, 'x'), task(oneCpu, 'y')];
+    n.addTask(x, true);
+    n.addTask(y, true);
     expect(filter.check(n)).toBe(false);
-    n.removeTask('x');
+    n.removeTask(x, true);
     expect(filter.check(n)).toBe(true);
   });
 });

@@ -143,13 +143,13 @@ export class SchedulerCore implements ComponentCore {
         this.view.queue.delete(id);
         continue;
       }
-      if (tracked.st.task.nodeId !== undefined) {
+      if (tracked.task.nodeId !== undefined) {
         // Placed before every batch, it makes the kept tree stale: that one is built after all.
         if (!budget.spend(reusing ? treeCost + TASK_COST : TASK_COST)) break;
         reusing = false;
         preassigned.push(tracked);
       } else {
-        const key = `${tracked.st.serviceId}@${tracked.st.specVersion}`;
+        const key = `${tracked.task.serviceId}@${tracked.task.specVersion}`;
         const group = groups.get(key);
         if (group) {
           if (!budget.spend(TASK_COST)) return { preassigned, groups, cutKey: key };
@@ -175,17 +175,17 @@ export class SchedulerCore implements ComponentCore {
 
   /** A task whose node was chosen at creation: that node must pass every filter. */
   private checkPreassigned(tracked: Tracked, outcome: SchedulingOutcome): void {
-    const nodeId = tracked.st.task.nodeId as string;
+    const nodeId = tracked.task.nodeId as string;
     const node = this.view.nodes.get(nodeId);
-    this.pipeline.setTask(tracked.st);
+    this.pipeline.setTask(tracked);
     if (node && this.pipeline.process(node)) {
-      this.view.place(tracked, nodeId);
-      outcome.assigned.push({ id: tracked.st.id, nodeId, why: `global: its node ${nodeId} was chosen at creation and passed every filter` });
+      this.view.place(tracked, node);
+      outcome.assigned.push({ id: tracked.id, nodeId, why: `global: its node ${nodeId} was chosen at creation and passed every filter` });
       return;
     }
     this.view.park(tracked);
     outcome.unschedulable.push({
-      id: tracked.st.id,
+      id: tracked.id,
       explain: node ? noSuitableNode(this.pipeline.explain()) : `no suitable node (node ${nodeId} is gone)`,
     });
   }
@@ -204,8 +204,9 @@ export class SchedulerCore implements ComponentCore {
     cut: boolean,
     outcome: SchedulingOutcome,
   ): ContinuedBatch | undefined {
-    const first = (group[0] as Tracked).st;
-    const service = state.services.get(first.serviceId);
+    const first = group[0] as Tracked;
+    const { serviceId, specVersion } = first.task;
+    const service = state.services.get(serviceId);
     if (!service) {
       // Its service is gone: the orchestrator will tell these tasks to go; nothing to place.
       for (const tracked of group) this.view.park(tracked);
@@ -214,16 +215,16 @@ export class SchedulerCore implements ComponentCore {
     const serviceName = service.spec.name;
     this.pipeline.setTask(first);
     let timeSensitive = continued?.timeSensitive ?? false;
-    const compare = continued?.compare ?? nodeOrder(first.serviceId, first.specVersion, now);
+    const compare = continued?.compare ?? nodeOrder(serviceId, specVersion, now);
     const { tree, passed, seen } =
       continued ??
       buildTree(this.view.nodes.values(), {
-        serviceId: first.serviceId,
+        serviceId,
         preferences: first.task.spec.placement?.preferences ?? [],
         maxAssignments: cut ? Number.POSITIVE_INFINITY : group.length,
         passes: (node) => {
           if (!this.pipeline.process(node)) return false;
-          if (node.recentFailures(first.serviceId, first.specVersion, now) > 0) timeSensitive = true;
+          if (node.recentFailures(serviceId, specVersion, now) > 0) timeSensitive = true;
           return true;
         },
         compare,
@@ -233,10 +234,10 @@ export class SchedulerCore implements ComponentCore {
       compare,
       assign: (node, path) => {
         const tracked = group[next++] as Tracked;
-        this.view.place(tracked, node.id);
-        const faulty = node.recentFailures(first.serviceId, first.specVersion, now);
+        this.view.place(tracked, node);
+        const faulty = node.recentFailures(serviceId, specVersion, now);
         const note = faulty >= MAX_FAILURES ? `; node failed ${faulty} tasks of ${serviceName} lately, but no better node was left` : '';
-        outcome.assigned.push({ id: tracked.st.id, nodeId: node.id, why: why(node, path, first.serviceId, serviceName, passed, seen) + note });
+        outcome.assigned.push({ id: tracked.id, nodeId: node.id, why: why(node, path, serviceId, serviceName, passed, seen) + note });
         return this.pipeline.process(node);
       },
     });
@@ -249,7 +250,7 @@ export class SchedulerCore implements ComponentCore {
     const explain = noSuitableNode(this.pipeline.explain());
     for (const tracked of group.slice(next)) {
       this.view.park(tracked);
-      outcome.unschedulable.push({ id: tracked.st.id, explain });
+      outcome.unschedulable.push({ id: tracked.id, explain });
     }
     return undefined;
   }

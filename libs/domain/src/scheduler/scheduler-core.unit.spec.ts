@@ -218,7 +218,7 @@ describe('the scheduler core', () => {
     if (proposal?.type !== 'TasksAssigned') throw new Error('expected an assignment');
     const verdict = c.apply(c.b.event('TasksAssigned', proposal.data));
     expect(verdict.status).toBe('rejected');
-    expect(c.core.view.nodes.get('n1')?.has(id)).toBe(false);
+    expect([c.core.view.tasks.get(id)?.node, c.core.view.nodes.get('n1')?.activeTasks]).toEqual([undefined, 0]);
     expect([...whenScheduled(c).assigned.entries()]).toEqual([[id, 'n2']]);
   });
 
@@ -244,6 +244,32 @@ describe('the scheduler core', () => {
       expect([rebuilt?.tasksOf('web'), rebuilt?.nanoCpus, rebuilt?.activeTasks]).toEqual([kept?.tasksOf('web'), kept?.nanoCpus, kept?.activeTasks]);
     }
     expect(fresh.decide(c.state, new Date(c.b.now()))).toEqual([]);
+  });
+
+  it('gives back what each task took: when it ends, when it stops counting, and none of it to a node registered again', () => {
+    const gpus = [{ kind: 'gpu', named: 'GPU-0' }, { kind: 'gpu', named: 'GPU-1' }];
+    const c = scheduler().given(
+      node('n1', { cpus: 4, generic: gpus }),
+      service('ml', { resources: { reservations: { nanoCpus: 1e9, memoryBytes: 2 ** 30, generic: [{ kind: 'gpu', discrete: 1 }] } } }),
+      pending('ml', 2),
+    );
+    whenScheduled(c);
+    const [a, b] = c.lastCreated as [string, string];
+    c.given(reported('n1', a, RUNNING), reported('n1', b, RUNNING));
+    // A new description keeps what the tasks hold, the named GPUs they took included.
+    c.given(node('n1', { cpus: 8, generic: gpus }));
+    const n1 = () => c.core.view.nodes.get('n1');
+    expect([n1()?.nanoCpus, n1()?.memoryBytes, n1()?.generic.named.get('gpu'), n1()?.activeTasks]).toEqual([6e9, 6 * 2 ** 30, [], 2]);
+    c.happen('TaskDesiredStatesChanged', { tasks: [{ id: a, desiredState: SHUTDOWN }] });
+    expect([n1()?.tasksOf('ml'), n1()?.nanoCpus]).toEqual([1, 6e9]);
+    c.given(reported('n1', a, COMPLETE));
+    expect([n1()?.nanoCpus, n1()?.memoryBytes, n1()?.generic.named.get('gpu')]).toEqual([7e9, 7 * 2 ** 30, ['GPU-0']]);
+    // Registered again after its removal, the node holds nothing of the old one's tasks, and is given nothing back when they end.
+    c.happen('NodeRemoved', { id: 'n1', force: true });
+    c.given(node('n1', { cpus: 8, generic: gpus }));
+    expect([n1()?.nanoCpus, n1()?.activeTasks, n1()?.generic.named.get('gpu')]).toEqual([8e9, 0, ['GPU-0', 'GPU-1']]);
+    c.given(reported('n1', b, COMPLETE));
+    expect([n1()?.nanoCpus, n1()?.activeTasks, n1()?.generic.named.get('gpu'), c.core.view.tasks.size]).toEqual([8e9, 0, ['GPU-0', 'GPU-1'], 0]);
   });
 
   it('says why: the node\'s count of the service and in all, and how many nodes passed', () => {

@@ -8,19 +8,36 @@
 import { TaskState, isGlobal } from '@shoal/contracts';
 import type { Task } from '@shoal/contracts';
 import type { ClusterState } from '../state';
+import { isActive } from './node-info';
+import type { NodeInfo } from './node-info';
 import { NodeSet } from './node-set';
-import { rescheduled, schedulingTask } from './scheduling-task';
-import type { SchedulingTask } from './scheduling-task';
+import { Demands } from './scheduling-task';
+import type { Demand, SchedulingTask } from './scheduling-task';
 
 export type TaskPhase = 'queued' | 'waiting' | 'placed' | 'on-node';
 
-export interface Tracked {
-  st: SchedulingTask;
-  phase: TaskPhase;
-  /** The node it is placed on or runs on. */
-  nodeId?: string;
-  /** Its node was chosen at creation (global services): its failures say nothing of the node. */
-  readonly preassigned: boolean;
+/**
+ * A task the view keeps: one small record each, the task itself being the state's. What
+ * it holds on a node is what its demand says, taken by `NodeInfo.addTask` and given back
+ * by `removeTask`; a task that asks for something else leaves its node and is taken again.
+ */
+export class Tracked implements SchedulingTask {
+  /** The node that holds what it reserves (placed or on-node); none while it holds nothing. */
+  node: NodeInfo | undefined = undefined;
+  /** Whether it counts towards its service on `node`. */
+  active = false;
+
+  constructor(
+    public task: Task,
+    public demand: Demand,
+    public phase: TaskPhase,
+    /** Its node was chosen at creation (global services): its failures say nothing of the node. */
+    readonly preassigned: boolean,
+  ) {}
+
+  get id(): string {
+    return this.task.id;
+  }
 }
 
 /** PENDING and meant to run, or on a node and not yet ended. */
@@ -46,6 +63,9 @@ export class SchedulerView {
   /** Counts every change to a node, its tasks, resources or failures (a kept tree is then stale). */
   changes = 0;
 
+  /** What tasks ask of nodes, those asking the same CPU and memory sharing one. */
+  private readonly demands = new Demands();
+
   /** Starts again from the state (start-up, a new term). */
   rebuild(state: ClusterState): void {
     this.nodes.clear();
@@ -53,6 +73,7 @@ export class SchedulerView {
     this.queue.clear();
     this.waiting.clear();
     this.placed.clear();
+    this.demands.clear();
     this.changes++;
     for (const [id, node] of state.nodes) this.nodes.sync(id, node);
     for (const id of state.tasks.keys()) this.syncTask(state, id);
@@ -75,58 +96,68 @@ export class SchedulerView {
     this.placed.delete(id);
     if (!caresAbout(task)) {
       if (!old) return;
-      if (task && at !== undefined && failed(task) && old.phase === 'on-node' && !old.preassigned && old.nodeId) {
-        this.nodes.get(old.nodeId)?.taskFailed(old.st.serviceId, old.st.specVersion, at);
+      // On a node, the task the view last saw names that node.
+      const ranOn = old.phase === 'on-node' ? old.task.nodeId : undefined;
+      if (task && at !== undefined && failed(task) && !old.preassigned && ranOn !== undefined) {
+        this.nodes.get(ranOn)?.taskFailed(old.task.serviceId, old.task.specVersion, at);
         this.changes++;
       }
       this.forget(old);
       return;
     }
-    const st = old ? rescheduled(old.st, task, state) : schedulingTask(task, state);
     if (task.status.state === TaskState.PENDING) {
-      if (old?.phase === 'placed') {
+      if (!old) {
+        this.tasks.set(id, new Tracked(task, this.demands.of(task, state), 'queued', task.nodeId !== undefined));
+        this.queue.add(id);
+        return;
+      }
+      if (old.phase === 'placed') {
         // The proposal was refused: give the node back and wait for a change.
         this.leaveNode(old);
-        old.st = st;
         old.phase = 'waiting';
         this.waiting.add(id);
-      } else if (old) old.st = st;
-      else {
-        this.tasks.set(id, { st, phase: 'queued', preassigned: task.nodeId !== undefined });
-        this.queue.add(id);
       }
+      this.moveOn(old, task, state);
       return;
     }
-    const nodeId = task.nodeId as string;
-    if (old?.nodeId !== undefined && old.nodeId !== nodeId) this.leaveNode(old);
-    const info = this.nodes.get(nodeId);
-    const known = info?.has(id) ?? false;
-    if (info?.addTask(st)) {
-      this.changes++;
-      if (known) this.capacityChanged = true;
+    const info = this.nodes.get(task.nodeId as string);
+    let tracked = old;
+    if (tracked) {
+      if (tracked.node !== undefined && tracked.node !== info) this.leaveNode(tracked);
+      this.moveOn(tracked, task, state);
+      tracked.phase = 'on-node';
+    } else {
+      tracked = new Tracked(task, this.demands.of(task, state), 'on-node', isGlobalTask(state, task));
+      this.tasks.set(id, tracked);
     }
-    if (old) {
-      old.st = st;
-      old.phase = 'on-node';
-      old.nodeId = nodeId;
-    } else this.tasks.set(id, { st, phase: 'on-node', nodeId, preassigned: isGlobalTask(state, task) });
+    if (info) {
+      const active = isActive(task);
+      if (tracked.node !== info) {
+        this.hold(tracked, info);
+        this.changes++;
+      } else if (tracked.active !== active) {
+        info.countTask(task.serviceId, active);
+        tracked.active = active;
+        this.changes++;
+        this.capacityChanged = true;
+      }
+    }
     this.queue.delete(id);
     this.waiting.delete(id);
   }
 
   /** Puts a queued task on a node in the view (the proposal is on its way). */
-  place(tracked: Tracked, nodeId: string): void {
-    this.nodes.get(nodeId)?.addTask(tracked.st);
+  place(tracked: Tracked, node: NodeInfo): void {
+    this.hold(tracked, node);
     this.changes++;
     tracked.phase = 'placed';
-    tracked.nodeId = nodeId;
-    this.placed.add(tracked.st.id);
+    this.placed.add(tracked.id);
   }
 
   /** A queued task no node would take now. */
   park(tracked: Tracked): void {
     tracked.phase = 'waiting';
-    this.waiting.add(tracked.st.id);
+    this.waiting.add(tracked.id);
   }
 
   /** Waiting tasks go back to the queue. */
@@ -142,20 +173,38 @@ export class SchedulerView {
     this.capacityChanged = false;
   }
 
+  /** Points `tracked` at a newer version of its task; asking for something else, it leaves its node first. */
+  private moveOn(tracked: Tracked, task: Task, state: ClusterState): void {
+    const demand = this.demands.again(tracked, task, state);
+    if (demand !== tracked.demand) this.leaveNode(tracked);
+    tracked.task = task;
+    tracked.demand = demand;
+  }
+
+  private hold(tracked: Tracked, node: NodeInfo): void {
+    tracked.active = isActive(tracked.task);
+    node.addTask(tracked, tracked.active);
+    tracked.node = node;
+  }
+
   private leaveNode(tracked: Tracked): void {
-    if (tracked.nodeId !== undefined && this.nodes.get(tracked.nodeId)?.removeTask(tracked.st.id)) {
-      this.capacityChanged = true;
-      this.changes++;
-    }
-    delete tracked.nodeId;
+    const node = tracked.node;
+    if (node === undefined) return;
+    tracked.node = undefined;
+    // A node removed since (and perhaps registered again) counts nothing of the task.
+    if (this.nodes.get(node.id) !== node) return;
+    node.removeTask(tracked, tracked.active);
+    this.capacityChanged = true;
+    this.changes++;
   }
 
   private forget(tracked: Tracked): void {
     this.leaveNode(tracked);
-    this.tasks.delete(tracked.st.id);
-    this.placed.delete(tracked.st.id);
-    this.queue.delete(tracked.st.id);
-    this.waiting.delete(tracked.st.id);
+    const id = tracked.id;
+    this.tasks.delete(id);
+    this.placed.delete(id);
+    this.queue.delete(id);
+    this.waiting.delete(id);
   }
 }
 
