@@ -20,8 +20,8 @@
  *
  * Once every task runs (unless --no-after): one service scaled from --replicas to twice as
  * many, timed until the new tasks all run; then each component restarted in turn (SIGTERM,
- * started again as a supervisor would), timed until its /readyz answers 200 and until it is
- * active again.
+ * up to a minute to stop while it saves its view's snapshot, started again as a supervisor
+ * would), timed to stop, then until its /readyz answers 200 and until it is active again.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -193,7 +193,7 @@ const sampleProcesses = (cluster: BenchCluster, broker: Broker, samples: Samples
 interface After {
   /** ms from the update until the service's new tasks all run (NaN: not within the time given). */
   scaleMs?: number;
-  readonly restarts: Map<string, { readonly readyMs: number; readonly activeMs: number }>;
+  readonly restarts: Map<string, { readonly stopMs: number; readonly readyMs: number; readonly activeMs: number }>;
 }
 
 const RESTARTED = ['allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper'];
@@ -324,7 +324,7 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
         for (const name of RESTARTED) {
           const restarted = await cluster.restart(name);
           after.restarts.set(name, restarted);
-          say(`${name}: ready ${fmt(restarted.readyMs)} ms, active ${fmt(restarted.activeMs)} ms after its restart`);
+          say(`${name}: stopped in ${fmt(restarted.stopMs)} ms (its last snapshot saved), ready ${fmt(restarted.readyMs)} ms, active ${fmt(restarted.activeMs)} ms after its restart`);
         }
         sampleProcesses(cluster, broker, samples);
       }
@@ -418,7 +418,11 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
     ),
     ...[...samples.loopLag].map(([name, lag]) => one(`longest event loop delay seen: ${name}`, 'ms', 'lower', lag * 1e3)),
     ...(after.scaleMs !== undefined ? [one(`one service scaled from ${fmt(setup.replicas)} to ${fmt(2 * setup.replicas)} replicas once all ran: its new tasks all RUNNING`, 'ms', 'lower', after.scaleMs)] : []),
-    ...[...after.restarts].flatMap(([name, r]) => [one(`restart of the ${name} with every task running: ready (/readyz 200)`, 'ms', 'lower', r.readyMs), one(`restart of the ${name}: active again`, 'ms', 'lower', r.activeMs)]),
+    ...[...after.restarts].flatMap(([name, r]) => [
+      one(`restart of the ${name}: stopped (SIGTERM, its view's snapshot saved on the way out)`, 'ms', 'lower', r.stopMs),
+      one(`restart of the ${name} with every task running: ready (/readyz 200)`, 'ms', 'lower', r.readyMs),
+      one(`restart of the ${name}: active again`, 'ms', 'lower', r.activeMs),
+    ]),
     ...[...samples.peaks].map(([name, bytes]) => one(`peak RSS: ${name}`, 'MiB', 'lower', bytes / MIB)),
     ...[...samples.cpu].map(([name, cpu]) => one(`CPU used: ${name}`, 's', 'lower', cpu)),
   ];

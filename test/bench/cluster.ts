@@ -180,12 +180,18 @@ export class BenchCluster {
    * tail. Resolves with the ms from the new process's start until its /readyz answers 200
    * (its view caught up with the log) and until its /healthz says active again.
    */
-  async restart(name: string): Promise<{ readonly readyMs: number; readonly activeMs: number }> {
+  /**
+   * Stops `name` (SIGTERM; it saves its view's snapshot on the way out, given up to a minute,
+   * as an orchestrator's grace period would), starts it again, and times it back to ready and active.
+   */
+  async restart(name: string): Promise<{ readonly stopMs: number; readonly readyMs: number; readonly activeMs: number }> {
     const index = this.members.findIndex((m) => m.name === name);
     if (index < 0) throw new Error(`no member ${name}`);
     const old = this.members[index]!;
     this.samplePeaks();
-    await old.process.stop(15_000);
+    const stopping = Date.now();
+    await old.process.stop(60_000);
+    const stopMs = Date.now() - stopping;
     this.retired.push({ name: `${name}-before-restart`, process: old.process });
     const started = Date.now();
     const next = ShoalProcess.node(this.options.entry.argv(['run', name.replace(/-\d+$/, '')], this.options.flags?.(name) ?? []), this.env);
@@ -196,7 +202,7 @@ export class BenchCluster {
     await eventually(`the restarted ${name} is ready`, ready, { timeoutMs: this.timeout, everyMs: 25 });
     const readyMs = Date.now() - started;
     await eventually(`the restarted ${name} is active`, async () => ((await health(Number(port)).catch(() => undefined))?.state === 'active' ? true : undefined), { timeoutMs: this.timeout, everyMs: 25 });
-    return { readyMs, activeMs: Date.now() - started };
+    return { stopMs, readyMs, activeMs: Date.now() - started };
   }
 
   /** Records each live process's peak RSS so far (call before killing or stopping one). */

@@ -360,6 +360,9 @@ export class DispatcherServer {
       case 'not restored':
         this.say(`not using a snapshot: ${activity.reason}`);
         break;
+      case 'snapshot saved':
+        this.say(`snapshot saved at offset ${activity.offset} in ${activity.ms} ms`);
+        break;
       case 'appended':
         break;
       default: {

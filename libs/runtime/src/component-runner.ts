@@ -48,6 +48,8 @@ export type RunnerActivity =
   | { readonly kind: 'lost'; readonly reason: string }
   | { readonly kind: 'error'; readonly message: string }
   | { readonly kind: 'restored'; readonly offset: number }
+  /** A snapshot of the view saved (on a timer, or on stopping): its offset, and how long it took. */
+  | { readonly kind: 'snapshot saved'; readonly offset: number; readonly ms: number }
   /** While active: the instances in line for the lease (this one and its standbys), at first and on every change. */
   | { readonly kind: 'members'; readonly members: readonly string[] }
   | { readonly kind: 'not restored'; readonly reason: string };
@@ -165,7 +167,8 @@ export class ComponentRunner {
     }
     await this.view.start();
     if (snapshots) {
-      this.saver = new SnapshotSaver(snapshots, () => this.view, (message) => this.options.onActivity?.({ kind: 'error', message }), restoredAt);
+      const onError = (message: string): void => this.options.onActivity?.({ kind: 'error', message });
+      this.saver = new SnapshotSaver(snapshots, () => this.view, onError, restoredAt, Date.now, (saved) => this.options.onActivity?.({ kind: 'snapshot saved', ...saved }));
       this.saver.start();
     }
     // Without a cluster named, the one the log names, read at each record: a partition whose cluster is created later keys its records by it.

@@ -57,6 +57,7 @@ const newRunner = (log: EventLog, component: ControlPlaneComponent, instance: st
       else if (activity.kind === 'lost') logger.warn({ msg: `lost ownership: ${activity.reason}`, ...at });
       else if (activity.kind === 'error') logger.error({ msg: activity.message, ...at });
       else if (activity.kind === 'restored') logger.log({ msg: `view restored from the snapshot at offset ${activity.offset}`, instance, ...named, offset: activity.offset });
+      else if (activity.kind === 'snapshot saved') logger.log({ msg: `snapshot saved at offset ${activity.offset} in ${activity.ms} ms`, instance, ...named, offset: activity.offset, ms: activity.ms });
       else if (activity.kind === 'not restored') logger.warn({ msg: `not using a snapshot: ${activity.reason}`, ...at });
       else if (activity.kind === 'appended') {
         logger.debug({ msg: `appended ${activity.count} records, ${activity.rejected} rejected`, ...at, eventIds: activity.ids });

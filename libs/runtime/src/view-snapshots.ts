@@ -88,6 +88,8 @@ export class SnapshotSaver {
     /** The offset of the snapshot the view was restored from, if it was. */
     private savedAt = -1,
     private readonly now: () => number = Date.now,
+    /** Told of each snapshot saved: its offset and how long it took, capture to file. */
+    private readonly onSaved?: (saved: { readonly offset: number; readonly ms: number }) => void,
   ) {}
 
   start(): void {
@@ -124,6 +126,7 @@ export class SnapshotSaver {
       try {
         await this.snapshots.store.save(snapshot);
         this.savedAt = snapshot.offset;
+        this.onSaved?.({ offset: snapshot.offset, ms: this.now() - began });
       } catch (error) {
         this.onError(`could not save a snapshot at offset ${snapshot.offset}: ${(error as Error).message}`);
       }

@@ -75,13 +75,16 @@ describe('a component runner with snapshots', () => {
       b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') }),
       ...slotHistory(b, 0, 1),
     ]);
-    const first = runner(log);
+    const told: RunnerActivity[] = [];
+    const first = runner(log, told);
     await first.start();
     await eventually('the first runner is active', () => first.state === 'active', WITHIN);
     await first.stop();
     const saved = await new FileSnapshotStore(dir).latest();
     const end = await log.highWaterMark();
     expect(saved).toMatchObject({ offset: end, hash: await replayHash() });
+    // It says so, with how long the snapshot took.
+    expect(told).toContainEqual({ kind: 'snapshot saved', offset: end, ms: expect.any(Number) });
 
     // More history while no reaper runs: t1 fails and t2 replaces it; slot 1 is one task over the limit.
     await append([
