@@ -26,4 +26,10 @@ export interface ComponentCore {
    * Time enters the log only through what `decide` then proposes.
    */
   wakeAt?(state: ClusterState): number | undefined;
+  /**
+   * Nothing asks this core anything while its runner stands by: a view restored from a
+   * snapshot need not be learnt (reconcileAll) until the runner takes over, which learns it
+   * anyway. At a million tasks that is seconds of a restart, and of a standby's memory.
+   */
+  readonly idleWhileStandby?: boolean;
 }

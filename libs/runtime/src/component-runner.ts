@@ -5,7 +5,8 @@
  * SwarmKit debounces (wait for a 50 ms gap, at most 1 s). A standby keeps its view warm
  * and takes over when the lease comes to it; a lost lease stops it acting at once. Given
  * snapshots, the view starts from the newest that belongs to the log and is saved now and
- * then; the core learns the restored state as it does on taking over (reconcileAll).
+ * then; the core learns the restored state as it does on taking over (reconcileAll) — a
+ * core nothing asks while standing by (idleWhileStandby) only then, once.
  */
 import type { ShoalEvent } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
@@ -76,6 +77,12 @@ export class ComponentRunner {
   private readonly now: () => Date;
   private unreport: (() => void)[] = [];
   private readonly traces: TickTracer;
+  /**
+   * Whether the core has learnt the view's state (reconcileAll, or every record from the
+   * start): a core idle while standing by learns a restored view only on taking over, and
+   * is told of no record before that.
+   */
+  private coreKnowsState = true;
 
   constructor(
     /** The log it reads and writes: one partition, one cluster. */
@@ -99,7 +106,7 @@ export class ComponentRunner {
     return new LiveView(this.log, {
       onEvent: (event, verdict, state) => {
         observed?.(event, verdict, state);
-        this.core.observe(event, verdict, state);
+        if (this.coreKnowsState) this.core.observe(event, verdict, state);
       },
       onApplied: (records) => {
         this.traces.observe(records);
@@ -159,8 +166,10 @@ export class ComponentRunner {
         if (view.snapshotRefused === undefined) {
           this.viewValue = view;
           restoredAt = snapshot.offset;
-          // The core saw none of the records before the snapshot: it learns the state whole.
-          this.core.reconcileAll(view.state);
+          // The core saw none of the records before the snapshot: it learns the state whole,
+          // now, or (a core idle while standing by) when it takes over, which learns it anyway.
+          if (this.core.idleWhileStandby) this.coreKnowsState = false;
+          else this.core.reconcileAll(view.state);
           this.options.onActivity?.({ kind: 'restored', offset: snapshot.offset });
         } else this.options.onActivity?.({ kind: 'not restored', reason: view.snapshotRefused });
       } else if (refused) this.options.onActivity?.({ kind: 'not restored', reason: refused });
@@ -214,6 +223,7 @@ export class ComponentRunner {
       this.options.onActivity?.({ kind: 'owner', term: ownership.term });
       void ownership.lease.lost.then((reason) => this.lost(ownership, reason));
       this.core.reconcileAll(this.view.state);
+      this.coreKnowsState = true;
       const unwatch = ownership.lease.onMembers((members) => {
         if (this.is('active')) this.options.onActivity?.({ kind: 'members', members });
       });

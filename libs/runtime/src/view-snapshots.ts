@@ -71,9 +71,22 @@ const ENTITIES_PER_STEP = 500;
 export const SNAPSHOT_SHARE = 0.1;
 
 /**
+ * Entities of the state a record since the last snapshot must stand for before another is
+ * taken: none for fewer records than a thousandth of the state's entities. At a million
+ * tasks a snapshot costs tens of seconds of CPU and a copy of the state in memory, and a
+ * restart replays a thousand records in well under one; a component that restarted and
+ * wrote only its OwnershipTaken took a whole one again for that record.
+ */
+export const ENTITIES_PER_RECORD = 1_000;
+
+/** The state's entities (what a snapshot's cost grows with). */
+const entitiesOf = (state: LiveView['state']): number =>
+  state.tasks.size + state.nodes.size + state.services.size + state.networks.size + state.configs.size + state.secrets.size;
+
+/**
  * Saves a view's snapshot every so often, and once more on flush, whenever the view is
- * somewhere no snapshot in the store already holds: a view replayed from the start is
- * saved even if no record came after.
+ * somewhere no snapshot in the store already holds (and far enough from the last,
+ * ENTITIES_PER_RECORD): a view replayed from the start is saved even if no record came after.
  */
 export class SnapshotSaver {
   private timer?: ReturnType<typeof setInterval>;
@@ -112,6 +125,7 @@ export class SnapshotSaver {
     this.saving = this.saving.then(async () => {
       const view = this.view();
       if (view.position === this.savedAt || view.state.cluster === undefined) return;
+      if (this.savedAt >= 0 && (view.position - this.savedAt) * ENTITIES_PER_RECORD < entitiesOf(view.state)) return;
       if (!always && this.now() < this.nextAt) return;
       const began = this.now();
       // Captured now; hashed and written a slice at a time, the view going on in between:

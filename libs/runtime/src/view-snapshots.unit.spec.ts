@@ -157,6 +157,63 @@ describe('a component runner with snapshots', () => {
     }
   });
 
+  it('a core idle while standing by learns a restored view once, on taking over; another at once, and again on taking over', async () => {
+    const b = new EventBuilder();
+    await append([clusterInit(b), b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') })]);
+    const first = runner(log);
+    await first.start();
+    await eventually('the first runner is active', () => first.state === 'active', WITHIN);
+    await first.stop();
+
+    const learnt = async (idleWhileStandby: boolean): Promise<string[]> => {
+      const heard: string[] = [];
+      const core = new ReaperCore();
+      const watched = Object.assign(Object.create(core) as ReaperCore, {
+        idleWhileStandby,
+        reconcileAll: (state: Parameters<ReaperCore['reconcileAll']>[0]) => (heard.push('reconcileAll'), core.reconcileAll(state)),
+        observe: (...args: Parameters<ReaperCore['observe']>) => (heard.push(`observe ${args[0].type}`), core.observe(...args)),
+      });
+      const next = new ComponentRunner(log, watched, { cluster: 'c1', instance: `reaper-${idleWhileStandby}`, snapshots: { store: new FileSnapshotStore(dir), everyMs: 60_000 }, onActivity: (a) => a.kind === 'restored' && heard.push('restored') });
+      await next.start();
+      await eventually('it is active', () => next.state === 'active', WITHIN);
+      await eventually('it has read its own term', async () => next.view.position === (await log.highWaterMark()), WITHIN);
+      await next.stop();
+      return heard;
+    };
+    // Its own OwnershipTaken is in the state it learns on taking over.
+    expect(await learnt(true)).toEqual(['restored', 'reconcileAll']);
+    expect(await learnt(false)).toEqual(['reconcileAll', 'restored', 'observe OwnershipTaken', 'reconcileAll']);
+  });
+
+  it('takes no snapshot for fewer records since the last than a thousandth of the state\'s entities', async () => {
+    const b = new EventBuilder();
+    const nodes = Array.from({ length: 1_500 }, (_, i) => b.event('NodeRegistered', { id: `n${i}`, role: 'worker', description: nodeDescription(`n${i}`) }));
+    await append([clusterInit(b), ...nodes]);
+    const view = new LiveView(log);
+    await view.start();
+    const saves: number[] = [];
+    const watching = { save: async (snapshot: { offset: number }) => void saves.push(snapshot.offset), latest: async () => undefined, list: async () => [] };
+    const saver = new SnapshotSaver({ store: watching as never, everyMs: 60_000 }, () => view, (message) => { throw new Error(message); });
+    let added = 0;
+    const more = async (count: number): Promise<void> => {
+      await append(Array.from({ length: count }, () => b.event('NodeRegistered', { id: `m${++added}`, role: 'worker', description: nodeDescription('m') })));
+      await view.waitFor(await log.highWaterMark());
+    };
+    try {
+      await saver.flush();
+      expect(saves).toEqual([1_501]);
+      // 1,501 entities and more: one record is not enough, two are; so on stopping too.
+      await more(1);
+      await saver.flush();
+      expect(saves).toEqual([1_501]);
+      await more(1);
+      await saver.flush();
+      expect(saves).toEqual([1_501, 1_503]);
+    } finally {
+      await view.stop();
+    }
+  });
+
   it('does not use a snapshot of another cluster\'s log, nor one past the end of the log', async () => {
     const b = new EventBuilder();
     await append([clusterInit(b), b.event('NodeRegistered', { id: 'n1', role: 'worker', description: nodeDescription('n1') })]);

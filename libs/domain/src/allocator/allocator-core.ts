@@ -44,6 +44,7 @@ export const INGRESS_NETWORK_SPEC: NetworkSpec = {
 
 export class AllocatorCore implements ComponentCore {
   readonly component = 'allocator' as const;
+  readonly idleWhileStandby = true;
   readonly ledger = new Ledger();
   private readonly newId: () => string;
   private readonly batchSize: number;

@@ -52,6 +52,7 @@ const PAST_WAKE_RETRY_MS = 1_000;
 
 export class OrchestratorCore implements ComponentCore {
   readonly component = 'orchestrator' as const;
+  readonly idleWhileStandby = true;
   readonly restarts = new RestartMemory();
   private readonly index = new TaskIndex();
   private readonly newId: () => string;

@@ -22,6 +22,7 @@ const STALE_BEFORE_REBUILD = 10_000;
 
 export class ReaperCore implements ComponentCore {
   readonly component = 'reaper' as const;
+  readonly idleWhileStandby = true;
   private readonly slots = new Set<SlotKey>();
   private readonly tasks = new Set<string>();
   /**

@@ -54,6 +54,7 @@ export interface SchedulerOptions {
 
 export class SchedulerCore implements ComponentCore {
   readonly component = 'scheduler' as const;
+  readonly idleWhileStandby = true;
   readonly view = new SchedulerView();
   private readonly pipeline = new Pipeline();
   private readonly tickBudget: number;
