@@ -145,7 +145,7 @@ export class ShoalEnvironment {
   @Port()
   SHOAL_HEALTH_PORT = 0;
 
-  @Setting({ meaning: 'how often a process saves its view under `<SHOAL_DATA_DIR>/snapshots/<component>` (and on shutdown; 0: never)', readBy: [...COMPONENTS, 'all-in-one'] })
+  @Setting({ meaning: 'how often a process saves its view under `<SHOAL_DATA_DIR>/snapshots/<component>` (`snapshots/partition-<n>/<component>` for partitions beyond 0), and on shutdown; 0: never', readBy: [...COMPONENTS, 'all-in-one'] })
   @WholeNumber('must be a whole number of milliseconds (0: no snapshots)')
   SHOAL_SNAPSHOT_EVERY_MS = 30_000;
 
