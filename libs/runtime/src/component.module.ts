@@ -16,8 +16,8 @@ import type { EventLog } from '@shoal/eventlog';
 import { componentCore } from './component-cores';
 import type { ControlPlaneComponent } from './component-cores';
 import { ComponentRunner } from './component-runner';
-import { firstPartition, parsePartitions, shoalSettings } from '@shoal/config';
-import { KafkaEventLog } from '@shoal/eventlog';
+import { firstPartition, shoalSettings } from '@shoal/config';
+import { KafkaEventLog, logSettingsFromEnv } from '@shoal/eventlog';
 import { componentSettingsFromEnv } from './component-settings';
 import type { ComponentSettings } from './component-settings';
 import { makeInstanceId } from './instance';
@@ -28,17 +28,12 @@ import { PROCESS_METRICS, ProcessMetrics } from './process-metrics';
 
 export { COMPONENT_CORE, COMPONENT_RUNNER, COMPONENT_RUNNERS, PROCESS_METRICS };
 
-/** The partitions a component process serves: SHOAL_PARTITIONS's, those of the topic for `all`; one on the embedded log. */
+/** The partitions a component process serves: SHOAL_PARTITIONS's (as the log read it), those of the topic for `all`; one on the embedded log. */
 const partitionsServed = async (log: EventLog, env: NodeJS.ProcessEnv): Promise<number[]> => {
-  const parsed = parsePartitions(shoalSettings(env).SHOAL_PARTITIONS);
-  if ('problem' in parsed) throw new Error(`SHOAL_PARTITIONS: ${parsed.problem}`);
-  if (!(log instanceof KafkaEventLog)) return [firstPartition(parsed.selection)];
-  return parsed.selection === 'all' ? log.partitions() : [...parsed.selection];
+  const { partitions } = logSettingsFromEnv(env);
+  if (!(log instanceof KafkaEventLog)) return [firstPartition(partitions)];
+  return partitions === 'all' ? log.partitions() : [...partitions];
 };
-
-/** The log of one partition: the one opened, or another on its client. */
-const logOf = (log: EventLog, partition: number, first: number): Promise<EventLog> =>
-  partition === first || !(log instanceof KafkaEventLog) ? Promise.resolve(log) : log.partitionLog(partition);
 
 /** One runner of `component` on `log`, logging what it does; `partition` is named when the process serves several. */
 const newRunner = (log: EventLog, component: ControlPlaneComponent, instance: string, settings: Pick<ComponentSettings, 'cluster' | 'snapshots'>, metrics: ProcessMetrics, partition?: number): ComponentRunner => {
@@ -73,14 +68,15 @@ const runnersFor = async (log: EventLog, component: ControlPlaneComponent, env: 
   const settings = componentSettingsFromEnv(env, component);
   const instance = makeInstanceId(component);
   const partitions = await partitionsServed(log, env);
-  const first = log instanceof KafkaEventLog ? log.partition : 0;
-  if (partitions.length === 1 && partitions[0] === first) return [newRunner(log, component, instance, settings, metrics)];
+  const onlyItsOwn = partitions.length === 1 && partitions[0] === (log instanceof KafkaEventLog ? log.partition : 0);
+  if (onlyItsOwn || !(log instanceof KafkaEventLog)) return [newRunner(log, component, instance, settings, metrics)];
   const { SHOAL_DATA_DIR, SHOAL_SNAPSHOT_EVERY_MS } = shoalSettings(env);
   return Promise.all(
     partitions.map(async (partition) => {
       const snapshots = partition === 0 ? settings.snapshots : viewSnapshotsIn(SHOAL_DATA_DIR, `partition-${partition}/${component}`, SHOAL_SNAPSHOT_EVERY_MS);
       const own = { ...(settings.cluster ? { cluster: settings.cluster } : {}), ...(snapshots ? { snapshots } : {}) };
-      return newRunner(await logOf(log, partition, first), component, instance, own, metrics, partition);
+      // The log of each partition on the opened log's client: the opened log itself for its own.
+      return newRunner(await log.partitionLog(partition), component, instance, own, metrics, partition);
     }),
   );
 };
