@@ -82,7 +82,7 @@ const MIB = 1024 * 1024;
 
 const groupPrefixOf = (options: KafkaEventLogOptions): string => options.groupPrefix ?? (options.topic ?? DEFAULT_TOPIC).replace(/\.events$/, '');
 
-/** What the logs of one client share (the partitions of one topic): the client, its admin and producer, the leases' settings, and the logs opened on them. */
+/** What the logs of one client share (the partitions of one topic): the client, its admin and producer, the leases' host, and the logs opened on them. */
 interface SharedClient {
   readonly kafka: Kafka;
   readonly admin: Admin;
