@@ -40,16 +40,22 @@ export interface ClusterOptions {
 
 export const health = async (port: number): Promise<Health> => (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as Health;
 
-/** The process's peak resident set (VmHWM) in bytes, when /proc can tell. */
-export const peakRss = (pid: number | undefined): number | undefined => {
+/** A size the process's /proc/<pid>/status gives in kB (VmRSS, VmHWM, …), in bytes, when it can tell. */
+const statusBytes = (pid: number | undefined, field: string): number | undefined => {
   if (pid === undefined || !existsSync(`/proc/${pid}/status`)) return undefined;
   try {
-    const line = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const line = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return line ? Number(line[1]) * 1024 : undefined;
   } catch {
     return undefined;
   }
 };
+
+/** The process's peak resident set (VmHWM) in bytes, when /proc can tell. */
+export const peakRss = (pid: number | undefined): number | undefined => statusBytes(pid, 'VmHWM');
+
+/** The process's resident set now (VmRSS) in bytes, when /proc can tell. */
+export const rss = (pid: number | undefined): number | undefined => statusBytes(pid, 'VmRSS');
 
 /** Seconds of CPU (user + system, every thread) a process has used, from its /proc/<pid>/stat; Linux counts in ticks of 1/100 s. */
 export const cpuSeconds = (stat: string, ticksPerSecond = 100): number => {

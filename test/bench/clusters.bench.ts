@@ -18,14 +18,15 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encode, TaskState } from '@shoal/contracts';
+import { encode } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
 import { KafkaEventLog } from '@shoal/eventlog';
 import { EventBuilder, clusterInit, nodeDescription, serviceSpec } from '../../libs/testing/src/builders';
+import { runsReplicas } from '../../libs/testing/src/replicas';
 import { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 import { intListOption, intOption } from './args';
 import { benchBroker } from './broker';
-import { peakRss, processCpu } from './cluster';
+import { peakRss, processCpu, rss } from './cluster';
 import { shoalEntry } from './compiled';
 import type { ShoalEntry } from './compiled';
 import { publish, result } from './report';
@@ -74,7 +75,6 @@ const until = async (what: string, check: () => Promise<boolean>, since: number,
 };
 
 /** The resident set (VmRSS) of `pid` in bytes. */
-const rss = (pid: number): number => Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) * 1024;
 
 /** Established TCP connections of `pid` to any of `ports`: its sockets' inodes (from /proc/<pid>/fd) found in /proc/<pid>/net/tcp{,6}. */
 export const brokerConnections = (pid: number, ports: ReadonlySet<number>): number => {
@@ -123,13 +123,6 @@ const activeCounts = async (instances: readonly Instance[], clusters: number): P
   return owners.size === clusters && [...owners.values()].every((n) => n === 1) ? counts : undefined;
 };
 
-/** Whether a cluster runs `replicas` of each service, one task a slot, each on a node. */
-const converged = (projection: Projection, replicas: Readonly<Record<string, number>>): boolean =>
-  Object.entries(replicas).every(([service, count]) => {
-    const tasks = [...projection.state.tasks.values()].filter((task) => task.serviceId === service && task.desiredState === TaskState.RUNNING);
-    return tasks.length === count && new Set(tasks.map((task) => task.slot)).size === count && tasks.every((task) => task.nodeId !== undefined);
-  });
-
 /** Every cluster's state, kept up to date by reading each partition on from where it was. */
 class Clusters {
   private readonly projections: Projection[];
@@ -155,7 +148,7 @@ class Clusters {
         if (records.length > 0) this.next[partition] = records[records.length - 1]!.offset + 1;
       }),
     );
-    return this.projections.every((projection) => converged(projection, replicas));
+    return this.projections.every((projection) => runsReplicas(projection.state, replicas));
   }
 }
 
@@ -199,7 +192,7 @@ const oneCount = async (brokers: readonly string[], entry: ShoalEntry, clusters:
     const costs = {} as Record<Component, ProcessCost>;
     for (const [index, component] of COMPONENTS.entries()) {
       const pid = instances[index]!.process.pid!;
-      costs[component] = { rssMiB: rss(pid) / MIB, peakMiB: (peakRss(pid) ?? Number.NaN) / MIB, cpuSeconds: processCpu(pid), connections: brokerConnections(pid, ports) };
+      costs[component] = { rssMiB: (rss(pid) ?? Number.NaN) / MIB, peakMiB: (peakRss(pid) ?? Number.NaN) / MIB, cpuSeconds: processCpu(pid), connections: brokerConnections(pid, ports) };
       say(`${component}: RSS ${costs[component].rssMiB.toFixed(0)} MiB (peak ${costs[component].peakMiB.toFixed(0)}), CPU ${costs[component].cpuSeconds.toFixed(1)} s, ${costs[component].connections} broker connections`);
     }
 

@@ -7,10 +7,10 @@
  * newer terms, and every cluster converges again — each slot with one task, each task
  * assigned once, whatever the killed owners had under way.
  */
-import { encode, TaskState } from '@shoal/contracts';
+import { encode } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
 import { KafkaEventLog } from '@shoal/eventlog';
-import { EventBuilder, clusterInit, nodeDescription, serviceSpec } from '@shoal/testing';
+import { EventBuilder, clusterInit, nodeDescription, runsReplicas, serviceSpec } from '@shoal/testing';
 import { eventually } from '../../libs/testing/src/eventually';
 import { testBrokers } from '../../libs/testing/src/kafka-topic';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
@@ -86,13 +86,6 @@ describe('one set of component processes serving twenty clusters', () => {
   const states = async (): Promise<Projection[]> =>
     Promise.all([...logs.values()].map(async (log) => new Projection().applyAll(await log.read(0))));
 
-  /** Whether each cluster runs `replicas` of each service, one task a slot, each on a node. */
-  const converged = (projection: Projection, replicas: Readonly<Record<string, number>>): boolean =>
-    Object.entries(replicas).every(([service, count]) => {
-      const tasks = [...projection.state.tasks.values()].filter((task) => task.serviceId === service && task.desiredState === TaskState.RUNNING);
-      return tasks.length === count && new Set(tasks.map((task) => task.slot)).size === count && tasks.every((task) => task.nodeId !== undefined);
-    });
-
   const start = async (component: Component, index: number): Promise<Instance> => {
     const process = deployment.cli(['run', component], { SHOAL_DATA_DIR: `${deployment.dataDir}/${component}-${index}` });
     const [, port] = await process.waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 120_000);
@@ -116,7 +109,7 @@ describe('one set of component processes serving twenty clusters', () => {
       for (const instance of started) instances.set(instance.component, [...(instances.get(instance.component) ?? []), instance]);
     }
 
-    await eventually('every cluster runs its three tasks', async () => (await states()).every((state) => converged(state, { web: 3 })) || undefined, {
+    await eventually('every cluster runs its three tasks', async () => (await states()).every((projection) => runsReplicas(projection.state, { web: 3 })) || undefined, {
       timeoutMs: 120_000,
       everyMs: 500,
     });
@@ -166,7 +159,7 @@ describe('one set of component processes serving twenty clusters', () => {
       }
     }
 
-    await eventually('every cluster runs both services', async () => (await states()).every((state) => converged(state, { web: 3, api: 2 })) || undefined, {
+    await eventually('every cluster runs both services', async () => (await states()).every((projection) => runsReplicas(projection.state, { web: 3, api: 2 })) || undefined, {
       timeoutMs: 120_000,
       everyMs: 500,
     });

@@ -17,3 +17,4 @@ export * from './processes/docker-cli';
 export * from './processes/pid-alive';
 export * from './processes/log-bytes';
 export * from './processes/replay-process';
+export * from './replicas';
