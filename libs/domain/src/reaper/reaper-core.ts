@@ -53,7 +53,7 @@ export class ReaperCore implements ComponentCore {
         // A task of no slot (a global task created before its node was named) joins its node's.
         for (const assigned of event.data.tasks) {
           const task = state.tasks.get(assigned.id);
-          if (task?.slot === undefined && task) this.index(task);
+          if (task && task.slot === undefined) this.index(task);
         }
         break;
       case 'TasksRemoved':
