@@ -56,19 +56,19 @@ export const toDockerSwarm = (cluster: Cluster, tokens: JoinTokens, tls: DockerC
 /**
  * What a SwarmSpec asks of the settings Shoal does not have, which `docker swarm update`
  * would otherwise seem to accept: the CLI sends back the spec it read (FIXED_SPEC), so a
- * value that differs from it is a flag the user gave (--cert-expiry, --external-ca,
- * --snapshot-interval, --max-snapshots). Undefined when there is none.
+ * value that differs from it is a flag the user gave (--external-ca, --snapshot-interval,
+ * --max-snapshots). A root CA of the operator's own (SigningCACert, SigningCAKey) is the
+ * API's to check (swarm.controller.ts). Undefined when there is none.
  */
 export const unsupportedSwarmSettings = (spec: DockerSwarmSpec): string | undefined => {
   const asked: string[] = [];
   const ca = spec.CAConfig;
   if ((ca?.ExternalCAs?.length ?? 0) > 0) asked.push('external CAs (--external-ca)');
-  if (ca?.SigningCACert || ca?.SigningCAKey) asked.push('a root CA of your own for the rotation (docker swarm ca --rotate --ca-cert/--ca-key: rotate without them, and Shoal makes the new root)');
   const raft = spec.Raft;
   if (raft?.SnapshotInterval !== undefined && raft.SnapshotInterval !== FIXED_SPEC.Raft?.SnapshotInterval) asked.push('raft snapshot interval (--snapshot-interval)');
   if (raft?.KeepOldSnapshots !== undefined && raft.KeepOldSnapshots !== FIXED_SPEC.Raft?.KeepOldSnapshots) asked.push('raft snapshots kept (--max-snapshots)');
   if (asked.length === 0) return undefined;
-  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft. Shoal has the task history limit, the dispatcher heartbeat period, the node certificate expiry, autolock and root CA rotation`;
+  return `not supported by Shoal: ${asked.join(', ')}; its store is a log, not raft. Shoal has the task history limit, the dispatcher heartbeat period, the node certificate expiry, autolock and root CA rotation (to a root of Shoal's or of your own)`;
 };
 
 /**

@@ -9,7 +9,8 @@ import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, LOG_LEVEL, RULE_LEVELS, levelOfVersi
 import { canonicalJson } from '@shoal/domain';
 import type { Cluster } from '@shoal/domain';
 import type { JoinTokensRotated, RootCaRotationStarted, ShoalEvent } from '@shoal/contracts';
-import { caDigest, issuerOf, newJoinTokens, newRoot, joinToken, rootKeyPem } from '@shoal/runtime';
+import { caDigest, issuerOf, newJoinTokens, newRoot, joinToken, operatorRoot, operatorRotation, rootKeyPem } from '@shoal/runtime';
+import type { NewRoot } from '@shoal/runtime';
 import type { ApiConfig } from '../api.config';
 import { API_CONFIG } from '../api.tokens';
 import { badRequest } from '../audit/docker-validation';
@@ -27,6 +28,19 @@ const LAST_MANAGER =
   'You are attempting to leave the swarm on a node that is participating as a manager. Removing the last manager erases all current state of the swarm. Use `--force` to ignore this message. ';
 
 const sameSpec = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
+/**
+ * What an update asks of the root CA, as SwarmKit reads its CAConfig: a root of the
+ * operator's own when SigningCACert or SigningCAKey is given (whatever ForceRotate says, and
+ * checked before anything else), else a new root of Shoal's when ForceRotate changed.
+ */
+type RootAsked = { readonly kind: 'own'; readonly cert: string; readonly key: string; readonly forceRotate: number } | { readonly kind: 'new'; readonly forceRotate: number };
+const rootAsked = (given: DockerSwarmSpec, cluster: Cluster): RootAsked | undefined => {
+  const ca = given.CAConfig;
+  const forceRotate = ca?.ForceRotate ?? forceRotateOf(cluster);
+  if (ca?.SigningCACert || ca?.SigningCAKey) return { kind: 'own', cert: ca.SigningCACert ?? '', key: ca.SigningCAKey ?? '', forceRotate };
+  return forceRotate !== forceRotateOf(cluster) ? { kind: 'new', forceRotate } : undefined;
+};
 
 @ApiTags('docker: swarm')
 @Controller('swarm')
@@ -136,8 +150,11 @@ export class SwarmController {
     const root = this.roots.at(cluster)?.root;
     const rotate = { ...(queryFlag(rotateWorker) ? { worker: joinToken(cluster.id, root) } : {}), ...(queryFlag(rotateManager) ? { manager: joinToken(cluster.id, root) } : {}) };
     if (Object.keys(rotate).length > 0) events.push(this.rotation(rotate, logLevel, events.length === 0 ? expect : undefined, correlation));
-    const forceRotate = given.CAConfig?.ForceRotate;
-    if (forceRotate !== undefined && forceRotate !== forceRotateOf(cluster)) events.push(this.rootRotation(cluster, forceRotate, events.length === 0 ? expect : undefined, correlation));
+    const asked = rootAsked(given, cluster);
+    if (asked) {
+      const rotation = this.rootRotation(cluster, asked, events.length === 0 ? expect : undefined, correlation);
+      if (rotation) events.push(rotation);
+    }
     const outOfSequence = (): HttpException => new HttpException(`update out of sequence: cluster is at version ${cluster.version}, not ${version}`, 409);
     if (events.length === 0 && version !== cluster.version) throw outOfSequence();
     // Autolock turned on or off, or its key rotated: the key file changes first (refused before anything changes when the version is stale).
@@ -156,24 +173,46 @@ export class SwarmController {
   }
 
   /**
-   * `docker swarm ca --rotate` (a new CAConfig.ForceRotate): a new root, cross-signed by the
-   * root in use, its key sealed under the cluster key, and the join tokens that will carry
-   * its digest once the rotation ends (root-rotation.ts). Refused without a root CA, and on
-   * a log below the level that reads it.
+   * `docker swarm ca --rotate`: a new root, cross-signed by the root in use, its key sealed
+   * under the cluster key, and the join tokens that will carry its digest once the rotation
+   * ends (root-rotation.ts). The root is Shoal's own (a new CAConfig.ForceRotate) or the
+   * operator's (CAConfig.SigningCACert and SigningCAKey, `--ca-cert`/`--ca-key`), checked as
+   * SwarmKit's validateCAConfig checks it; the operator's root when it is the root in use, or
+   * the one a rotation under way is moving to, asks for nothing (as in SwarmKit). Refused
+   * without a root CA, and on a log below the level that reads it.
    */
-  private rootRotation(cluster: Cluster, forceRotate: number, expect: { readonly clusterVersion: number } | undefined, correlation: string): ShoalEvent {
+  private rootRotation(cluster: Cluster, asked: RootAsked, expect: { readonly clusterVersion: number } | undefined, correlation: string): ShoalEvent | undefined {
+    const field = asked.kind === 'own' ? 'CAConfig.SigningCACert' : 'CAConfig.ForceRotate';
     const current = this.roots.at(cluster);
-    if (!current) throw badRequest('CAConfig.ForceRotate: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR');
+    if (!current) throw badRequest(`${field}: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR`);
     const logLevel = cluster.logLevel ?? 1;
     if (logLevel < levelOfVersion('RootCaRotationStarted', EVENT_TYPES.RootCaRotationStarted.v)) {
       throw badRequest(
-        `CAConfig.ForceRotate: rotating the root CA needs log level ${RULE_LEVELS.nodeTlsInfo} and the log is at level ${logLevel}: raise it (POST /shoal/v1/log-level) once every component runs a build that reads it`,
+        `${field}: rotating the root CA needs log level ${RULE_LEVELS.nodeTlsInfo} and the log is at level ${logLevel}: raise it (POST /shoal/v1/log-level) once every component runs a build that reads it`,
       );
     }
+    const given = asked.kind === 'own' ? operatorRoot(asked.cert, asked.key, new Date()) : undefined;
+    let next: NewRoot;
+    if (given !== undefined) {
+      if ('reason' in given) throw badRequest(`${given.field}: ${given.reason}`);
+      if (given.root.raw.equals(current.root.raw)) {
+        if (!current.rotating) return undefined;
+        // SwarmKit aborts the rotation under way here; Shoal's log has no record that undoes one.
+        throw badRequest(
+          'CAConfig.SigningCACert: the desired CA certificate is the root in use while a rotation to another root is under way: Shoal cannot abort a rotation; let it end, then rotate back to this root',
+        );
+      }
+      if (current.rotating && current.trusted[1]?.raw.equals(given.root.raw)) return undefined;
+      next = operatorRotation(current.rootSigner(), given);
+    } else if (asked.forceRotate !== forceRotateOf(cluster)) {
+      // No certificate in SigningCACert (nor a key): SwarmKit reads it as none given.
+      next = newRoot(current.rootSigner(), asked.forceRotate, new Date());
+    } else {
+      return undefined;
+    }
     const keyring = this.secrets.keyring;
-    const next = newRoot(current.rootSigner(), forceRotate, new Date());
     const data: RootCaRotationStarted = {
-      forceRotate,
+      forceRotate: asked.forceRotate,
       root: next.root.toString(),
       crossSigned: next.crossSigned.toString(),
       key: keyring.keepRootCaKey(rootKeyPem(next), caDigest(next.root)),
