@@ -7,7 +7,10 @@
  *            the state has every task ASSIGNED (what the running component does, less the log)
  *   maxRss   the process's peak resident memory
  * With `constraints`, as SwarmKit's BenchmarkSchedulerConstraints*: the tasks attach to an
- * overlay network and only every third node has the overlay network plugin.
+ * overlay network and only every third node has the overlay network plugin. Grouping
+ * `service`: the tasks are one service's replicas, one batch; `per-task`: each task is the
+ * one replica of a service of its own, a batch of one each, as SwarmKit's benchmark tasks
+ * (no spec version) are each scheduled on their own.
  */
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
 import type { NewTask, ServiceSpec, ShoalEvent } from '@shoal/contracts';
@@ -16,10 +19,14 @@ import { Projection } from '@shoal/domain';
 import { componentCore } from '../../libs/runtime/src/component-cores';
 import { benchEvents, benchNode } from './events';
 
-const [nodesArg, tasksArg, constraintsArg] = process.argv.slice(2);
+const [nodesArg, tasksArg, constraintsArg, groupingArg = 'service'] = process.argv.slice(2);
 const nodes = Number(nodesArg);
 const tasks = Number(tasksArg);
 const constraints = constraintsArg === 'constraints';
+if (groupingArg !== 'service' && groupingArg !== 'per-task') throw new Error(`grouping ${groupingArg}: service or per-task`);
+const grouping: Grouping = groupingArg;
+
+export type Grouping = 'service' | 'per-task';
 
 interface ShapeTiming {
   readonly coreMs: number;
@@ -27,7 +34,7 @@ interface ShapeTiming {
   readonly nodesUsed: number;
 }
 
-const place = (nodes: number, tasks: number, constraints: boolean): ShapeTiming => {
+const place = (nodes: number, tasks: number, constraints: boolean, grouping: Grouping): ShapeTiming => {
   const event = benchEvents();
 
   const core = componentCore('scheduler');
@@ -49,11 +56,14 @@ const place = (nodes: number, tasks: number, constraints: boolean): ShapeTiming 
     task: { container: { image: 'registry.local/bench:1' }, ...(constraints ? { networks: [{ target: 'net-1' }] } : {}) },
     mode: { kind: 'replicated', replicas: tasks },
   };
-  apply(event('ServiceCreated', { id: 'svc', spec }, 'api'));
+  const serviceOf = grouping === 'service' ? (): string => 'svc' : (i: number): string => `svc-${i}`;
+  if (grouping === 'service') apply(event('ServiceCreated', { id: 'svc', spec }, 'api'));
+  else for (let i = 0; i < tasks; i++) apply(event('ServiceCreated', { id: serviceOf(i), spec: { ...spec, name: `bench-${i}`, mode: { kind: 'replicated', replicas: 1 } } }, 'api'));
   for (let first = 0; first < tasks; first += 10_000) {
     const batch: NewTask[] = [];
     for (let i = first; i < Math.min(tasks, first + 10_000); i++) {
-      batch.push({ id: `task-${i}`, serviceId: 'svc', slot: i + 1, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
+      const slot = grouping === 'service' ? i + 1 : 1;
+      batch.push({ id: `task-${i}`, serviceId: serviceOf(i), slot, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
     }
     apply(event('TasksCreated', { tasks: batch }, 'orchestrator'));
     apply(event('TasksAllocated', { tasks: batch.map((t) => ({ id: t.id, attachments: [] })) }, 'allocator'));
@@ -83,9 +93,9 @@ const place = (nodes: number, tasks: number, constraints: boolean): ShapeTiming 
 };
 
 // A small shape first, unmeasured, so the measured one runs on warm code as a long-lived scheduler does.
-place(100, 2_000, constraints);
-const timing = place(nodes, tasks, constraints);
+place(100, 2_000, constraints, grouping);
+const timing = place(nodes, tasks, constraints, grouping);
 
 process.stdout.write(
-  `${JSON.stringify({ nodes, tasks, constraints, ...timing, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`,
+  `${JSON.stringify({ nodes, tasks, constraints, grouping, ...timing, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`,
 );

@@ -48,6 +48,28 @@ export interface TreeInput {
   readonly compare: Compare<NodeInfo>;
 }
 
+/**
+ * The tree of a batch without placement preferences: a leaf alone, over `candidates` (the
+ * nodes past the filters that do not vary, candidates.ts) of `seen` nodes in all. Its
+ * counts stay 0: only levels are spread over, and it has none.
+ */
+export const buildLeaf = (
+  candidates: readonly NodeInfo[],
+  seen: number,
+  input: Omit<TreeInput, 'serviceId' | 'preferences'>,
+): { tree: DecisionTree; passed: number; seen: number } => {
+  const root = new DecisionTree();
+  const heap = new BoundedMaxHeap(input.compare, input.maxAssignments);
+  root.candidates = heap;
+  let passed = 0;
+  for (const node of candidates) {
+    if (!input.passes(node)) continue;
+    passed++;
+    heap.offer(node);
+  }
+  return { tree: root, passed, seen };
+};
+
 /** Builds the tree over `nodes`; counts every node, keeps the ones that pass. */
 export const buildTree = (nodes: Iterable<NodeInfo>, input: TreeInput): { tree: DecisionTree; passed: number; seen: number } => {
   const root = new DecisionTree();

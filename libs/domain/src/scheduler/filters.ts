@@ -12,12 +12,20 @@ import type { Demand, SchedulingTask } from './scheduling-task';
 
 export interface Filter {
   readonly name: string;
+  /**
+   * Whether a node's answer changes as tasks are placed on it (its free resources, host
+   * ports, replicas); a filter that does not vary looks at the node's description, spec
+   * and status alone, so its answers hold until the node changes.
+   */
+  readonly varies: boolean;
   /** Loads the task; false when the filter has nothing to check for it. */
   setTask(task: SchedulingTask): boolean;
   /** Whether the loaded task may run on `node`. */
   check(node: NodeInfo): boolean;
   /** What failing on `nodes` nodes means, for the task's status. */
   explain(nodes: number): string;
+  /** What the loaded task asks of a filter that does not vary, as a key: two tasks with one key pass the same nodes ('' for one that varies). */
+  key(): string;
 }
 
 const onNodes = (what: string, nodes: number): string => `${what} on ${nodes} node${nodes === 1 ? '' : 's'}`;
@@ -25,6 +33,7 @@ const onNodes = (what: string, nodes: number): string => `${what} on ${nodes} no
 /** The node is READY and ACTIVE (not down, disconnected, paused or drained). */
 export class ReadyFilter implements Filter {
   readonly name = 'ready';
+  readonly varies = false;
   setTask(): boolean {
     return true;
   }
@@ -34,11 +43,15 @@ export class ReadyFilter implements Filter {
   explain(nodes: number): string {
     return nodes === 1 ? '1 node not available for new tasks' : `${nodes} nodes not available for new tasks`;
   }
+  key(): string {
+    return '';
+  }
 }
 
 /** What the task reserves (CPU, memory, generic resources) is still free on the node. */
 export class ResourceFilter implements Filter {
   readonly name = 'resources';
+  readonly varies = true;
   private demand?: Demand;
   setTask({ demand }: SchedulingTask): boolean {
     this.demand = demand;
@@ -53,6 +66,9 @@ export class ResourceFilter implements Filter {
   explain(nodes: number): string {
     return onNodes('insufficient resources', nodes);
   }
+  key(): string {
+    return '';
+  }
 }
 
 /**
@@ -61,6 +77,7 @@ export class ResourceFilter implements Filter {
  */
 export class PluginFilter implements Filter {
   readonly name = 'plugins';
+  readonly varies = false;
   private plugins: readonly PluginDescription[] = [];
   setTask(task: SchedulingTask): boolean {
     this.plugins = task.demand.plugins;
@@ -76,16 +93,22 @@ export class PluginFilter implements Filter {
   explain(nodes: number): string {
     return onNodes('missing plugin', nodes);
   }
+  key(): string {
+    return this.plugins.map((p) => `${p.type}/${p.name}`).join(',');
+  }
 }
 
 /** The node satisfies the task's placement constraints; a constraint that does not parse fails everywhere. */
 export class ConstraintFilter implements Filter {
   readonly name = 'constraints';
+  readonly varies = false;
   private constraints: readonly Constraint[] | undefined;
+  private expressions: readonly string[] = [];
   setTask(task: SchedulingTask): boolean {
     const expressions = task.task.spec.placement?.constraints ?? [];
     if (expressions.length === 0) return false;
-    this.constraints = constraintsOf(expressions);
+    if (expressions !== this.expressions) this.constraints = constraintsOf(expressions);
+    this.expressions = expressions;
     return true;
   }
   check(node: NodeInfo): boolean {
@@ -93,6 +116,9 @@ export class ConstraintFilter implements Filter {
   }
   explain(nodes: number): string {
     return onNodes('scheduling constraints not satisfied', nodes);
+  }
+  key(): string {
+    return this.expressions.join('\n');
   }
 }
 
@@ -102,6 +128,7 @@ const arch = (name: string): string => ARCHITECTURES[name] ?? name;
 /** The node's OS and architecture are among the platforms the task's image runs on. */
 export class PlatformFilter implements Filter {
   readonly name = 'platform';
+  readonly varies = false;
   private platforms: readonly Platform[] = [];
   setTask(task: SchedulingTask): boolean {
     this.platforms = task.task.spec.placement?.platforms ?? [];
@@ -117,11 +144,15 @@ export class PlatformFilter implements Filter {
   explain(nodes: number): string {
     return onNodes('unsupported platform', nodes);
   }
+  key(): string {
+    return this.platforms.map((p) => `${p.os}/${p.architecture}`).join(',');
+  }
 }
 
 /** None of the task's host-mode published ports is taken on the node. */
 export class HostPortFilter implements Filter {
   readonly name = 'host-ports';
+  readonly varies = true;
   private ports: readonly string[] = [];
   setTask(task: SchedulingTask): boolean {
     this.ports = task.demand.hostPorts;
@@ -133,11 +164,15 @@ export class HostPortFilter implements Filter {
   explain(nodes: number): string {
     return onNodes('host-mode port already in use', nodes);
   }
+  key(): string {
+    return '';
+  }
 }
 
 /** The node runs fewer of the service's active tasks than the placement's max replicas. */
 export class MaxReplicasFilter implements Filter {
   readonly name = 'max-replicas';
+  readonly varies = true;
   private serviceId = '';
   private max = 0;
   setTask(task: SchedulingTask): boolean {
@@ -150,6 +185,9 @@ export class MaxReplicasFilter implements Filter {
   }
   explain(): string {
     return 'max replicas per node limit exceed';
+  }
+  key(): string {
+    return '';
   }
 }
 

@@ -36,7 +36,14 @@ export class NodeInfo {
   /** "service@version" → failure times (ms), oldest first. */
   private readonly failures = new Map<string, number[]>();
 
-  constructor(public node: Node) {
+  /**
+   * `tally` hears every change to a service's count here (NodeSet's totals per service),
+   * until the node leaves the set.
+   */
+  constructor(
+    public node: Node,
+    private tally?: (serviceId: string, delta: number) => void,
+  ) {
     this.nanoCpus = node.description.resources.nanoCpus ?? 0;
     this.memoryBytes = node.description.resources.memoryBytes ?? 0;
     this.generic = genericPool(node.description.resources.generic);
@@ -46,8 +53,16 @@ export class NodeInfo {
     return this.node.id;
   }
 
+  /** The service asked about last and its count here: a batch asks about one service again and again. */
+  private askedService: string | undefined = undefined;
+  private askedCount = 0;
+
   tasksOf(serviceId: string): number {
-    return this.activeByService.get(serviceId) ?? 0;
+    if (serviceId === this.askedService) return this.askedCount;
+    const count = this.activeByService.get(serviceId) ?? 0;
+    this.askedService = serviceId;
+    this.askedCount = count;
+    return count;
   }
 
   /** A new description or spec: what is left is worked out again, net of what the tasks here hold. */
@@ -103,6 +118,19 @@ export class NodeInfo {
     const next = (this.activeByService.get(serviceId) ?? 0) + delta;
     if (next > 0) this.activeByService.set(serviceId, next);
     else this.activeByService.delete(serviceId);
+    if (serviceId === this.askedService) this.askedCount = Math.max(next, 0);
+    this.tally?.(serviceId, delta);
+  }
+
+  /** The node left its set: what it counts is taken from the totals, and no more changes are told. */
+  detach(): void {
+    for (const [serviceId, count] of this.activeByService) this.tally?.(serviceId, -count);
+    this.tally = undefined;
+  }
+
+  /** Some task failed here, lately or not: only then can `recentFailures` be other than 0. */
+  get failing(): boolean {
+    return this.failures.size > 0;
   }
 
   /** Records that a task of this service version failed (or was rejected) here at `at` (ms). */
@@ -115,7 +143,6 @@ export class NodeInfo {
 
   /** Failures of this service version here within the monitor window before `now` (ms). */
   recentFailures(serviceId: string, specVersion: number, now: number): number {
-    if (this.failures.size === 0) return 0;
     const times = this.failures.get(failureKey(serviceId, specVersion));
     if (!times) return 0;
     let count = 0;

@@ -14,7 +14,8 @@ import type { ClusterState } from '../state';
 import type { Verdict } from '../verdict';
 import { continues } from './continued-batch';
 import type { ContinuedBatch } from './continued-batch';
-import { buildTree } from './decision-tree';
+import { buildLeaf, buildTree } from './decision-tree';
+import { Candidates } from './candidates';
 import type { DecisionTree } from './decision-tree';
 import type { Compare } from './node-heap';
 import { MAX_FAILURES } from './node-info';
@@ -39,13 +40,26 @@ interface SchedulingOutcome {
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-/** Best node first for a batch of `serviceId`@`specVersion`: not faulty, fewest of the service, fewest in all. */
-export const nodeOrder = (serviceId: string, specVersion: number, now: number): Compare<NodeInfo> => (a, b) => {
-  const fa = a.recentFailures(serviceId, specVersion, now);
-  const fb = b.recentFailures(serviceId, specVersion, now);
-  if ((fa >= MAX_FAILURES || fb >= MAX_FAILURES) && fa !== fb) return fa - fb;
-  return a.tasksOf(serviceId) - b.tasksOf(serviceId) || a.activeTasks - b.activeTasks || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-};
+/**
+ * Best node first for a batch of `serviceId`@`specVersion`: not faulty, fewest of the
+ * service, fewest in all. With `unplaced` (the service has no task on any node) the second
+ * is 0 everywhere and is not looked up: the order while the batch's tree is built, before
+ * its first placement.
+ */
+export const nodeOrder =
+  (serviceId: string, specVersion: number, now: number, unplaced = false): Compare<NodeInfo> =>
+  (a, b) => {
+    if (a.failing || b.failing) {
+      const fa = a.recentFailures(serviceId, specVersion, now);
+      const fb = b.recentFailures(serviceId, specVersion, now);
+      if ((fa >= MAX_FAILURES || fb >= MAX_FAILURES) && fa !== fb) return fa - fb;
+    }
+    return (
+      (unplaced ? 0 : a.tasksOf(serviceId) - b.tasksOf(serviceId)) ||
+      a.activeTasks - b.activeTasks ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    );
+  };
 
 export interface SchedulerOptions {
   /** The work one decision may do, in nodes looked at (tick-budget.ts); TICK_BUDGET unless told. */
@@ -57,6 +71,7 @@ export class SchedulerCore implements ComponentCore {
   readonly idleWhileStandby = true;
   readonly view = new SchedulerView();
   private readonly pipeline = new Pipeline();
+  private readonly candidates = new Candidates();
   private readonly tickBudget: number;
   /** The tree of the batch the last decision's budget cut short, for the next one. */
   private continued?: ContinuedBatch;
@@ -217,19 +232,27 @@ export class SchedulerCore implements ComponentCore {
     this.pipeline.setTask(first);
     let timeSensitive = continued?.timeSensitive ?? false;
     const compare = continued?.compare ?? nodeOrder(serviceId, specVersion, now);
+    const preferences = first.task.spec.placement?.preferences ?? [];
+    const maxAssignments = cut ? Number.POSITIVE_INFINITY : group.length;
+    const faultless = (node: NodeInfo): boolean => {
+      if (node.failing && node.recentFailures(serviceId, specVersion, now) > 0) timeSensitive = true;
+      return true;
+    };
     const { tree, passed, seen } =
       continued ??
-      buildTree(this.view.nodes.values(), {
-        serviceId,
-        preferences: first.task.spec.placement?.preferences ?? [],
-        maxAssignments: cut ? Number.POSITIVE_INFINITY : group.length,
-        passes: (node) => {
-          if (!this.pipeline.process(node)) return false;
-          if (node.recentFailures(serviceId, specVersion, now) > 0) timeSensitive = true;
-          return true;
-        },
-        compare,
-      });
+      (preferences.length === 0
+        ? buildLeaf(this.candidates.of(this.pipeline, this.view.nodes), this.view.nodes.size, {
+            maxAssignments,
+            passes: this.pipeline.varies ? (node) => this.pipeline.processVarying(node) && faultless(node) : faultless,
+            compare: this.view.nodes.activeOf(serviceId) === 0 ? nodeOrder(serviceId, specVersion, now, true) : compare,
+          })
+        : buildTree(this.view.nodes.values(), {
+            serviceId,
+            preferences,
+            maxAssignments,
+            passes: (node) => this.pipeline.process(node) && faultless(node),
+            compare,
+          }));
     let next = 0;
     spreadOver(tree, group.length, {
       compare,
@@ -239,7 +262,8 @@ export class SchedulerCore implements ComponentCore {
         const faulty = node.recentFailures(serviceId, specVersion, now);
         const note = faulty >= MAX_FAILURES ? `; node failed ${faulty} tasks of ${serviceName} lately, but no better node was left` : '';
         outcome.assigned.push({ id: tracked.id, nodeId: node.id, why: why(node, path, serviceId, serviceName, passed, seen) + note });
-        return this.pipeline.process(node);
+        // It passed every filter before; only those that vary with load can have changed.
+        return this.pipeline.processVarying(node);
       },
     });
     if (next === group.length) {
