@@ -5,8 +5,10 @@
  * the CA, run a service's tasks, and hand their output to `docker service logs` (the API
  * calls the dispatcher with a manager certificate). A restarted agent is the same node; an
  * agent with a token rotated out is refused; `docker swarm ca --rotate` moves every node to a
- * new root; no process writes a join token or a key.
+ * new root, and `docker swarm ca --rotate --ca-cert --ca-key` to a root the operator made
+ * with openssl; no process writes a join token or a key.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +36,8 @@ describe('Shoal on Kafka with mutual TLS between agents and the dispatcher', () 
   const agents: ShoalProcess[] = [];
   const stateDirs = [mkdtempSync(join(tmpdir(), 'shoal-mtls-a-')), mkdtempSync(join(tmpdir(), 'shoal-mtls-b-'))];
   let token: string;
+  /** The root key the operator gave for the rotation to a root of their own (PEM). */
+  let operatorKey: string | undefined;
 
   /** The agent process last started for each host index. */
   const latest = new Map<number, ShoalProcess>();
@@ -186,11 +190,45 @@ describe('Shoal on Kafka with mutual TLS between agents and the dispatcher', () 
     await joined.waitFor(/joined the dispatcher/, 60_000);
   }, 300_000);
 
+  it("rotates to a root of the operator's own with docker swarm ca --rotate --ca-cert --ca-key: every node ends on it, trusting it alone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-mtls-own-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384', '-nodes', '-keyout', join(dir, 'ca-key.pem'), '-out', join(dir, 'ca.pem'), '-days', '3650', '-subj', '/O=Example Ops/CN=Example Swarm Root'], { stdio: 'ignore' });
+    operatorKey = readFileSync(join(dir, 'ca-key.pem'), 'utf8');
+    const own = new X509Certificate(readFileSync(join(dir, 'ca.pem')));
+    const workers = (await readyNodes()).map((n) => n.ID).sort();
+
+    const rotated = await cluster.docker(['swarm', 'ca', '--rotate', '--ca-cert', join(dir, 'ca.pem'), '--ca-key', join(dir, 'ca-key.pem')], { timeoutMs: 120_000 });
+    expect(rotated.stderr).toBe('');
+    expect(rotated.code).toBe(0);
+    expect(rotated.stdout.trim().endsWith(own.toString().trim())).toBe(true);
+
+    const swarm = (await cluster.request<{ TLSInfo: { TrustRoot: string }; RootRotationInProgress: boolean; Spec: { CAConfig: Record<string, unknown> }; JoinTokens: { Worker: string } }>('GET', '/swarm')).body;
+    expect(swarm.TLSInfo.TrustRoot).toBe(own.toString());
+    expect(swarm.RootRotationInProgress).toBe(false);
+    expect(Object.keys(swarm.Spec.CAConfig).sort()).toEqual(['ForceRotate', 'NodeCertExpiry']);
+    expect(swarm.JoinTokens.Worker).toMatch(new RegExp(`^SWMTKN-1-${caDigest(own)}-`));
+    const { body: nodes } = await cluster.request<DockerNode[]>('GET', '/nodes');
+    expect(nodes.every((n) => n.Description.TLSInfo.TrustRoot === own.toString())).toBe(true);
+    expect((await readyNodes()).map((n) => n.ID).sort()).toEqual(workers);
+    for (const stateDir of stateDirs) {
+      expect(readFileSync(join(stateDir, 'root-ca.pem'), 'utf8')).toBe(own.toString());
+      expect(new X509Certificate(readFileSync(join(stateDir, 'node-cert.pem'))).verify(own.publicKey)).toBe(true);
+    }
+    const logs = await cluster.docker(['service', 'logs', '--raw', 'web']);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toContain('hello over tls');
+    // A node joins with a token of the operator's root.
+    const joined = agent(4, swarm.JoinTokens.Worker, mkdtempSync(join(tmpdir(), 'shoal-mtls-g-')));
+    await joined.waitFor(/joined the dispatcher/, 60_000);
+  }, 300_000);
+
   it('writes no join token and no private key in any process output', async () => {
     const current = await cluster.workerToken();
     const outputs = [cluster.api, ...cluster.components.map((c) => c.process), ...agents].map((p) => p.output).join('\n');
     expect(outputs).toContain('certificate from the dispatcher');
     for (const secret of [token, current, token.slice(-25), current.slice(-25)]) expect(outputs).not.toContain(secret);
     expect(outputs).not.toMatch(/PRIVATE KEY/);
+    // Nor the operator's root key, in any form of its body.
+    if (operatorKey) expect(outputs).not.toContain(operatorKey.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '').slice(0, 40));
   });
 });
