@@ -324,9 +324,6 @@ export const operatorRoot = (certPem: string, keyPem: string, now: Date): Operat
 /** Whether a KeyUsage BIT STRING's contents set keyCertSign (bit 5). */
 const allowsCertSign = (bits: Buffer): boolean => bits.length > 1 && ((bits[1]! >> (7 - 5)) & 1) === 1;
 
-/** Whether two PEMs are the same certificate. */
-export const sameCertificate = (a: X509Certificate, b: X509Certificate): boolean => a.raw.equals(b.raw);
-
 /**
  * The rotation to a root the operator gave: its certificate and key as they are, and its
  * twin cross-signed by the root in use, as SwarmKit's RootCA.CrossSignCACertificate makes
