@@ -50,20 +50,26 @@ export interface TreeInput {
 
 /**
  * The tree of a batch without placement preferences: a leaf alone, over `candidates` (the
- * nodes past the filters that do not vary, candidates.ts) of `seen` nodes in all. Its
- * counts stay 0: only levels are spread over, and it has none.
+ * nodes past the filters that do not vary, candidates.ts) of `seen` nodes in all; without
+ * `passes`, every candidate passes. Its counts stay 0: only levels are spread over, and it
+ * has none.
  */
 export const buildLeaf = (
   candidates: readonly NodeInfo[],
   seen: number,
-  input: Omit<TreeInput, 'serviceId' | 'preferences'>,
+  input: Omit<TreeInput, 'serviceId' | 'preferences' | 'passes'> & { readonly passes?: TreeInput['passes'] },
 ): { tree: DecisionTree; passed: number; seen: number } => {
   const root = new DecisionTree();
   const heap = new BoundedMaxHeap(input.compare, input.maxAssignments);
   root.candidates = heap;
+  const { passes } = input;
+  if (!passes) {
+    for (const node of candidates) heap.offer(node);
+    return { tree: root, passed: candidates.length, seen };
+  }
   let passed = 0;
   for (const node of candidates) {
-    if (!input.passes(node)) continue;
+    if (!passes(node)) continue;
     passed++;
     heap.offer(node);
   }

@@ -19,6 +19,14 @@ export const isActive = (task: Task): boolean => task.desiredState <= TaskState.
 
 const failureKey = (serviceId: string, specVersion: number): string => `${serviceId}@${specVersion}`;
 
+/** What a node tells the set that holds it (NodeSet). */
+export interface NodeSetTally {
+  /** The node's count of `serviceId`'s active tasks moved by `delta`. */
+  counted(serviceId: string, delta: number): void;
+  /** A node's first failure (1), or a failing node leaving (-1). */
+  failing(delta: 1 | -1): void;
+}
+
 /**
  * The tasks a node holds are not listed here: the view remembers, for each, which node
  * holds it and whether it counts (SchedulerView), and gives back exactly what it took.
@@ -36,13 +44,15 @@ export class NodeInfo {
   /** "service@version" → failure times (ms), oldest first. */
   private readonly failures = new Map<string, number[]>();
 
-  /**
-   * `tally` hears every change to a service's count here (NodeSet's totals per service),
-   * until the node leaves the set.
-   */
+  /** Some task failed here, lately or not: only then can `recentFailures` be other than 0. */
+  failing = false;
+  /** Its place among its set's nodes in the order of their ids (NodeSet.rankById). */
+  rank = 0;
+
+  /** `set` hears of every change to a service's count here and of the first failure, until the node leaves it. */
   constructor(
     public node: Node,
-    private tally?: (serviceId: string, delta: number) => void,
+    private set?: NodeSetTally,
   ) {
     this.nanoCpus = node.description.resources.nanoCpus ?? 0;
     this.memoryBytes = node.description.resources.memoryBytes ?? 0;
@@ -119,18 +129,14 @@ export class NodeInfo {
     if (next > 0) this.activeByService.set(serviceId, next);
     else this.activeByService.delete(serviceId);
     if (serviceId === this.askedService) this.askedCount = Math.max(next, 0);
-    this.tally?.(serviceId, delta);
+    this.set?.counted(serviceId, delta);
   }
 
-  /** The node left its set: what it counts is taken from the totals, and no more changes are told. */
+  /** The node left its set: what it counts is taken from the set's totals, and no more changes are told. */
   detach(): void {
-    for (const [serviceId, count] of this.activeByService) this.tally?.(serviceId, -count);
-    this.tally = undefined;
-  }
-
-  /** Some task failed here, lately or not: only then can `recentFailures` be other than 0. */
-  get failing(): boolean {
-    return this.failures.size > 0;
+    for (const [serviceId, count] of this.activeByService) this.set?.counted(serviceId, -count);
+    if (this.failing) this.set?.failing(-1);
+    this.set = undefined;
   }
 
   /** Records that a task of this service version failed (or was rejected) here at `at` (ms). */
@@ -139,6 +145,8 @@ export class NodeInfo {
     const recent = (this.failures.get(key) ?? []).filter((t) => at - t < MONITOR_FAILURES_MS);
     recent.push(at);
     this.failures.set(key, recent);
+    if (!this.failing) this.set?.failing(1);
+    this.failing = true;
   }
 
   /** Failures of this service version here within the monitor window before `now` (ms). */

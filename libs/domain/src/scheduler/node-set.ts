@@ -1,17 +1,31 @@
 /** The scheduler's nodes by id, each with what the scheduler has worked out about it. */
 import type { Node } from '../state';
 import { NodeInfo } from './node-info';
+import type { NodeSetTally } from './node-info';
+
+/** Ranks are worked out again at most this often while nodes come and go (a sort of every id). */
+const RANK_EVERY_MS = 1_000;
 
 export class NodeSet {
   private readonly nodes = new Map<string, NodeInfo>();
   /** Counts every node added, changed or removed. */
   epoch = 0;
+  /** Nodes where some task has failed (NodeInfo.failing). */
+  failingNodes = 0;
+  /** Whether every node's rank is its place in the order of ids. */
+  ranked = false;
+  private rankedAt = Number.NEGATIVE_INFINITY;
   /** Active tasks of each service over all the nodes. */
   private readonly totals = new Map<string, number>();
-  private readonly tally = (serviceId: string, delta: number): void => {
-    const next = (this.totals.get(serviceId) ?? 0) + delta;
-    if (next > 0) this.totals.set(serviceId, next);
-    else this.totals.delete(serviceId);
+  private readonly tally: NodeSetTally = {
+    counted: (serviceId, delta) => {
+      const next = (this.totals.get(serviceId) ?? 0) + delta;
+      if (next > 0) this.totals.set(serviceId, next);
+      else this.totals.delete(serviceId);
+    },
+    failing: (delta) => {
+      this.failingNodes += delta;
+    },
   };
 
   get size(): number {
@@ -32,11 +46,27 @@ export class NodeSet {
     const info = this.nodes.get(id);
     if (!node) {
       info?.detach();
-      this.nodes.delete(id);
+      if (this.nodes.delete(id)) this.ranked = false;
       return;
     }
     if (info) info.updateNode(node);
-    else this.nodes.set(id, new NodeInfo(node, this.tally));
+    else {
+      this.nodes.set(id, new NodeInfo(node, this.tally));
+      this.ranked = false;
+    }
+  }
+
+  /**
+   * Gives every node its rank in the order of ids (`ranked`), unless they were ranked less
+   * than RANK_EVERY_MS before `now` and nodes came or went since: an order that breaks ties
+   * by id compares ranks when ranked, ids otherwise, and both give the same order.
+   */
+  rankById(now: number): void {
+    if (this.ranked || now - this.rankedAt < RANK_EVERY_MS) return;
+    const byId = [...this.nodes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    byId.forEach((info, rank) => (info.rank = rank));
+    this.ranked = true;
+    this.rankedAt = now;
   }
 
   /** The service's active tasks over all the nodes. */
@@ -48,5 +78,7 @@ export class NodeSet {
     this.epoch++;
     for (const info of this.nodes.values()) info.detach();
     this.nodes.clear();
+    this.ranked = false;
+    this.rankedAt = Number.NEGATIVE_INFINITY;
   }
 }

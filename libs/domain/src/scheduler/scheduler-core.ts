@@ -38,18 +38,34 @@ interface SchedulingOutcome {
   readonly unschedulable: Refusal[];
 }
 
+/** One batch being taken from the queue: the tasks of one service@specVersion. */
+interface Batch {
+  readonly serviceId: string;
+  readonly specVersion: number;
+  readonly key: string;
+  readonly tasks: Tracked[];
+}
+
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** What a batch knows of its nodes when it begins, which makes its order cheaper to compute. */
+export interface OrderHints {
+  /** The service has no task on any node: its count is 0 everywhere (true only before the batch's first placement). */
+  readonly unplaced?: boolean;
+  /** No node has a failure: none can be faulty. */
+  readonly faultless?: boolean;
+  /** The nodes' ranks are their order by id (NodeSet.ranked). */
+  readonly ranked?: boolean;
+}
 
 /**
  * Best node first for a batch of `serviceId`@`specVersion`: not faulty, fewest of the
- * service, fewest in all. With `unplaced` (the service has no task on any node) the second
- * is 0 everywhere and is not looked up: the order while the batch's tree is built, before
- * its first placement.
+ * service, fewest in all, then by id. `hints` skip what cannot differ, for the same order.
  */
-export const nodeOrder =
-  (serviceId: string, specVersion: number, now: number, unplaced = false): Compare<NodeInfo> =>
-  (a, b) => {
-    if (a.failing || b.failing) {
+export const nodeOrder = (serviceId: string, specVersion: number, now: number, hints: OrderHints = {}): Compare<NodeInfo> => {
+  const { unplaced = false, faultless = false, ranked = false } = hints;
+  return (a, b) => {
+    if (!faultless && (a.failing || b.failing)) {
       const fa = a.recentFailures(serviceId, specVersion, now);
       const fb = b.recentFailures(serviceId, specVersion, now);
       if ((fa >= MAX_FAILURES || fb >= MAX_FAILURES) && fa !== fb) return fa - fb;
@@ -57,9 +73,10 @@ export const nodeOrder =
     return (
       (unplaced ? 0 : a.tasksOf(serviceId) - b.tasksOf(serviceId)) ||
       a.activeTasks - b.activeTasks ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+      (ranked ? a.rank - b.rank : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
     );
   };
+};
 
 export interface SchedulerOptions {
   /** The work one decision may do, in nodes looked at (tick-budget.ts); TICK_BUDGET unless told. */
@@ -150,6 +167,9 @@ export class SchedulerCore implements ComponentCore {
     const budget = new TickBudget(this.tickBudget);
     const treeCost = this.view.nodes.size;
     const groups = new Map<string, Tracked[]>();
+    /** The same batches by service and spec version, found without making their key. */
+    const byService = new Map<string, Map<number, Batch>>();
+    let last: Batch | undefined;
     const preassigned: Tracked[] = [];
     /** The first batch goes on with the kept tree, so far as the budget is told. */
     let reusing = false;
@@ -165,16 +185,22 @@ export class SchedulerCore implements ComponentCore {
         reusing = false;
         preassigned.push(tracked);
       } else {
-        const key = `${tracked.task.serviceId}@${tracked.task.specVersion}`;
-        const group = groups.get(key);
-        if (group) {
-          if (!budget.spend(TASK_COST)) return { preassigned, groups, cutKey: key };
-          group.push(tracked);
+        const { serviceId, specVersion } = tracked.task;
+        // The queue holds a batch's tasks side by side: the last batch is most often the one.
+        if (!last || last.serviceId !== serviceId || last.specVersion !== specVersion) last = byService.get(serviceId)?.get(specVersion);
+        if (last) {
+          if (!budget.spend(TASK_COST)) return { preassigned, groups, cutKey: last.key };
+          last.tasks.push(tracked);
         } else {
+          const key = `${serviceId}@${specVersion}`;
           const reuse = groups.size === 0 && preassigned.length === 0 && continues(this.continued, key, this.view.changes, now);
           if (!budget.spend(reuse ? TASK_COST : treeCost + TASK_COST)) return { preassigned, groups, cutKey: key };
           reusing = reuse;
-          groups.set(key, [tracked]);
+          last = { serviceId, specVersion, key, tasks: [tracked] };
+          groups.set(key, last.tasks);
+          let versions = byService.get(serviceId);
+          if (!versions) byService.set(serviceId, (versions = new Map()));
+          versions.set(specVersion, last);
         }
       }
       this.view.queue.delete(id);
@@ -231,26 +257,33 @@ export class SchedulerCore implements ComponentCore {
     const serviceName = service.spec.name;
     this.pipeline.setTask(first);
     let timeSensitive = continued?.timeSensitive ?? false;
-    const compare = continued?.compare ?? nodeOrder(serviceId, specVersion, now);
+    const nodes = this.view.nodes;
+    nodes.rankById(now);
+    const hints = { faultless: nodes.failingNodes === 0, ranked: nodes.ranked };
+    const compare = continued?.compare ?? nodeOrder(serviceId, specVersion, now, hints);
     const preferences = first.task.spec.placement?.preferences ?? [];
     const maxAssignments = cut ? Number.POSITIVE_INFINITY : group.length;
-    const faultless = (node: NodeInfo): boolean => {
+    const notesFailures = (node: NodeInfo): boolean => {
       if (node.failing && node.recentFailures(serviceId, specVersion, now) > 0) timeSensitive = true;
       return true;
     };
     const { tree, passed, seen } =
       continued ??
       (preferences.length === 0
-        ? buildLeaf(this.candidates.of(this.pipeline, this.view.nodes), this.view.nodes.size, {
+        ? buildLeaf(this.candidates.of(this.pipeline, nodes), nodes.size, {
             maxAssignments,
-            passes: this.pipeline.varies ? (node) => this.pipeline.processVarying(node) && faultless(node) : faultless,
-            compare: this.view.nodes.activeOf(serviceId) === 0 ? nodeOrder(serviceId, specVersion, now, true) : compare,
+            passes: this.pipeline.varies
+              ? (node) => this.pipeline.processVarying(node) && notesFailures(node)
+              : hints.faultless
+                ? undefined
+                : notesFailures,
+            compare: nodes.activeOf(serviceId) === 0 ? nodeOrder(serviceId, specVersion, now, { ...hints, unplaced: true }) : compare,
           })
-        : buildTree(this.view.nodes.values(), {
+        : buildTree(nodes.values(), {
             serviceId,
             preferences,
             maxAssignments,
-            passes: (node) => this.pipeline.process(node) && faultless(node),
+            passes: (node) => this.pipeline.process(node) && notesFailures(node),
             compare,
           }));
     let next = 0;
