@@ -287,14 +287,15 @@ export class SchedulerCore implements ComponentCore {
             compare,
           }));
     let next = 0;
+    const passedOf = `; ${passed} of ${plural(seen, 'node')} passed`;
     spreadOver(tree, group.length, {
       compare,
       assign: (node, path) => {
         const tracked = group[next++] as Tracked;
         this.view.place(tracked, node);
-        const faulty = node.recentFailures(serviceId, specVersion, now);
+        const faulty = node.failing ? node.recentFailures(serviceId, specVersion, now) : 0;
         const note = faulty >= MAX_FAILURES ? `; node failed ${faulty} tasks of ${serviceName} lately, but no better node was left` : '';
-        outcome.assigned.push({ id: tracked.id, nodeId: node.id, why: why(node, path, serviceId, serviceName, passed, seen) + note });
+        outcome.assigned.push({ id: tracked.id, nodeId: node.id, why: why(node, path, serviceId, serviceName) + passedOf + note });
         // It passed every filter before; only those that vary with load can have changed.
         return this.pipeline.processVarying(node);
       },
@@ -327,16 +328,18 @@ export class SchedulerCore implements ComponentCore {
   }
 }
 
-/** "spread: node.labels.zone=east has 3 of 9; node has 1 task of web (4 in all); 2 of 5 nodes passed" */
-const why = (node: NodeInfo, path: readonly DecisionTree[], serviceId: string, name: string, passed: number, seen: number): string => {
-  const parts: string[] = [];
+/**
+ * "spread: node.labels.zone=east has 3 of 9; node has 1 task of web (4 in all)", to which
+ * the batch adds how many nodes passed.
+ */
+const why = (node: NodeInfo, path: readonly DecisionTree[], serviceId: string, name: string): string => {
+  const tasks = node.tasksOf(serviceId);
+  const here = `node has ${tasks} ${tasks === 1 ? 'task' : 'tasks'} of ${name} (${node.activeTasks} in all)`;
+  if (path.length < 2) return here;
   const levels: string[] = [];
   for (let i = 1; i < path.length; i++) {
     const level = path[i] as DecisionTree;
     levels.push(`${level.label} has ${level.serviceTasks} of ${(path[i - 1] as DecisionTree).serviceTasks}`);
   }
-  if (levels.length > 0) parts.push(`spread: ${levels.join(', ')}`);
-  parts.push(`node has ${plural(node.tasksOf(serviceId), 'task')} of ${name} (${node.activeTasks} in all)`);
-  parts.push(`${passed} of ${plural(seen, 'node')} passed`);
-  return parts.join('; ');
+  return `spread: ${levels.join(', ')}; ${here}`;
 };
