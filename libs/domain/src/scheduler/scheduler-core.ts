@@ -173,10 +173,9 @@ export class SchedulerCore implements ComponentCore {
     const preassigned: Tracked[] = [];
     /** The first batch goes on with the kept tree, so far as the budget is told. */
     let reusing = false;
-    for (const id of this.view.queue) {
-      const tracked = this.view.tasks.get(id);
-      if (!tracked || tracked.phase !== 'queued') {
-        this.view.queue.delete(id);
+    for (const tracked of this.view.queue) {
+      if (tracked.phase !== 'queued') {
+        this.view.queue.delete(tracked);
         continue;
       }
       if (tracked.task.nodeId !== undefined) {
@@ -203,7 +202,7 @@ export class SchedulerCore implements ComponentCore {
           versions.set(specVersion, last);
         }
       }
-      this.view.queue.delete(id);
+      this.view.queue.delete(tracked);
     }
     return { preassigned, groups };
   }

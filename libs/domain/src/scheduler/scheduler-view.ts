@@ -53,7 +53,7 @@ export class SchedulerView {
   readonly nodes = new NodeSet();
   readonly tasks = new Map<string, Tracked>();
   /** PENDING tasks to place at the next decision, in the order they arrived. */
-  readonly queue = new Set<string>();
+  readonly queue = new Set<Tracked>();
   /** PENDING tasks no node would take, until something changes. */
   readonly waiting = new Set<string>();
   /** Tasks proposed for a node whose verdict has not been seen yet. */
@@ -107,8 +107,9 @@ export class SchedulerView {
     }
     if (task.status.state === TaskState.PENDING) {
       if (!old) {
-        this.tasks.set(id, new Tracked(task, this.demands.of(task, state), 'queued', task.nodeId !== undefined));
-        this.queue.add(id);
+        const queued = new Tracked(task, this.demands.of(task, state), 'queued', task.nodeId !== undefined);
+        this.tasks.set(id, queued);
+        this.queue.add(queued);
         return;
       }
       if (old.phase === 'placed') {
@@ -142,7 +143,7 @@ export class SchedulerView {
         this.capacityChanged = true;
       }
     }
-    this.queue.delete(id);
+    this.queue.delete(tracked);
     this.waiting.delete(id);
   }
 
@@ -166,7 +167,7 @@ export class SchedulerView {
       const tracked = this.tasks.get(id);
       if (tracked) {
         tracked.phase = 'queued';
-        this.queue.add(id);
+        this.queue.add(tracked);
       }
     }
     this.waiting.clear();
@@ -203,7 +204,7 @@ export class SchedulerView {
     const id = tracked.id;
     this.tasks.delete(id);
     this.placed.delete(id);
-    this.queue.delete(id);
+    this.queue.delete(tracked);
     this.waiting.delete(id);
   }
 }
