@@ -18,6 +18,14 @@ export interface ComponentCore {
   observe(event: ShoalEvent, verdict: Verdict, state: ClusterState): void;
   /** After replay, before acting: look at everything once (start-up reconciliation). */
   reconcileAll(state: ClusterState): void;
+  /**
+   * reconcileAll a slice at a time, each step a bounded part of it, so that the runner can
+   * let the event loop turn between steps: a process learning a million tasks still answers
+   * its health checks and keeps its lease. `observe` may be called between steps, for what
+   * the view applies meanwhile, and must leave the core as if told after the whole; `decide`
+   * is not called before the last step. A core without it learns in one call.
+   */
+  reconcileInSteps?(state: ClusterState): Iterable<void>;
   /** What to propose now; an empty list when there is nothing to do. */
   decide(state: ClusterState, now: Date): readonly Proposal[];
   /**

@@ -21,6 +21,9 @@ import type { ViewSnapshots } from './view-snapshots';
 import { TickTracer } from './tracing/tick-tracer';
 import type { TraceCauses } from './tracing/tick-tracer';
 
+/** Longest the core learns the state (reconcileInSteps) before the event loop turns, in ms. */
+const LEARN_SLICE_MS = 10;
+
 export interface RunnerOptions {
   /** The cluster (record key) to write for; by default the one the log's ClusterInitialized names. */
   readonly cluster?: string;
@@ -222,8 +225,7 @@ export class ComponentRunner {
       this.stateValue = 'active';
       this.options.onActivity?.({ kind: 'owner', term: ownership.term });
       void ownership.lease.lost.then((reason) => this.lost(ownership, reason));
-      this.core.reconcileAll(this.view.state);
-      this.coreKnowsState = true;
+      await this.learn();
       const unwatch = ownership.lease.onMembers((members) => {
         if (this.is('active')) this.options.onActivity?.({ kind: 'members', members });
       });
@@ -321,7 +323,27 @@ export class ComponentRunner {
     } catch {
       return; // the log is still away: the next attempt will say so
     }
-    if (this.is('active')) this.core.reconcileAll(this.view.state);
+    if (this.is('active')) await this.learn();
+  }
+
+  /**
+   * The core learns the view's state whole (reconcileAll), in steps where it has them, the
+   * event loop turning whenever LEARN_SLICE_MS went by. From the first step on it is told
+   * of every record the view applies meanwhile.
+   */
+  private async learn(): Promise<void> {
+    this.coreKnowsState = true;
+    const steps = this.core.reconcileInSteps?.(this.view.state);
+    if (!steps) {
+      this.core.reconcileAll(this.view.state);
+      return;
+    }
+    let sliceStarted = performance.now();
+    for (const _ of steps) {
+      if (performance.now() - sliceStarted < LEARN_SLICE_MS) continue;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
+    }
   }
 
   private stamp(proposal: Proposal): ShoalEvent {

@@ -164,6 +164,50 @@ describe('ComponentRunner (with the reaper, on the embedded log)', () => {
     expect(decided.filter((t) => t < due).length).toBeGreaterThanOrEqual(1);
     await runner.stop();
   });
+  it('learns the state in steps on taking over: the event loop turns between them, and it decides only after the last', async () => {
+    const heard: string[] = [];
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) continue;
+    };
+    const core: ComponentCore = {
+      component: 'reaper',
+      observe: (event) => heard.push(`observe ${event.type}`),
+      reconcileAll: () => heard.push('reconcileAll'),
+      reconcileInSteps: function* () {
+        for (let step = 0; step < 40; step++) {
+          busy(4);
+          heard.push('step');
+          yield;
+        }
+      },
+      decide: () => (heard.push('decide'), []),
+    };
+    let turns = 0;
+    const timer = setInterval(() => {
+      heard.push(`turn ${++turns}`);
+      if (heard.includes('step') && !heard.includes('appended')) {
+        heard.push('appended');
+        void append([new EventBuilder().event('NodeRegistered', { id: 'n9', role: 'worker', description: nodeDescription('n9') })]);
+      }
+    }, 1);
+    const runner = new ComponentRunner(log, core, { cluster: 'c1', instance: 'reaper-a' });
+    await runner.start();
+    await eventually('a decision', () => heard.includes('decide'), WITHIN);
+    clearInterval(timer);
+    await runner.stop();
+    const steps = heard.flatMap((what, at) => (what === 'step' ? [at] : []));
+    expect(steps).toHaveLength(40);
+    expect(heard).not.toContain('reconcileAll');
+    expect(heard.indexOf('decide')).toBeGreaterThan(steps[39] as number);
+    // Turns of the event loop between the first step and the last: 160 ms of steps in slices of 10 ms.
+    const turnsWhileLearning = heard.slice(steps[0], steps[39]).filter((what) => what.startsWith('turn')).length;
+    expect(turnsWhileLearning).toBeGreaterThanOrEqual(5);
+    // A record appended after the first step reached it while it learnt.
+    const observed = heard.indexOf('observe NodeRegistered');
+    expect([observed > (steps[0] as number), observed < (steps[39] as number)]).toEqual([true, true]);
+  });
+
   it('survives an append that fails: says why, catches up, and decides again from the view', async () => {
     const b = new EventBuilder();
     await append(history(b, 4));

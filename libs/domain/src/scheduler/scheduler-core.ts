@@ -131,6 +131,10 @@ export class SchedulerCore implements ComponentCore {
     this.view.rebuild(state);
   }
 
+  reconcileInSteps(state: ClusterState): Iterable<void> {
+    return this.view.rebuildInSteps(state);
+  }
+
   decide(state: ClusterState, now: Date): readonly Proposal[] {
     this.settleUnobserved(state);
     if (this.view.capacityChanged) this.view.retryWaiting();

@@ -14,6 +14,9 @@ import { NodeSet } from './node-set';
 import { Demands } from './scheduling-task';
 import type { Demand, SchedulingTask } from './scheduling-task';
 
+/** Nodes or tasks synced in one step of a rebuild in steps: about a millisecond's work. */
+const REBUILD_STEP = 500;
+
 export type TaskPhase = 'queued' | 'waiting' | 'placed' | 'on-node';
 
 /**
@@ -68,6 +71,16 @@ export class SchedulerView {
 
   /** Starts again from the state (start-up, a new term). */
   rebuild(state: ClusterState): void {
+    for (const _ of this.rebuildInSteps(state)) continue;
+  }
+
+  /**
+   * `rebuild`, REBUILD_STEP nodes or tasks a step. Events synced between steps leave it as
+   * if synced after: every sync brings one node or task in line with the state, and the
+   * steps still to come sync the rest from the state as it is then. Only the queue's order
+   * may differ: a task created between steps queues ahead of older ones not reached yet.
+   */
+  *rebuildInSteps(state: ClusterState): Generator<void> {
     this.nodes.clear();
     this.tasks.clear();
     this.queue.clear();
@@ -75,8 +88,15 @@ export class SchedulerView {
     this.placed.clear();
     this.demands.clear();
     this.changes++;
-    for (const [id, node] of state.nodes) this.nodes.sync(id, node);
-    for (const id of state.tasks.keys()) this.syncTask(state, id);
+    let done = 0;
+    for (const [id, node] of state.nodes) {
+      this.nodes.sync(id, node);
+      if (++done % REBUILD_STEP === 0) yield;
+    }
+    for (const id of state.tasks.keys()) {
+      this.syncTask(state, id);
+      if (++done % REBUILD_STEP === 0) yield;
+    }
     this.capacityChanged = false;
   }
 
