@@ -12,39 +12,17 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { DEFAULT_CLUSTER_SPEC, TaskState, encode } from '@shoal/contracts';
-import type { ShoalEvent } from '@shoal/contracts';
-import { Projection, snapshotInSteps, stateHash, toSnapshotData } from '@shoal/domain';
+import { snapshotInSteps, stateHash, toSnapshotData } from '@shoal/domain';
 import { snapshotJson } from '../../libs/eventlog/src/snapshots/file-snapshot-store';
-import { benchEvents, benchNode, c1mService, gcTime } from './events';
+import { c1mRunningState, gcTime } from './events';
 
 const [nodes, services, replicas] = process.argv.slice(2).map(Number);
 const NODES = nodes || 5_000;
 const SERVICES = services || 1_000;
 const REPLICAS = replicas || 1_000;
 
-const event = benchEvents();
-const projection = new Projection(undefined, 0, { keepRefusals: 10 });
-let offset = 0;
-const apply = (e: ShoalEvent): void => {
-  const verdict = projection.apply({ offset: offset++, value: encode(e) });
-  if (verdict?.status !== 'applied') throw new Error(`${e.type}: ${verdict?.status} ${verdict?.reasons.slice(0, 3).join('; ')}`);
-};
-apply(event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }, 'api'));
-for (let i = 0; i < NODES; i++) apply(event('NodeRegistered', benchNode(i, { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 }, { version: '28.2.2', labels: {} }), 'dispatcher'));
-let placed = 0;
-for (let s = 0; s < SERVICES; s++) {
-  const { id, spec, tasks: batch } = c1mService(s, REPLICAS);
-  apply(event('ServiceCreated', { id, spec }, 'api'));
-  apply(event('TasksCreated', { tasks: batch }, 'orchestrator'));
-  apply(event('TasksAllocated', { tasks: batch.map((t) => ({ id: t.id, attachments: [] })) }, 'allocator'));
-  const assigned = batch.map((t) => ({ id: t.id, nodeId: `node-${placed++ % NODES}`, why: 'bench' }));
-  apply(event('TasksAssigned', { tasks: assigned }, 'scheduler'));
-  const byNode = new Map<string, string[]>();
-  for (const a of assigned) byNode.set(a.nodeId, [...(byNode.get(a.nodeId) ?? []), a.id]);
-  for (const [nodeId, ids] of byNode) apply(event('TaskStatusesReported', { nodeId, statuses: ids.map((id) => ({ id, state: TaskState.RUNNING, at: '2026-01-01T00:10:00.000Z' })) }, 'dispatcher'));
-}
-const state = projection.state;
+const projection = c1mRunningState(NODES, SERVICES, REPLICAS);
+const { state, position: offset } = projection;
 
 const time = <T>(work: () => T): [T, number] => {
   const t0 = performance.now();

@@ -3,9 +3,10 @@
  * numbered from 1, a millisecond apart from 2026-01-01, by `<component>-bench` in term 0.
  */
 import { PerformanceObserver, performance } from 'node:perf_hooks';
-import { EVENT_TYPES, TaskState } from '@shoal/contracts';
+import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, TaskState, encode } from '@shoal/contracts';
 import type { Component, EventDataMap, EventType, NewTask, NodeDescription, ServiceSpec, ShoalEvent } from '@shoal/contracts';
-import type { ComponentCore } from '@shoal/domain';
+import { Projection } from '@shoal/domain';
+import type { ComponentCore, ProjectionOptions } from '@shoal/domain';
 import { componentCore } from '../../libs/runtime/src/component-cores';
 
 export type BenchEvent = <K extends EventType>(type: K, data: EventDataMap[K], component: Component) => ShoalEvent;
@@ -70,6 +71,36 @@ export const c1mService = (s: number, replicas: number): { readonly id: string; 
   const tasks: NewTask[] = [];
   for (let i = 0; i < replicas; i++) tasks.push({ id: `task-${s}-${i}`, serviceId: `svc-${s}`, slot: i + 1, specVersion: 1, spec: spec.task, desiredState: TaskState.RUNNING });
   return { id: `svc-${s}`, spec, tasks };
+};
+
+/**
+ * A ClusterState of C1M's shape, built through evolve from the wire format as a view replays
+ * it: `nodes` nodes, `services` × `replicas` tasks assigned round the nodes and RUNNING.
+ * `onEvent` is told of each event, as a core watching the view would be.
+ */
+export const c1mRunningState = (nodes: number, services: number, replicas: number, onEvent?: ProjectionOptions['onEvent']): Projection => {
+  const event = benchEvents();
+  const projection = new Projection(undefined, 0, { keepRefusals: 10, ...(onEvent ? { onEvent } : {}) });
+  let offset = 0;
+  const apply = (e: ShoalEvent): void => {
+    const verdict = projection.apply({ offset: offset++, value: encode(e) });
+    if (verdict?.status !== 'applied') throw new Error(`${e.type}: ${verdict?.status} ${verdict?.reasons.slice(0, 3).join('; ')}`);
+  };
+  apply(event('ClusterInitialized', { spec: DEFAULT_CLUSTER_SPEC, tokens: { worker: 'w', manager: 'm' } }, 'api'));
+  for (let i = 0; i < nodes; i++) apply(event('NodeRegistered', benchNode(i, { nanoCpus: 64e9, memoryBytes: 256 * 2 ** 30 }, { version: '28.2.2', labels: {} }), 'dispatcher'));
+  let placed = 0;
+  for (let s = 0; s < services; s++) {
+    const { id, spec, tasks: batch } = c1mService(s, replicas);
+    apply(event('ServiceCreated', { id, spec }, 'api'));
+    apply(event('TasksCreated', { tasks: batch }, 'orchestrator'));
+    apply(event('TasksAllocated', { tasks: batch.map((t) => ({ id: t.id, attachments: [] })) }, 'allocator'));
+    const assigned = batch.map((t) => ({ id: t.id, nodeId: `node-${placed++ % nodes}`, why: 'bench' }));
+    apply(event('TasksAssigned', { tasks: assigned }, 'scheduler'));
+    const byNode = new Map<string, string[]>();
+    for (const a of assigned) byNode.set(a.nodeId, [...(byNode.get(a.nodeId) ?? []), a.id]);
+    for (const [nodeId, ids] of byNode) apply(event('TaskStatusesReported', { nodeId, statuses: ids.map((id) => ({ id, state: TaskState.RUNNING, at: '2026-01-01T00:10:00.000Z' })) }, 'dispatcher'));
+  }
+  return projection;
 };
 
 /**
