@@ -38,7 +38,7 @@ export class ReadyFilter implements Filter {
     return true;
   }
   check(node: NodeInfo): boolean {
-    return node.node.status.state === 'ready' && node.node.spec.availability === 'active';
+    return node.available;
   }
   explain(nodes: number): string {
     return nodes === 1 ? '1 node not available for new tasks' : `${nodes} nodes not available for new tasks`;

@@ -19,6 +19,8 @@ export const isActive = (task: Task): boolean => task.desiredState <= TaskState.
 
 const failureKey = (serviceId: string, specVersion: number): string => `${serviceId}@${specVersion}`;
 
+const isAvailable = (node: Node): boolean => node.status.state === 'ready' && node.spec.availability === 'active';
+
 /** What a node tells the set that holds it (NodeSet). */
 export interface NodeSetTally {
   /** The node's count of `serviceId`'s active tasks moved by `delta`. */
@@ -44,6 +46,14 @@ export class NodeInfo {
   /** "service@version" → failure times (ms), oldest first. */
   private readonly failures = new Map<string, number[]>();
 
+  private nodeValue: Node;
+  /** READY and ACTIVE: it may take new tasks (worked out when the node changes). */
+  available: boolean;
+
+  get node(): Node {
+    return this.nodeValue;
+  }
+
   /** Some task failed here, lately or not: only then can `recentFailures` be other than 0. */
   failing = false;
   /** Its place among its set's nodes in the order of their ids (NodeSet.rankById). */
@@ -51,9 +61,11 @@ export class NodeInfo {
 
   /** `set` hears of every change to a service's count here and of the first failure, until the node leaves it. */
   constructor(
-    public node: Node,
+    node: Node,
     private set?: NodeSetTally,
   ) {
+    this.nodeValue = node;
+    this.available = isAvailable(node);
     this.nanoCpus = node.description.resources.nanoCpus ?? 0;
     this.memoryBytes = node.description.resources.memoryBytes ?? 0;
     this.generic = genericPool(node.description.resources.generic);
@@ -79,7 +91,8 @@ export class NodeInfo {
   updateNode(node: Node): void {
     const heldCpus = (this.node.description.resources.nanoCpus ?? 0) - this.nanoCpus;
     const heldMemory = (this.node.description.resources.memoryBytes ?? 0) - this.memoryBytes;
-    this.node = node;
+    this.nodeValue = node;
+    this.available = isAvailable(node);
     this.nanoCpus = (node.description.resources.nanoCpus ?? 0) - heldCpus;
     this.memoryBytes = (node.description.resources.memoryBytes ?? 0) - heldMemory;
     this.generic = genericPool(node.description.resources.generic);

@@ -58,10 +58,11 @@ export class NodeSet {
 
   /**
    * Gives every node its rank in the order of ids (`ranked`), unless they were ranked less
-   * than RANK_EVERY_MS before `now` and nodes came or went since: an order that breaks ties
-   * by id compares ranks when ranked, ids otherwise, and both give the same order.
+   * than RANK_EVERY_MS before `now` and nodes came or went since (without `now`, whatever
+   * the time): an order that breaks ties by id compares ranks when ranked, ids otherwise,
+   * and both give the same order.
    */
-  rankById(now: number): void {
+  rankById(now = this.rankedAt + RANK_EVERY_MS): void {
     if (this.ranked || now - this.rankedAt < RANK_EVERY_MS) return;
     // The default sort orders strings by UTF-16 code units, as `<` does, without a call per comparison.
     const ids = [...this.nodes.keys()].sort();

@@ -66,6 +66,8 @@ export class SchedulerView {
   /** Counts every change to a node, its tasks, resources or failures (a kept tree is then stale). */
   changes = 0;
 
+  /** A rebuild in steps is under way: it queues the PENDING tasks, in the state's order. */
+  private rebuilding = false;
   /** What tasks ask of nodes, those asking the same CPU and memory sharing one. */
   private readonly demands = new Demands();
 
@@ -77,8 +79,9 @@ export class SchedulerView {
   /**
    * `rebuild`, REBUILD_STEP nodes or tasks a step. Events synced between steps leave it as
    * if synced after: every sync brings one node or task in line with the state, and the
-   * steps still to come sync the rest from the state as it is then. Only the queue's order
-   * may differ: a task created between steps queues ahead of older ones not reached yet.
+   * steps still to come sync the rest from the state as it is then. The queue is filled by
+   * the steps alone, in the state's order (which has tasks created meanwhile at its end), so
+   * that a task created between steps does not queue ahead of older ones not reached yet.
    */
   *rebuildInSteps(state: ClusterState): Generator<void> {
     this.nodes.clear();
@@ -88,15 +91,21 @@ export class SchedulerView {
     this.placed.clear();
     this.demands.clear();
     this.changes++;
+    this.rebuilding = true;
     let done = 0;
     for (const [id, node] of state.nodes) {
       this.nodes.sync(id, node);
       if (++done % REBUILD_STEP === 0) yield;
     }
+    this.nodes.rankById();
+    yield;
     for (const id of state.tasks.keys()) {
       this.syncTask(state, id);
+      const tracked = this.tasks.get(id);
+      if (tracked?.phase === 'queued') this.queue.add(tracked);
       if (++done % REBUILD_STEP === 0) yield;
     }
+    this.rebuilding = false;
     this.capacityChanged = false;
   }
 
@@ -129,7 +138,8 @@ export class SchedulerView {
       if (!old) {
         const queued = new Tracked(task, this.demands.of(task, state), 'queued', task.nodeId !== undefined);
         this.tasks.set(id, queued);
-        this.queue.add(queued);
+        // While rebuilding, the rebuild queues each task as it reaches it: the queue keeps the state's order.
+        if (!this.rebuilding) this.queue.add(queued);
         return;
       }
       if (old.phase === 'placed') {
