@@ -1,7 +1,8 @@
 /**
  * One shape of the scheduler benchmark, in a process of its own (so its peak memory is its
  * own): `nodes` ready nodes, one replicated service of `tasks` PENDING tasks, then the
- * scheduler places them all. Prints one JSON line:
+ * scheduler places them all, `reps` times over (1 unless told), each in a view of its own.
+ * Prints one JSON line, each time the middle of its repetitions (every one beside it):
  *   core     time spent in SchedulerCore.decide until every task has a node
  *   view     the same through the scheduler's view: decide → stamp → evolve → observe, until
  *            the state has every task ASSIGNED (what the running component does, less the log)
@@ -19,7 +20,8 @@ import { Projection } from '@shoal/domain';
 import { componentCore } from '../../libs/runtime/src/component-cores';
 import { benchEvents, benchNode } from './events';
 
-const [nodesArg, tasksArg, constraintsArg, groupingArg = 'service'] = process.argv.slice(2);
+const [nodesArg, tasksArg, constraintsArg, groupingArg = 'service', repsArg = '1'] = process.argv.slice(2);
+const reps = Math.max(1, Number(repsArg));
 const nodes = Number(nodesArg);
 const tasks = Number(tasksArg);
 const constraints = constraintsArg === 'constraints';
@@ -94,8 +96,21 @@ const place = (nodes: number, tasks: number, constraints: boolean, grouping: Gro
 
 // A small shape first, unmeasured, so the measured one runs on warm code as a long-lived scheduler does.
 place(100, 2_000, constraints, grouping);
-const timing = place(nodes, tasks, constraints, grouping);
+const timings: ShapeTiming[] = [];
+for (let rep = 0; rep < reps; rep++) timings.push(place(nodes, tasks, constraints, grouping));
+const middle = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1] as number;
 
 process.stdout.write(
-  `${JSON.stringify({ nodes, tasks, constraints, grouping, ...timing, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`,
+  `${JSON.stringify({
+    nodes,
+    tasks,
+    constraints,
+    grouping,
+    coreMs: middle(timings.map((t) => t.coreMs)),
+    viewMs: middle(timings.map((t) => t.viewMs)),
+    nodesUsed: timings[0]?.nodesUsed,
+    coreRuns: timings.map((t) => t.coreMs),
+    viewRuns: timings.map((t) => t.viewMs),
+    maxRssMiB: process.resourceUsage().maxRSS / 1024,
+  })}\n`,
 );

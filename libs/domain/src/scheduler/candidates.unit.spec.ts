@@ -4,6 +4,8 @@ import type { Node } from '../state';
 import { node, nodes, nodeSpec, pending, reported, service, specification, whenScheduled } from '@shoal/testing';
 import type { NodeInfo } from './node-info';
 import { NodeSet } from './node-set';
+import { CountedMinHeap } from './counted-heap';
+import { MinHeap } from './node-heap';
 import { SchedulerCore, nodeOrder } from './scheduler-core';
 
 const scheduler = () => specification({ core: () => new SchedulerCore() });
@@ -162,6 +164,52 @@ describe('the batch order with hints', () => {
           .sort(nodeOrder('web', 1, now, { faultless: set.failingNodes === 0, ranked: set.ranked, unplaced: set.activeOf('web') === 0 }))
           .map((n) => n.id);
         expect(hinted).toEqual(plain);
+      }),
+    );
+  });
+});
+
+describe('the counted placing heap', () => {
+  const shape = fc.record({
+    nodes: fc.array(fc.record({ active: fc.nat(4), ofService: fc.nat(3) }), { minLength: 1, maxLength: 16 }),
+    placements: fc.array(fc.boolean(), { maxLength: 60 }),
+    ranked: fc.boolean(),
+  });
+
+  /** A node set as `nodes` says, ids in an order of their own. */
+  const nodeSet = (nodes: readonly { active: number; ofService: number }[]) => {
+    const set = new NodeSet();
+    nodes.forEach((spec, i) => {
+      const id = `n${(i * 7) % 17}-${i}`;
+      set.sync(id, aNode(id));
+      const info = set.get(id) as NodeInfo;
+      for (let k = 0; k < spec.active; k++) info.addTask(counting('other'), true);
+      for (let k = 0; k < spec.ofService; k++) info.addTask(counting('web'), true);
+    });
+    return set;
+  };
+
+  it('places where the full order would, node by node, as tasks land and nodes fill up', () => {
+    fc.assert(
+      fc.property(shape, ({ nodes, placements, ranked }) => {
+        const run = (counted: boolean): string[] => {
+          const set = nodeSet(nodes);
+          if (ranked) set.rankById(0);
+          const compare = nodeOrder('web', 1, 0, { faultless: true, ranked: set.ranked });
+          const sorted = [...set.values()].sort(compare);
+          const heap = counted ? new CountedMinHeap(sorted, 'web', (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) : new MinHeap(sorted, compare);
+          const chosen: string[] = [];
+          for (const more of placements) {
+            const node = heap.top;
+            if (!node) break;
+            chosen.push(node.id);
+            node.addTask(counting('web'), true);
+            if (more) heap.topChanged();
+            else heap.popTop();
+          }
+          return chosen;
+        };
+        expect(run(true)).toEqual(run(false));
       }),
     );
   });

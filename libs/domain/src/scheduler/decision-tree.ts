@@ -9,7 +9,7 @@ import type { PlacementPreference } from '@shoal/contracts';
 import type { NodeInfo } from './node-info';
 import { ENGINE_LABEL_PREFIX, NODE_LABEL_PREFIX } from '../constraints';
 import { BoundedMaxHeap } from './node-heap';
-import type { Compare, MinHeap } from './node-heap';
+import type { Compare, PlacingHeap } from './node-heap';
 
 
 export class DecisionTree {
@@ -21,7 +21,7 @@ export class DecisionTree {
   branches?: Map<string, DecisionTree>;
   /** At a leaf: the best candidates while building, then the placing heap. */
   candidates?: BoundedMaxHeap<NodeInfo>;
-  placing?: MinHeap<NodeInfo>;
+  placing?: PlacingHeap<NodeInfo>;
 
   /** "node.labels.zone=east"; "" for the root. */
   constructor(readonly label: string = '') {}

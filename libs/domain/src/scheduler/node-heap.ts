@@ -71,8 +71,17 @@ export class BoundedMaxHeap<T> {
   }
 }
 
+/** What placing a leaf's batch needs of its heap: the best node on top, which gets worse or leaves. */
+export interface PlacingHeap<T> {
+  readonly top: T | undefined;
+  /** The top got worse: let it sink to its place. */
+  topChanged(): void;
+  /** The top leaves the heap. */
+  popTop(): void;
+}
+
 /** The best item on top; the top's key may grow (it sinks) or it may leave. */
-export class MinHeap<T> {
+export class MinHeap<T> implements PlacingHeap<T> {
   private readonly before: (a: T, b: T) => boolean;
 
   /** `items` sorted best first (any min-heap will do). */

@@ -16,6 +16,7 @@ import { continues } from './continued-batch';
 import type { ContinuedBatch } from './continued-batch';
 import { buildLeaf, buildTree } from './decision-tree';
 import { Candidates } from './candidates';
+import { CountedMinHeap } from './counted-heap';
 import type { DecisionTree } from './decision-tree';
 import type { Compare } from './node-heap';
 import { MAX_FAILURES } from './node-info';
@@ -64,19 +65,21 @@ export interface OrderHints {
  */
 export const nodeOrder = (serviceId: string, specVersion: number, now: number, hints: OrderHints = {}): Compare<NodeInfo> => {
   const { unplaced = false, faultless = false, ranked = false } = hints;
+  const tie = byId(ranked);
   return (a, b) => {
     if (!faultless && (a.failing || b.failing)) {
       const fa = a.recentFailures(serviceId, specVersion, now);
       const fb = b.recentFailures(serviceId, specVersion, now);
       if ((fa >= MAX_FAILURES || fb >= MAX_FAILURES) && fa !== fb) return fa - fb;
     }
-    return (
-      (unplaced ? 0 : a.tasksOf(serviceId) - b.tasksOf(serviceId)) ||
-      a.activeTasks - b.activeTasks ||
-      (ranked ? a.rank - b.rank : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-    );
+    return (unplaced ? 0 : a.tasksOf(serviceId) - b.tasksOf(serviceId)) || a.activeTasks - b.activeTasks || tie(a, b);
   };
 };
+
+const byRank: Compare<NodeInfo> = (a, b) => a.rank - b.rank;
+const byIdString: Compare<NodeInfo> = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** The order of ids, by rank when the nodes are `ranked`. */
+const byId = (ranked: boolean): Compare<NodeInfo> => (ranked ? byRank : byIdString);
 
 export interface SchedulerOptions {
   /** The work one decision may do, in nodes looked at (tick-budget.ts); TICK_BUDGET unless told. */
@@ -293,6 +296,7 @@ export class SchedulerCore implements ComponentCore {
     const passedOf = `; ${passed} of ${plural(seen, 'node')} passed`;
     spreadOver(tree, group.length, {
       compare,
+      ...(hints.faultless ? { heap: (sorted: NodeInfo[]) => new CountedMinHeap(sorted, serviceId, byId(hints.ranked)) } : {}),
       assign: (node, path) => {
         const tracked = group[next++] as Tracked;
         this.view.place(tracked, node);

@@ -8,7 +8,7 @@
  */
 import type { DecisionTree } from './decision-tree';
 import { MinHeap } from './node-heap';
-import type { Compare } from './node-heap';
+import type { Compare, PlacingHeap } from './node-heap';
 import type { NodeInfo } from './node-info';
 
 export interface SpreadInput {
@@ -18,6 +18,8 @@ export interface SpreadInput {
    * already raised); says whether the node can still take another of the batch.
    */
   readonly assign: (node: NodeInfo, path: readonly DecisionTree[]) => boolean;
+  /** The heap a leaf places from, given its candidates best first; a MinHeap of `compare` unless told. */
+  readonly heap?: (sorted: NodeInfo[]) => PlacingHeap<NodeInfo>;
 }
 
 const branchOrder = (a: DecisionTree, b: DecisionTree): number =>
@@ -49,7 +51,10 @@ export const shares = (branches: readonly DecisionTree[], n: number): number[] =
 };
 
 const fillLeaf = (leaf: DecisionTree, n: number, path: readonly DecisionTree[], input: SpreadInput): number => {
-  if (!leaf.placing) leaf.placing = new MinHeap(leaf.candidates?.sorted() ?? [], input.compare);
+  if (!leaf.placing) {
+    const sorted = leaf.candidates?.sorted() ?? [];
+    leaf.placing = input.heap ? input.heap(sorted) : new MinHeap(sorted, input.compare);
+  }
   const heap = leaf.placing;
   let placed = 0;
   while (placed < n) {
