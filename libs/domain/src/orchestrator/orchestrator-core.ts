@@ -47,6 +47,8 @@ export interface OrchestratorOptions {
 }
 
 const DEFAULT_MAX_PLAN_SIZE = 5_000;
+/** Tasks (or slots) start-up learns in one step (reconcileInSteps): a millisecond or two of work. */
+const LEARN_STEP = 1_000;
 /** When the update supervisor asks to be woken at a time already past, it is woken this much later. */
 const PAST_WAKE_RETRY_MS = 1_000;
 
@@ -146,6 +148,7 @@ export class OrchestratorCore implements ComponentCore {
           if (state.tasks.has(item.id)) continue;
           const ref = this.index.remove(item.id);
           this.restarts.removed(item.id);
+          this.taskCandidates.delete(item.id);
           // A task removed while still meant to run leaves its slot to be filled again.
           if (ref && ref.desiredState <= TaskState.RUNNING && state.services.has(ref.serviceId)) this.dirtyServices.add(ref.serviceId);
         }
@@ -187,15 +190,33 @@ export class OrchestratorCore implements ComponentCore {
    * the time before such a snapshot is not rebuilt: it counts from there.
    */
   reconcileAll(state: ClusterState): void {
-    this.index.rebuild(state);
-    this.restarts.adopt(state);
-    this.dirtyNodes.clear();
+    for (const _ of this.reconcileInSteps(state)) continue;
+  }
+
+  /**
+   * `reconcileAll`, LEARN_STEP tasks or slots a step. Records told between steps leave it as
+   * if told after: the index keeps in line what it was told of (a task already indexed is
+   * not indexed again) and the steps still to come read the state as it is then; a task
+   * removed meanwhile is no candidate. Only orders may differ: a task told of between steps
+   * is indexed, and may be a candidate, ahead of older ones not reached yet.
+   */
+  *reconcileInSteps(state: ClusterState): Generator<void> {
+    this.index.clear();
     for (const id of state.services.keys()) {
       this.dirtyServices.add(id);
       this.updateCandidates.add(id);
     }
+    yield* this.restarts.adoptInSteps(state, LEARN_STEP);
+    // Last, so that every task created while it learns is a candidate, as at once.
+    let done = 0;
+    for (const task of state.tasks.values()) {
+      if (!this.index.has(task.id)) this.index.add(task);
+      this.taskCandidates.add(task.id);
+      if (++done % LEARN_STEP === 0) yield;
+    }
+    // Every task is a candidate and every service dirty: what a node's change asks for is done anyway.
+    this.dirtyNodes.clear();
     for (const id of this.index.serviceIds()) if (!state.services.has(id)) this.removedServices.add(id);
-    for (const id of state.tasks.keys()) this.taskCandidates.add(id);
   }
 
   decide(state: ClusterState, now: Date): readonly Proposal[] {

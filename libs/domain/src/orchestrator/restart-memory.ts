@@ -8,6 +8,7 @@ import { TaskState } from '@shoal/contracts';
 import type { CreatedTask, Task, TaskDesiredStatesChanged } from '@shoal/contracts';
 import type { ClusterState } from '../state';
 import { slotKey } from '../reaper/slots';
+import type { SlotKey } from '../reaper/slots';
 import { mayBeRunning, oldTaskGivenUpAt, replacementStartsAt } from './replacement-start';
 import { RestartHistory } from './restart-history';
 import { restartPolicyOf } from './restart-policy';
@@ -31,6 +32,8 @@ export class RestartMemory {
   private readonly delayed = new Map<string, DelayedStart>();
   /** Tasks shut down by a restart whose replacement has not been seen yet. */
   private readonly shutForRestart = new Set<string>();
+  /** While an adoption seeds the history: the state's tasks by slot, gathered so far. */
+  private seeds?: Map<SlotKey, Task | Task[]>;
 
   desiredChanged(items: TaskDesiredStatesChanged['tasks']): void {
     for (const item of items) {
@@ -42,6 +45,12 @@ export class RestartMemory {
   /** After a TasksCreated applied at `at`: the restart replacements among its tasks. */
   created(items: readonly CreatedTask[], at: string, state: ClusterState): void {
     const createdAt = Date.parse(at);
+    if (this.seeds) {
+      for (const item of items) {
+        const task = state.tasks.get(item.id);
+        if (task && task.createdAt === at) gather(this.seeds, task);
+      }
+    }
     for (const item of items) {
       if (item.replaces === undefined || !this.shutForRestart.delete(item.replaces)) continue;
       const task = state.tasks.get(item.id);
@@ -71,38 +80,59 @@ export class RestartMemory {
    * first counts as one of its restarts.
    */
   adopt(state: ClusterState): void {
-    this.seedHistory(state);
+    for (const _ of this.adoptInSteps(state, Number.POSITIVE_INFINITY)) continue;
+  }
+
+  /**
+   * `adopt`, `step` tasks or slots a step, records told between steps leaving it as if told
+   * after. The tasks are gathered by slot, then each slot's history is seeded: a task created
+   * once all were gathered is gathered as it is told (`created`); one removed once gathered
+   * still counts, as it would had it been adopted at once and its removal told after (a
+   * restart is not undone by its task leaving the store). A replacement adopted before the
+   * task it waits for stopped still names it: `isDue` does not wait for a task that has stopped.
+   */
+  *adoptInSteps(state: ClusterState, step: number): Generator<void> {
+    const seeds = new Map<SlotKey, Task | Task[]>();
+    this.seeds = undefined;
+    let done = 0;
     for (const task of state.tasks.values()) {
-      if (task.desiredState !== TaskState.READY || task.replaces === undefined || this.delayed.has(task.id)) continue;
-      const old = state.tasks.get(task.replaces);
-      this.delayed.set(task.id, {
-        taskId: task.id,
-        serviceId: task.serviceId,
-        startAt: replacementStartsAt(task),
-        ...(old !== undefined && mayBeRunning(old) ? { waitFor: old.id } : {}),
-        giveUpAt: oldTaskGivenUpAt(task),
-      });
+      gather(seeds, task);
+      this.adoptDelayed(state, task);
+      if (++done % step === 0) yield;
+    }
+    this.seeds = seeds;
+    try {
+      for (const [key, entry] of seeds) {
+        if (Array.isArray(entry)) this.seed(key, entry);
+        if (++done % step === 0) yield;
+      }
+    } finally {
+      this.seeds = undefined;
     }
   }
 
-  private seedHistory(state: ClusterState): void {
-    const bySlot = new Map<string, Task[]>();
-    for (const task of state.tasks.values()) {
-      const key = slotKey(task);
-      if (key === undefined || restartPolicyOf(task.spec).maxAttempts <= 0) continue;
-      const list = bySlot.get(key);
-      if (list) list.push(task);
-      else bySlot.set(key, [task]);
-    }
-    for (const [key, tasks] of bySlot) {
-      const version = Math.max(...tasks.map((task) => task.specVersion));
-      const times = tasks
-        .filter((task) => task.specVersion === version)
-        .map((task) => Date.parse(task.createdAt))
-        .sort((a, b) => a - b)
-        .slice(1);
-      if (times.length > 0) this.history.seed(key, version, times);
-    }
+  /** A replacement in the state waiting out its delay, unless the log already told of it. */
+  private adoptDelayed(state: ClusterState, task: Task): void {
+    if (task.desiredState !== TaskState.READY || task.replaces === undefined || this.delayed.has(task.id)) return;
+    const old = state.tasks.get(task.replaces);
+    this.delayed.set(task.id, {
+      taskId: task.id,
+      serviceId: task.serviceId,
+      startAt: replacementStartsAt(task),
+      ...(old !== undefined && mayBeRunning(old) ? { waitFor: old.id } : {}),
+      giveUpAt: oldTaskGivenUpAt(task),
+    });
+  }
+
+  /** A slot's restarts, as its tasks (two or more) tell them. */
+  private seed(key: SlotKey, tasks: readonly Task[]): void {
+    const version = Math.max(...tasks.map((task) => task.specVersion));
+    const times = tasks
+      .filter((task) => task.specVersion === version)
+      .map((task) => Date.parse(task.createdAt))
+      .sort((a, b) => a - b)
+      .slice(1);
+    if (times.length > 0) this.history.seed(key, version, times);
   }
 
   removed(taskId: string): void {
@@ -153,4 +183,14 @@ const isDue = (entry: DelayedStart, state: ClusterState, now: number): boolean =
   if (!old || !mayBeRunning(old)) return true;
   const node = old.nodeId === undefined ? undefined : state.nodes.get(old.nodeId);
   return node === undefined || node.status.state === 'down';
+};
+
+/** A task among its slot's, to seed the history from (one whose restarts never count is left out). */
+const gather = (seeds: Map<SlotKey, Task | Task[]>, task: Task): void => {
+  const key = slotKey(task);
+  if (key === undefined || restartPolicyOf(task.spec).maxAttempts <= 0) return;
+  const entry = seeds.get(key);
+  if (entry === undefined) seeds.set(key, task);
+  else if (Array.isArray(entry)) entry.push(task);
+  else seeds.set(key, [entry, task]);
 };

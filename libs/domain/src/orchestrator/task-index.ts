@@ -1,7 +1,7 @@
 /**
  * The orchestrator's index of the tasks in the state: by service and by node, so that a
  * decision looks at one service's or one node's tasks without scanning them all. It is
- * kept from the events the view applies and rebuilt from the state at start-up.
+ * kept from the events the view applies and learnt again from the state at start-up.
  */
 import type { Task, TaskState } from '@shoal/contracts';
 import type { ClusterState } from '../state';
@@ -82,10 +82,14 @@ export class TaskIndex {
     return this.refs.size;
   }
 
-  rebuild(state: ClusterState): void {
+  has(id: string): boolean {
+    return this.refs.has(id);
+  }
+
+  /** Forgets every task: start-up learns them again from the state, a task at a time. */
+  clear(): void {
     this.refs.clear();
     this.byService.clear();
     this.byNode.clear();
-    for (const task of state.tasks.values()) this.add(task);
   }
 }
