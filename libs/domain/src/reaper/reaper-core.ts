@@ -17,6 +17,9 @@ import type { SlotKey } from './slots';
 /** Most removals in one record. */
 const MAX_BATCH = 10_000;
 
+/** Tasks (or slots) start-up learns in one step (reconcileInSteps): a millisecond or two of work. */
+const LEARN_STEP = 1_000;
+
 /** Removed tasks whose ids the slot index may still hold, past which it is built again (and past a quarter of it). */
 const STALE_BEFORE_REBUILD = 10_000;
 
@@ -33,6 +36,8 @@ export class ReaperCore implements ComponentCore {
   private readonly bySlot = new Map<SlotKey, string | string[]>();
   private indexed = 0;
   private stale = 0;
+  /** Between the steps of reconcileInSteps. */
+  private learning = false;
 
   /** What the reaper is watching, for tests and metrics. */
   get watching(): { readonly slots: number; readonly tasks: number } {
@@ -58,7 +63,7 @@ export class ReaperCore implements ComponentCore {
         break;
       case 'TasksRemoved':
         this.stale += event.data.tasks.length;
-        if (this.stale > STALE_BEFORE_REBUILD && this.stale * 4 > this.indexed) this.rebuild(state);
+        if (!this.learning && this.stale > STALE_BEFORE_REBUILD && this.stale * 4 > this.indexed) this.rebuild(state);
         break;
       case 'TaskStatusesReported':
         for (const status of event.data.statuses) if (status.state > TaskState.RUNNING) this.watchTask(state, status.id);
@@ -86,11 +91,37 @@ export class ReaperCore implements ComponentCore {
    * more tasks than the cluster keeps — the only ones a decision could remove anything from.
    */
   reconcileAll(state: ClusterState): void {
-    this.rebuild(state);
-    for (const task of state.tasks.values()) {
-      if (task.desiredState === TaskState.REMOVE || !state.services.has(task.serviceId)) this.tasks.add(task.id);
+    for (const _ of this.reconcileInSteps(state)) continue;
+  }
+
+  /**
+   * `reconcileAll`, LEARN_STEP tasks or slots a step. Records told between steps leave it as
+   * if told after: indexing a task twice is indexing it once, and the steps still to come read
+   * the state as it is then (a task removed meanwhile is not reached; one already indexed stays
+   * in its slot's ids as a removed one does). Removals told meanwhile do not build the index
+   * again at once: the steps are building it.
+   */
+  *reconcileInSteps(state: ClusterState): Generator<void> {
+    this.learning = true;
+    try {
+      this.bySlot.clear();
+      this.indexed = 0;
+      this.stale = 0;
+      let done = 0;
+      for (const task of state.tasks.values()) {
+        this.index(task);
+        if (task.desiredState === TaskState.REMOVE || !state.services.has(task.serviceId)) this.tasks.add(task.id);
+        if (++done % LEARN_STEP === 0) yield;
+      }
+      // Then the crowded slots, against the limit as it is at each step (a slot that grows once passed is watched as told).
+      for (const [key, entry] of this.bySlot) {
+        const limit = state.cluster?.spec.orchestration.taskHistoryRetentionLimit ?? DEFAULT_TASK_HISTORY;
+        if (limit >= 0 && (typeof entry === 'string' ? 1 : entry.length) > limit) this.slots.add(key);
+        if (++done % LEARN_STEP === 0) yield;
+      }
+    } finally {
+      this.learning = false;
     }
-    this.watchCrowdedSlots(state);
   }
 
   decide(state: ClusterState): readonly Proposal[] {
