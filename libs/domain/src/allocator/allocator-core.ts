@@ -35,6 +35,9 @@ export interface AllocatorOptions {
   readonly tasksPerDecision?: number;
 }
 
+/** Services or tasks start-up learns in one step (reconcileInSteps): a millisecond or two of work. */
+const LEARN_STEP = 1_000;
+
 export const INGRESS_NETWORK_SPEC: NetworkSpec = {
   name: 'ingress',
   driver: 'overlay',
@@ -166,22 +169,38 @@ export class AllocatorCore implements ComponentCore {
   }
 
   reconcileAll(state: ClusterState): void {
-    this.ledger.rebuild(state);
+    for (const _ of this.reconcileInSteps(state)) continue;
+  }
+
+  /**
+   * `reconcileAll`, LEARN_STEP services or tasks a step: the ledger (see rebuildInSteps), then
+   * the NEW tasks, then — in the last step, they are few — the networks and services to look at.
+   * Records told between steps leave it as if told after: nothing is blocked before a
+   * decision, and what a record adds to or drops from the watch lists the steps still to come
+   * read from the state as it is then. Only the order of the pending tasks may differ (a task
+   * created meanwhile is pending ahead of older ones not reached yet), and with it which task
+   * takes which address.
+   */
+  *reconcileInSteps(state: ClusterState): Generator<void> {
     this.pending.clear();
     this.blocked.clear();
     this.blockedOn.clear();
     this.stuckServices.clear();
     this.networkFailures.clear();
+    this.ingressComing = false;
+    yield* this.ledger.rebuildInSteps(state, LEARN_STEP);
+    let done = 0;
+    for (const task of state.tasks.values()) {
+      if (task.status.state === TaskState.NEW && task.desiredState <= TaskState.RUNNING) this.pending.add(task.id);
+      if (++done % LEARN_STEP === 0) yield;
+    }
+    // Nothing was stuck or proposed meanwhile: whatever a record told had it look at, the state shows.
     this.dirtyNetworks.clear();
     this.dirtyServices.clear();
     for (const network of state.networks.values()) if (network.subnet === undefined) this.dirtyNetworks.add(network.id);
     // Not only services whose tasks wait: one that stopped publishing may still hold ports to give back.
     for (const service of state.services.values()) if (service.endpointVersion !== service.version) this.dirtyServices.add(service.id);
-    for (const task of state.tasks.values()) {
-      if (task.status.state === TaskState.NEW && task.desiredState <= TaskState.RUNNING) this.pending.add(task.id);
-    }
     this.needIngress = ![...state.networks.values()].some((n) => n.spec.ingress);
-    this.ingressComing = false;
   }
 
   decide(state: ClusterState, _now?: Date): readonly Proposal[] {

@@ -61,13 +61,31 @@ export class Ledger {
 
   /** Starts over from the state: pools for allocated networks, then every holding it records. */
   rebuild(state: ClusterState): void {
+    for (const _ of this.rebuildInSteps(state, Number.POSITIVE_INFINITY)) continue;
+  }
+
+  /**
+   * `rebuild`, `step` services or tasks a step (the networks, few, in the first). Holdings
+   * synced between steps (addNetwork, syncService, syncTask, as records are told) leave it
+   * as if synced after: a sync makes a holder hold exactly what the state says, so syncing a
+   * holder again holds nothing twice, and the steps still to come sync the rest from the
+   * state as it is then (a task removed meanwhile is not reached).
+   */
+  *rebuildInSteps(state: ClusterState, step: number): Generator<void> {
     this.pools.clear();
     this.tasks.clear();
     this.services.clear();
     this.conflicts = 0;
     for (const network of state.networks.values()) this.addNetwork(network);
-    for (const service of state.services.values()) this.syncService(state, service.id);
-    for (const task of state.tasks.values()) this.syncTask(state, task.id);
+    let done = 0;
+    for (const id of state.services.keys()) {
+      this.syncService(state, id);
+      if (++done % step === 0) yield;
+    }
+    for (const id of state.tasks.keys()) {
+      this.syncTask(state, id);
+      if (++done % step === 0) yield;
+    }
   }
 
   /**
