@@ -170,7 +170,8 @@ describe('a component runner with snapshots', () => {
       const core = new ReaperCore();
       const watched = Object.assign(Object.create(core) as ReaperCore, {
         idleWhileStandby,
-        reconcileAll: (state: Parameters<ReaperCore['reconcileAll']>[0]) => (heard.push('reconcileAll'), core.reconcileAll(state)),
+        reconcileAll: (state: Parameters<ReaperCore['reconcileAll']>[0]) => (heard.push('learn'), core.reconcileAll(state)),
+        reconcileInSteps: (state: Parameters<ReaperCore['reconcileAll']>[0]) => (heard.push('learn'), core.reconcileInSteps(state)),
         observe: (...args: Parameters<ReaperCore['observe']>) => (heard.push(`observe ${args[0].type}`), core.observe(...args)),
       });
       const next = new ComponentRunner(log, watched, { cluster: 'c1', instance: `reaper-${idleWhileStandby}`, snapshots: { store: new FileSnapshotStore(dir), everyMs: 60_000 }, onActivity: (a) => a.kind === 'restored' && heard.push('restored') });
@@ -181,8 +182,8 @@ describe('a component runner with snapshots', () => {
       return heard;
     };
     // Its own OwnershipTaken is in the state it learns on taking over.
-    expect(await learnt(true)).toEqual(['restored', 'reconcileAll']);
-    expect(await learnt(false)).toEqual(['reconcileAll', 'restored', 'observe OwnershipTaken', 'reconcileAll']);
+    expect(await learnt(true)).toEqual(['restored', 'learn']);
+    expect(await learnt(false)).toEqual(['learn', 'restored', 'observe OwnershipTaken', 'learn']);
   });
 
   it('takes no snapshot for fewer records since the last than a thousandth of the state\'s entities', async () => {
