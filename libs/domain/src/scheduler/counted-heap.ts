@@ -12,15 +12,16 @@ export class CountedMinHeap implements PlacingHeap<NodeInfo> {
   private readonly ofService: number[];
   private readonly all: number[];
 
-  /** `sorted`: the leaf's candidates, best first (any min-heap of this order will do). */
+  /** `nodes`: the leaf's candidates in any order; they are made a heap here. */
   constructor(
-    sorted: NodeInfo[],
+    nodes: NodeInfo[],
     private readonly serviceId: string,
     private readonly tie: Compare<NodeInfo>,
   ) {
-    this.items = sorted;
-    this.ofService = sorted.map((node) => node.tasksOf(serviceId));
-    this.all = sorted.map((node) => node.activeTasks);
+    this.items = nodes;
+    this.ofService = nodes.map((node) => node.tasksOf(serviceId));
+    this.all = nodes.map((node) => node.activeTasks);
+    for (let i = (nodes.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
   }
 
   get top(): NodeInfo | undefined {

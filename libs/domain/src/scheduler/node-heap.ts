@@ -1,8 +1,8 @@
 /**
  * Heaps of candidate nodes. While a tree is built each leaf keeps a max-heap bounded by
  * the batch size — no batch of n tasks needs more than n nodes, so a better node displaces
- * the worst one kept. It is then sorted best first, and a sorted array is already a
- * min-heap: placing takes the best node, and the node sinks as its count grows.
+ * the worst one kept. What it kept is then made a min-heap: placing takes the best node,
+ * and the node sinks as its count grows.
  */
 
 /** Negative when `a` is the better place for the next task. */
@@ -28,15 +28,6 @@ const siftDown = <T>(items: T[], i: number, before: (a: T, b: T) => boolean): vo
   }
 };
 
-const siftUp = <T>(items: T[], i: number, before: (a: T, b: T) => boolean): void => {
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (!before(items[i] as T, items[parent] as T)) return;
-    swap(items, i, parent);
-    i = parent;
-  }
-};
-
 /** At most `limit` items, the worst on top so that it can be displaced. */
 export class BoundedMaxHeap<T> {
   private readonly items: T[] = [];
@@ -53,15 +44,19 @@ export class BoundedMaxHeap<T> {
     return this.items.length;
   }
 
-  /** Keeps `item` if there is room or it is better than the worst kept. */
+  /**
+   * Keeps `item` if there is room or it is better than the worst kept. Until the heap is
+   * full its items are only gathered: they are made a heap when the limit is reached, so a
+   * batch with room for every candidate never orders them here.
+   */
   offer(item: T): void {
-    if (this.limit <= 0) return;
-    if (this.items.length < this.limit) {
-      this.items.push(item);
-      siftUp(this.items, this.items.length - 1, this.before);
-    } else if (this.compare(item, this.items[0] as T) < 0) {
-      this.items[0] = item;
-      siftDown(this.items, 0, this.before);
+    const items = this.items;
+    if (items.length < this.limit) {
+      items.push(item);
+      if (items.length === this.limit) heapify(items, this.before);
+    } else if (this.limit > 0 && this.compare(item, items[0] as T) < 0) {
+      items[0] = item;
+      siftDown(items, 0, this.before);
     }
   }
 
@@ -69,7 +64,17 @@ export class BoundedMaxHeap<T> {
   sorted(): T[] {
     return [...this.items].sort(this.compare);
   }
+
+  /** The items kept, in no order: what a heap of another order is made from. */
+  unordered(): T[] {
+    return [...this.items];
+  }
 }
+
+/** Makes `items` a heap where `before(a, b)` says a belongs above b. */
+const heapify = <T>(items: T[], before: (a: T, b: T) => boolean): void => {
+  for (let i = (items.length >> 1) - 1; i >= 0; i--) siftDown(items, i, before);
+};
 
 /** What placing a leaf's batch needs of its heap: the best node on top, which gets worse or leaves. */
 export interface PlacingHeap<T> {
@@ -84,12 +89,13 @@ export interface PlacingHeap<T> {
 export class MinHeap<T> implements PlacingHeap<T> {
   private readonly before: (a: T, b: T) => boolean;
 
-  /** `items` sorted best first (any min-heap will do). */
+  /** `items` in any order: they are made a heap here. */
   constructor(
     private readonly items: T[],
     compare: Compare<T>,
   ) {
     this.before = (a, b) => compare(a, b) < 0;
+    heapify(items, this.before);
   }
 
   get size(): number {
@@ -118,6 +124,6 @@ export class MinHeap<T> implements PlacingHeap<T> {
     const kept = this.items.filter(keep);
     this.items.length = 0;
     this.items.push(...kept);
-    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) siftDown(this.items, i, this.before);
+    heapify(this.items, this.before);
   }
 }

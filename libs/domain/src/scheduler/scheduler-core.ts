@@ -296,7 +296,7 @@ export class SchedulerCore implements ComponentCore {
     const passedOf = `; ${passed} of ${plural(seen, 'node')} passed`;
     spreadOver(tree, group.length, {
       compare,
-      ...(hints.faultless ? { heap: (sorted: NodeInfo[]) => new CountedMinHeap(sorted, serviceId, byId(hints.ranked)) } : {}),
+      ...(hints.faultless ? { heap: (nodes: NodeInfo[]) => new CountedMinHeap(nodes, serviceId, byId(hints.ranked)) } : {}),
       assign: (node, path) => {
         const tracked = group[next++] as Tracked;
         this.view.place(tracked, node);

@@ -3,8 +3,8 @@
  * the branches' counts of the service's tasks come out as even as they can (water-filling:
  * the emptiest branches are raised to the next one's level, then the rest go round, fewest
  * tasks in all first); a branch that cannot take its share is left out and the rest is
- * shared again. At a leaf the nodes are sorted best first, and each task goes to the best
- * node there: that fills the emptiest node to the next node's level, then goes round-robin.
+ * shared again. At a leaf the nodes are made a heap, best on top, and each task goes to the
+ * best node there: that fills the emptiest node to the next node's level, then goes round-robin.
  */
 import type { DecisionTree } from './decision-tree';
 import { MinHeap } from './node-heap';
@@ -18,8 +18,8 @@ export interface SpreadInput {
    * already raised); says whether the node can still take another of the batch.
    */
   readonly assign: (node: NodeInfo, path: readonly DecisionTree[]) => boolean;
-  /** The heap a leaf places from, given its candidates best first; a MinHeap of `compare` unless told. */
-  readonly heap?: (sorted: NodeInfo[]) => PlacingHeap<NodeInfo>;
+  /** The heap a leaf places from, given its candidates in any order; a MinHeap of `compare` unless told. */
+  readonly heap?: (nodes: NodeInfo[]) => PlacingHeap<NodeInfo>;
 }
 
 const branchOrder = (a: DecisionTree, b: DecisionTree): number =>
@@ -52,8 +52,8 @@ export const shares = (branches: readonly DecisionTree[], n: number): number[] =
 
 const fillLeaf = (leaf: DecisionTree, n: number, path: readonly DecisionTree[], input: SpreadInput): number => {
   if (!leaf.placing) {
-    const sorted = leaf.candidates?.sorted() ?? [];
-    leaf.placing = input.heap ? input.heap(sorted) : new MinHeap(sorted, input.compare);
+    const nodes = leaf.candidates?.unordered() ?? [];
+    leaf.placing = input.heap ? input.heap(nodes) : new MinHeap(nodes, input.compare);
   }
   const heap = leaf.placing;
   let placed = 0;
