@@ -9,7 +9,7 @@
  * and scans every node); 'service' gives the tasks one service and SpecVersion, one group.
  * The driver is compiled once into a test binary of SwarmKit's scheduler package (kept under
  * the OS temp dir, rebuilt when the driver, go.mod/go.sum or Go change); each run executes it.
- * Command line: swarmkit-shape.ts <nodes> <tasks> plain|constraints per-task|service
+ * Command line: swarmkit-shape.ts <nodes> <tasks> plain|constraints per-task|service [reps]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -20,8 +20,11 @@ import { join } from 'node:path';
 export type SwarmKitGrouping = 'per-task' | 'service';
 
 export interface SwarmKitShapeTiming {
+  /** The middle of the repetitions. */
   readonly decideMs: number;
   readonly commitMs: number;
+  readonly decideRuns: readonly number[];
+  readonly commitRuns: readonly number[];
   readonly maxRssMiB: number;
 }
 
@@ -96,7 +99,7 @@ export const swarmKitUnavailable = (): string | undefined => {
 };
 
 /** Runs one shape in a process of its own; throws when SwarmKit is unavailable or a task is left unplaced. */
-export const runSwarmKitShape = (nodes: number, tasks: number, constraints: boolean, grouping: SwarmKitGrouping): SwarmKitShapeTiming => {
+export const runSwarmKitShape = (nodes: number, tasks: number, constraints: boolean, grouping: SwarmKitGrouping, reps = 1): SwarmKitShapeTiming => {
   const reason = swarmKitUnavailable();
   if (reason !== undefined) throw new Error(`SwarmKit's scheduler is unavailable: ${reason}`);
   const out = execFileSync(BINARY, ['-test.run', '^TestShoalDriver$'], {
@@ -107,18 +110,19 @@ export const runSwarmKitShape = (nodes: number, tasks: number, constraints: bool
       SHOAL_SK_TASKS: String(tasks),
       SHOAL_SK_CONSTRAINTS: constraints ? '1' : '0',
       SHOAL_SK_GROUPING: grouping,
+      SHOAL_SK_REPS: String(reps),
     },
     encoding: 'utf8',
     maxBuffer: 16 * 2 ** 20,
   });
   const line = out.split('\n').find((l) => l.startsWith('{'));
   if (line === undefined) throw new Error(`no result from the SwarmKit driver: ${out.slice(0, 2_000)}`);
-  const { decideMs, commitMs, maxRssMiB } = JSON.parse(line) as SwarmKitShapeTiming;
-  return { decideMs, commitMs, maxRssMiB };
+  const { decideMs, commitMs, decideRuns, commitRuns, maxRssMiB } = JSON.parse(line) as SwarmKitShapeTiming;
+  return { decideMs, commitMs, decideRuns, commitRuns, maxRssMiB };
 };
 
 if (require.main === module) {
-  const [nodesArg, tasksArg, constraintsArg = 'plain', groupingArg = 'per-task'] = process.argv.slice(2);
+  const [nodesArg, tasksArg, constraintsArg = 'plain', groupingArg = 'per-task', repsArg = '1'] = process.argv.slice(2);
   const nodes = Number(nodesArg);
   const tasks = Number(tasksArg);
   if (!(nodes > 0 && tasks > 0) || !['plain', 'constraints'].includes(constraintsArg) || !['per-task', 'service'].includes(groupingArg)) {
@@ -132,5 +136,5 @@ if (require.main === module) {
   }
   const constraints = constraintsArg === 'constraints';
   const grouping = groupingArg as SwarmKitGrouping;
-  process.stdout.write(`${JSON.stringify({ nodes, tasks, constraints, grouping, ...runSwarmKitShape(nodes, tasks, constraints, grouping) })}\n`);
+  process.stdout.write(`${JSON.stringify({ nodes, tasks, constraints, grouping, ...runSwarmKitShape(nodes, tasks, constraints, grouping, Number(repsArg)) })}\n`);
 }

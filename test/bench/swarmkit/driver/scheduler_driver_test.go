@@ -16,7 +16,9 @@
 // Parameters come from the environment: SHOAL_SK_NODES, SHOAL_SK_TASKS,
 // SHOAL_SK_CONSTRAINTS (1 or 0), SHOAL_SK_GROUPING ("per-task": no SpecVersion, every task
 // a one-off as in SwarmKit's benchmark; "service": one service, one SpecVersion, one
-// group). A 100-node × 2,000-task shape runs first, unmeasured. Prints one JSON line.
+// group); SHOAL_SK_REPS, how many times the shape is placed (1 unless told), each in a
+// store of its own, the middle one reported beside every one. A 100-node × 2,000-task
+// shape runs first, unmeasured. Prints one JSON line.
 package scheduler
 
 import (
@@ -25,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"syscall"
 	"testing"
@@ -36,13 +39,15 @@ import (
 )
 
 type shoalShape struct {
-	Nodes       int     `json:"nodes"`
-	Tasks       int     `json:"tasks"`
-	Constraints bool    `json:"constraints"`
-	Grouping    string  `json:"grouping"`
-	DecideMs    float64 `json:"decideMs"`
-	CommitMs    float64 `json:"commitMs"`
-	MaxRssMiB   float64 `json:"maxRssMiB"`
+	Nodes       int       `json:"nodes"`
+	Tasks       int       `json:"tasks"`
+	Constraints bool      `json:"constraints"`
+	Grouping    string    `json:"grouping"`
+	DecideMs    float64   `json:"decideMs"`
+	CommitMs    float64   `json:"commitMs"`
+	DecideRuns  []float64 `json:"decideRuns"`
+	CommitRuns  []float64 `json:"commitRuns"`
+	MaxRssMiB   float64   `json:"maxRssMiB"`
 }
 
 func shoalFillStore(s *store.MemoryStore, nodes, tasks int, constraints bool, grouping string) error {
@@ -177,6 +182,13 @@ func shoalRunShape(nodes, tasks int, constraints bool, grouping string) (decide,
 	return decide, commit, nil
 }
 
+// shoalMiddle is the middle value of runs (the upper of the two middle ones when even), as the Shoal side takes it.
+func shoalMiddle(runs []float64) float64 {
+	sorted := append([]float64(nil), runs...)
+	sort.Float64s(sorted)
+	return sorted[len(sorted)/2]
+}
+
 func shoalEnvInt(t *testing.T, name string) int {
 	v, err := strconv.Atoi(os.Getenv(name))
 	if err != nil || v <= 0 {
@@ -194,12 +206,23 @@ func TestShoalDriver(t *testing.T) {
 		t.Fatalf(`SHOAL_SK_GROUPING must be "per-task" or "service", got %q`, grouping)
 	}
 
+	reps := 1
+	if os.Getenv("SHOAL_SK_REPS") != "" {
+		reps = shoalEnvInt(t, "SHOAL_SK_REPS")
+	}
+
 	if _, _, err := shoalRunShape(100, 2_000, constraints, grouping); err != nil {
 		t.Fatalf("warm-up: %v", err)
 	}
-	decide, commit, err := shoalRunShape(nodes, tasks, constraints, grouping)
-	if err != nil {
-		t.Fatal(err)
+	decideRuns := make([]float64, 0, reps)
+	commitRuns := make([]float64, 0, reps)
+	for rep := 0; rep < reps; rep++ {
+		decide, commit, err := shoalRunShape(nodes, tasks, constraints, grouping)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decideRuns = append(decideRuns, float64(decide.Nanoseconds())/1e6)
+		commitRuns = append(commitRuns, float64(commit.Nanoseconds())/1e6)
 	}
 
 	var ru syscall.Rusage
@@ -208,9 +231,11 @@ func TestShoalDriver(t *testing.T) {
 	}
 	line, _ := json.Marshal(shoalShape{
 		Nodes: nodes, Tasks: tasks, Constraints: constraints, Grouping: grouping,
-		DecideMs:  float64(decide.Nanoseconds()) / 1e6,
-		CommitMs:  float64(commit.Nanoseconds()) / 1e6,
-		MaxRssMiB: float64(ru.Maxrss) / 1024,
+		DecideMs:   shoalMiddle(decideRuns),
+		CommitMs:   shoalMiddle(commitRuns),
+		DecideRuns: decideRuns,
+		CommitRuns: commitRuns,
+		MaxRssMiB:  float64(ru.Maxrss) / 1024,
 	})
 	fmt.Println(string(line))
 }
