@@ -31,6 +31,8 @@ const siftDown = <T>(items: T[], i: number, before: (a: T, b: T) => boolean): vo
 /** At most `limit` items, the worst on top so that it can be displaced. */
 export class BoundedMaxHeap<T> {
   private readonly items: T[] = [];
+  /** The items have been made a heap (once the limit was passed). */
+  private heaped = false;
   private readonly before: (a: T, b: T) => boolean;
 
   constructor(
@@ -45,16 +47,22 @@ export class BoundedMaxHeap<T> {
   }
 
   /**
-   * Keeps `item` if there is room or it is better than the worst kept. Until the heap is
-   * full its items are only gathered: they are made a heap when the limit is reached, so a
-   * batch with room for every candidate never orders them here.
+   * Keeps `item` if there is room or it is better than the worst kept. Until one more than
+   * the limit is offered the items are only gathered: they are made a heap then, so a batch
+   * with room for every candidate never orders them here.
    */
   offer(item: T): void {
     const items = this.items;
     if (items.length < this.limit) {
       items.push(item);
-      if (items.length === this.limit) heapify(items, this.before);
-    } else if (this.limit > 0 && this.compare(item, items[0] as T) < 0) {
+      return;
+    }
+    if (this.limit <= 0) return;
+    if (!this.heaped) {
+      heapify(items, this.before);
+      this.heaped = true;
+    }
+    if (this.compare(item, items[0] as T) < 0) {
       items[0] = item;
       siftDown(items, 0, this.before);
     }
