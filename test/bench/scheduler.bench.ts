@@ -49,8 +49,10 @@ const rate = (tasks: number, ms: number): number => tasks / (ms / 1e3);
  * that happened to fall in it); one of a shape that takes a minute.
  */
 const repsOf = (nodes: number, tasks: number, grouping: Grouping): number => {
-  const work = grouping === 'per-task' ? nodes * tasks : nodes + tasks * 10;
-  return work <= 1e6 ? 51 : work <= 1e7 ? 9 : work <= 1e8 ? 3 : 1;
+  const size = nodes + tasks;
+  const visits = grouping === 'per-task' ? nodes * tasks : size;
+  if (size <= 20_000 && visits <= 1e6) return 51;
+  return size <= 150_000 && visits <= 1e7 ? 5 : 1;
 };
 
 const runShoal = (nodes: number, tasks: number, constraints: boolean, grouping: Grouping, reps: number): ShoalRun => {
