@@ -5,8 +5,11 @@
  * The work is counted in nodes looked at, not in time, so that the same view and queue
  * always give the same slice: a batch's decision tree looks at every node once (none when
  * the batch goes on with the tree the last tick kept: continued-batch.ts), and a task costs
- * about as much as TASK_COST nodes (its heap moves, the filters again, its why: about 4 µs,
- * against 0.6 µs a node).
+ * about as much as TASK_COST nodes did when the weights were set (its heap moves, the
+ * filters again, its why: about 4 µs, against 0.6 µs a node). A node looked at costs far
+ * less now where a batch's candidates are kept (candidates.ts), and a task about 1 µs: a
+ * tick of this budget takes less time than it did, and its slices, and so the records they
+ * make, are the same.
  */
 
 /** A task placed or refused, in nodes looked at. */
@@ -15,7 +18,7 @@ export const TASK_COST = 6;
 /**
  * What a tick may spend by default: at 5,000 nodes, six batches of 1,000 tasks (11,000
  * each), or 11,666 tasks of a larger one, 12,500 of its rest — about 50 ms on a 2-core
- * machine. A fifth of it (one batch a tick) kept ticks near 10 ms, but at C1M's
+ * machine when it was set. A fifth of it (one batch a tick) kept ticks near 10 ms, but at C1M's
  * size the thousand smaller TasksAssigned records cost the dispatcher and the agents more
  * than the scheduler saved: all RUNNING in 342 s against 212 s with this budget (docs/benchmarks.md).
  */
