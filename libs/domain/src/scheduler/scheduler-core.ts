@@ -144,13 +144,13 @@ export class SchedulerCore implements ComponentCore {
     if (this.view.queue.size === 0) return [];
     const outcome: SchedulingOutcome = { assigned: [], unschedulable: [] };
     const at = now.getTime();
-    const { preassigned, groups, cutKey } = this.takeFromQueue(at);
+    const { preassigned, groups, cutKey, reusing } = this.takeFromQueue(at);
     for (const tracked of preassigned) this.checkPreassigned(tracked, outcome);
-    const continued = this.continued;
+    const continued = reusing ? this.continued : undefined;
     this.continued = undefined;
     let last: ContinuedBatch | undefined;
     for (const [key, group] of groups) {
-      const goesOn = continues(continued, key, this.view.changes, at) ? continued : undefined;
+      const goesOn = continued?.key === key ? continued : undefined;
       last = this.scheduleGroup(state, key, group, at, goesOn, key === cutKey, outcome);
     }
     // Kept only when the batch cut short was the last one placed: nothing changed since.
@@ -170,7 +170,7 @@ export class SchedulerCore implements ComponentCore {
    * which it can only as the first batch with nothing placed before it — and each task
    * TASK_COST. `cutKey`: the batch of the first task left in the queue.
    */
-  private takeFromQueue(now: number): { preassigned: Tracked[]; groups: Map<string, Tracked[]>; cutKey?: string } {
+  private takeFromQueue(now: number): { preassigned: Tracked[]; groups: Map<string, Tracked[]>; cutKey?: string; reusing: boolean } {
     const budget = new TickBudget(this.tickBudget);
     const treeCost = this.view.nodes.size;
     const groups = new Map<string, Tracked[]>();
@@ -187,7 +187,7 @@ export class SchedulerCore implements ComponentCore {
       }
       if (tracked.task.nodeId !== undefined) {
         // Placed before every batch, it makes the kept tree stale: that one is built after all.
-        if (!budget.spend(reusing ? treeCost + TASK_COST : TASK_COST)) break;
+        if (!budget.spend(reusing ? treeCost + TASK_COST : TASK_COST)) return { preassigned, groups, reusing };
         reusing = false;
         preassigned.push(tracked);
       } else {
@@ -195,12 +195,12 @@ export class SchedulerCore implements ComponentCore {
         // The queue holds a batch's tasks side by side: the last batch is most often the one.
         if (!last || last.serviceId !== serviceId || last.specVersion !== specVersion) last = byService.get(serviceId)?.get(specVersion);
         if (last) {
-          if (!budget.spend(TASK_COST)) return { preassigned, groups, cutKey: last.key };
+          if (!budget.spend(TASK_COST)) return { preassigned, groups, cutKey: last.key, reusing };
           last.tasks.push(tracked);
         } else {
           const key = `${serviceId}@${specVersion}`;
-          const reuse = groups.size === 0 && preassigned.length === 0 && continues(this.continued, key, this.view.changes, now);
-          if (!budget.spend(reuse ? TASK_COST : treeCost + TASK_COST)) return { preassigned, groups, cutKey: key };
+          const reuse = groups.size === 0 && preassigned.length === 0 && continues(this.continued, key, this.view.changes, now, this.view.queue.size);
+          if (!budget.spend(reuse ? TASK_COST : treeCost + TASK_COST)) return { preassigned, groups, cutKey: key, reusing };
           reusing = reuse;
           last = { serviceId, specVersion, key, tasks: [tracked] };
           groups.set(key, last.tasks);
@@ -211,7 +211,7 @@ export class SchedulerCore implements ComponentCore {
       }
       this.view.queue.delete(tracked);
     }
-    return { preassigned, groups };
+    return { preassigned, groups, reusing };
   }
 
   /** Proposals whose verdict never arrived (an append that failed): back to the queue. */
@@ -268,7 +268,8 @@ export class SchedulerCore implements ComponentCore {
     const hints = { faultless: nodes.failingNodes === 0, ranked: nodes.ranked };
     const compare = continued?.compare ?? nodeOrder(serviceId, specVersion, now, hints);
     const preferences = first.task.spec.placement?.preferences ?? [];
-    const maxAssignments = cut ? Number.POSITIVE_INFINITY : group.length;
+    // A batch cut short keeps a tree for the rest of it, which is still queued.
+    const maxAssignments = cut ? group.length + this.view.queue.size : group.length;
     const notesFailures = (node: NodeInfo): boolean => {
       if (node.failing && node.recentFailures(serviceId, specVersion, now) > 0) timeSensitive = true;
       return true;
@@ -308,7 +309,8 @@ export class SchedulerCore implements ComponentCore {
       },
     });
     if (next === group.length) {
-      return { key, tree, passed, seen, compare, changes: this.view.changes, timeSensitive, now: continued?.now ?? now };
+      const room = (continued?.room ?? maxAssignments) - next;
+      return { key, tree, passed, seen, compare, changes: this.view.changes, timeSensitive, now: continued?.now ?? now, room };
     }
     // What stops the rest, as things stand after this batch's placements.
     this.pipeline.resetCounts();

@@ -53,6 +53,17 @@ describe('a backlog larger than one tick', () => {
     expect([...whenScheduled(c).perNode('web').values()]).toEqual([3, 3, 3, 3]);
   });
 
+  it('keeps for the rest of a batch cut short only as many nodes as it has tasks, and builds the tree again when more are queued', () => {
+    // 10 nodes: room for the tree and one task a tick; the batch's first 4 tasks leave it a tree of 4 nodes.
+    const c = scheduler(10 + TASK_COST).given(nodes('n', 10), service('web'));
+    c.given(pending('web', 4));
+    expect(whenScheduled(c).assigned.size).toBe(1);
+    // Six more of the same batch: the kept tree has room for 3, so it is not gone on with.
+    c.given(pending('web', 6));
+    drain(c);
+    expect([...whenScheduled(c).perNode('web').values()]).toEqual(Array.from({ length: 10 }, () => 1));
+  });
+
   it('counts a new batch\'s tree against the budget: a second service waits for the next tick', () => {
     const c = scheduler(4 + 3 * TASK_COST).given(nodes('n', 4), service('a'), service('b'));
     c.given(pending('a', 2), pending('b', 2));
