@@ -1,7 +1,7 @@
 /**
  * npm run bench -- <name> [options] [--json] [--write]
  *   scheduler  SwarmKit's BenchmarkScheduler shapes, Shoal's core and view beside SwarmKit's own scheduler (a Go driver,
- *              test/bench/swarmkit); --runs (3), --quick
+ *              test/bench/swarmkit); --runs (3), --quick, --only <text in a shape's name>
  *   replay     rebuild views from a log of --records (1,000,000) records; --runs (3)
  *   verify     the audit proof and `shoal audit verify` on one thread and on --workers (one a core), a log of --records
  *              (200,000) with a signed checkpoint every --every (5,000); --runs (3), --sources, --no-build

@@ -67,6 +67,9 @@ const runShoal = (nodes: number, tasks: number, constraints: boolean, grouping: 
 export const schedulerBench = async (argv: readonly string[]): Promise<void> => {
   const runs = intOption(argv, 'runs', 3);
   const quick = argv.includes('--quick');
+  const onlyAt = argv.indexOf('--only');
+  /** Only the shapes whose name holds this text (e.g. "100k nodes × 1k tasks, one service"). */
+  const only = onlyAt >= 0 ? argv[onlyAt + 1] : undefined;
   const unavailable = swarmKitUnavailable();
   if (unavailable !== undefined) throw new Error(`SwarmKit's scheduler cannot be measured here, so no ratio can be: ${unavailable}`);
   const measures: Measure[] = [];
@@ -76,7 +79,7 @@ export const schedulerBench = async (argv: readonly string[]): Promise<void> => 
   for (const [nodes, tasks, constraints] of SHAPES) {
     for (const grouping of GROUPINGS) {
       const name = `${constraints ? 'constraints, ' : ''}${k(nodes)} nodes × ${k(tasks)} tasks, ${grouping === 'service' ? 'one service' : 'a service per task'}`;
-      if (quick && nodes * tasks > 1e8) continue;
+      if ((quick && nodes * tasks > 1e8) || (only !== undefined && !name.includes(only))) continue;
       if (grouping === 'per-task' && nodes * tasks > MOST_VISITS) {
         left.push(name);
         continue;
