@@ -58,7 +58,7 @@ const repsOf = (nodes: number, tasks: number, grouping: Grouping): number => {
 const runShoal = (nodes: number, tasks: number, constraints: boolean, grouping: Grouping, reps: number): ShoalRun => {
   const out = execFileSync(
     process.execPath,
-    ['--max-old-space-size=8192', '-r', join(ROOT, 'bin', 'register.js'), join(__dirname, 'scheduler-shape.ts'), String(nodes), String(tasks), constraints ? 'constraints' : 'plain', grouping, String(reps)],
+    ['--max-old-space-size=8192', '--expose-gc', '-r', join(ROOT, 'bin', 'register.js'), join(__dirname, 'scheduler-shape.ts'), String(nodes), String(tasks), constraints ? 'constraints' : 'plain', grouping, String(reps)],
     { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * 2 ** 20 },
   );
   return JSON.parse(out.trim().split('\n').pop() as string) as ShoalRun;
