@@ -47,6 +47,18 @@ describe('the nodes a batch looks at (candidates kept per filter key)', () => {
     expect(out.why.get(c.lastCreated[0] as string)).toMatch(/; 3 of 3 nodes passed$/);
   });
 
+  it('tell apart constraint lists whose expressions would read the same run together', () => {
+    const c = scheduler().given(
+      node('n1', { labels: { a: 'x', b: 'y' } }),
+      service('one', { placement: { constraints: ['node.labels.a==x\nnode.labels.b==y'] } }),
+      service('two', { placement: { constraints: ['node.labels.a==x', 'node.labels.b==y'] } }),
+    );
+    c.given(pending('one', 1), pending('two', 1));
+    const out = whenScheduled(c);
+    expect(out.perNode('two')).toEqual(new Map([['n1', 1]]));
+    expect(out.perNode('one').size).toBe(0);
+  });
+
   it('still count the nodes the filters that vary refuse: the why says how many passed', () => {
     const c = scheduler().given(node('big', { cpus: 8 }), node('small', { cpus: 1 }), service('ml', { resources: { reservations: { nanoCpus: 2e9 } } }));
     c.given(pending('ml', 1));

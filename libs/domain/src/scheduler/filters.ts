@@ -94,7 +94,7 @@ export class PluginFilter implements Filter {
     return onNodes('missing plugin', nodes);
   }
   key(): string {
-    return this.plugins.map((p) => `${p.type}/${p.name}`).join(',');
+    return JSON.stringify(this.plugins.map((p) => [p.type, p.name]));
   }
 }
 
@@ -118,7 +118,7 @@ export class ConstraintFilter implements Filter {
     return onNodes('scheduling constraints not satisfied', nodes);
   }
   key(): string {
-    return this.expressions.join('\n');
+    return JSON.stringify(this.expressions);
   }
 }
 
@@ -145,7 +145,7 @@ export class PlatformFilter implements Filter {
     return onNodes('unsupported platform', nodes);
   }
   key(): string {
-    return this.platforms.map((p) => `${p.os}/${p.architecture}`).join(',');
+    return JSON.stringify(this.platforms.map((p) => [p.os, p.architecture]));
   }
 }
 
