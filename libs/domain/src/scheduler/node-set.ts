@@ -6,7 +6,7 @@ import type { NodeSetTally } from './node-info';
 /** Ranks are worked out again at most this often while nodes come and go (a sort of every id). */
 const RANK_EVERY_MS = 1_000;
 
-export class NodeSet {
+export class NodeSet implements NodeSetTally {
   private readonly nodes = new Map<string, NodeInfo>();
   /** Counts every node added, changed or removed. */
   epoch = 0;
@@ -17,16 +17,6 @@ export class NodeSet {
   private rankedAt = Number.NEGATIVE_INFINITY;
   /** Active tasks of each service over all the nodes. */
   private readonly totals = new Map<string, number>();
-  private readonly tally: NodeSetTally = {
-    counted: (serviceId, delta) => {
-      const next = (this.totals.get(serviceId) ?? 0) + delta;
-      if (next > 0) this.totals.set(serviceId, next);
-      else this.totals.delete(serviceId);
-    },
-    failing: (delta) => {
-      this.failingNodes += delta;
-    },
-  };
 
   get size(): number {
     return this.nodes.size;
@@ -51,7 +41,7 @@ export class NodeSet {
     }
     if (info) info.updateNode(node);
     else {
-      this.nodes.set(id, new NodeInfo(node, this.tally));
+      this.nodes.set(id, new NodeInfo(node, this));
       this.ranked = false;
     }
   }
@@ -69,6 +59,18 @@ export class NodeSet {
     ids.forEach((id, rank) => ((this.nodes.get(id) as NodeInfo).rank = rank));
     this.ranked = true;
     this.rankedAt = now;
+  }
+
+  /** A node's count of `serviceId`'s active tasks moved by `delta` (NodeSetTally). */
+  counted(serviceId: string, delta: number): void {
+    const next = (this.totals.get(serviceId) ?? 0) + delta;
+    if (next > 0) this.totals.set(serviceId, next);
+    else this.totals.delete(serviceId);
+  }
+
+  /** A node's first failure, or a failing node leaving (NodeSetTally). */
+  failing(delta: 1 | -1): void {
+    this.failingNodes += delta;
   }
 
   /** The service's active tasks over all the nodes. */
