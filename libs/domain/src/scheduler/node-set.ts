@@ -52,13 +52,13 @@ export class NodeSet implements NodeSetTally {
    * the time): an order that breaks ties by id compares ranks when ranked, ids otherwise,
    * and both give the same order.
    */
-  rankById(now = this.rankedAt + RANK_EVERY_MS): void {
-    if (this.ranked || now - this.rankedAt < RANK_EVERY_MS) return;
+  rankById(now?: number): void {
+    if (this.ranked || (now !== undefined && now - this.rankedAt < RANK_EVERY_MS)) return;
     // The default sort orders strings by UTF-16 code units, as `<` does, without a call per comparison.
     const ids = [...this.nodes.keys()].sort();
     ids.forEach((id, rank) => ((this.nodes.get(id) as NodeInfo).rank = rank));
     this.ranked = true;
-    this.rankedAt = now;
+    this.rankedAt = now ?? this.rankedAt;
   }
 
   /** A node's count of `serviceId`'s active tasks moved by `delta` (NodeSetTally). */
