@@ -2,8 +2,9 @@
  * shoal audit story <id>: every record that touched a task, service, node, network, config
  * or secret, in log order, with evolve's verdict and, for a task, the scheduler's reasons —
  * from the story index beside the snapshots (`<data dir>/story-index`), reading only those
- * records. The index is checked against the log first; one that is missing or refused is
- * built again by replay, one that is behind is brought up to the log's end (the tail only).
+ * records (from the index's copies of them, or with --from-log from the log). The index is
+ * checked against the log first; one that is missing or refused is built again by replay,
+ * one that is behind is brought up to the log's end (the tail only).
  */
 import { join } from 'node:path';
 import { shoalSettings } from '@shoal/config';
@@ -21,6 +22,8 @@ export interface AuditStoryOptions {
   readonly index?: string;
   /** Build the index again from offset 0 first. */
   readonly rebuild?: boolean;
+  /** Read each record from the log, not from the index's copies (for an index whose folder is not trusted). */
+  readonly fromLog?: boolean;
   readonly json?: boolean;
 }
 
@@ -95,7 +98,7 @@ export const auditStory = (id: string, options: AuditStoryOptions): Promise<numb
     return withPointReads(log, async (reads) => {
       const check = await checkStoryIndex(dir, reads);
       if (!check.ok) throw new Error(check.reason);
-      const records = await readStory(dir, check.manifest, reads, id);
+      const records = await readStory(dir, check.manifest, reads, id, options.fromLog ? 'log' : 'copies');
       if (options.json) {
         const index = { dir, through: check.manifest.through, digest: check.manifest.digest, how: build.how };
         process.stdout.write(`${JSON.stringify({ id, index, records: records.map((entry) => storyEntry(entry, id)) })}\n`);

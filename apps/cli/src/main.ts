@@ -4,7 +4,7 @@
  *   shoal audit replay [--to OFFSET | --at TIME] [--snapshots DIR] [--from-scratch] [--json]   the state and its hash at a point
  *   shoal audit verify [--key PEM] [--expect P] [--workers N] [--json]  the signed checkpoints hold; replays agree?
  *   shoal audit report [--from T1] [--to T2] [--format json|html]  who changed what, refusals, nodes, failures, proof
- *   shoal audit story <id> [--index DIR] [--rebuild] [--json]  every record that touched a task, service, node…, from the story index
+ *   shoal audit story <id> [--index DIR] [--rebuild] [--from-log] [--json]  every record that touched a task, service, node…, from the story index
  *   shoal audit index [--index DIR] [--rebuild] [--snapshots-every N]  build the story index, or bring it up to the log's end
  *   shoal audit keygen <file>                    a new Ed25519 key for the audit checkpoints
  *   shoal agent --join-token T --dispatcher H:P  a node agent on this host (or --simulate N nodes)
@@ -97,6 +97,7 @@ export const cli = (): Command => {
     .argument('<id>', 'the entity id (a task id in full, a service id, …)')
     .option('--index <dir>', 'where the story index is kept (default: $SHOAL_DATA_DIR/story-index)')
     .option('--rebuild', 'build the index again from offset 0 first')
+    .option('--from-log', "read each record from the log, not from the index's copies of them")
     .option('--json', 'print the story as JSON')
     .action(async (id: string, options: AuditStoryOptions) => {
       process.exitCode = await auditStory(id, options);

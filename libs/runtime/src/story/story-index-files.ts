@@ -10,6 +10,9 @@
  *     state.json          the state at `through`, a snapshot, to extend the index from
  *     digests.bin         8 bytes of each record's SHA-256, at 8 × its offset (zeros where
  *                         the log has none): each record a story reads is checked against it
+ *   records/              copies of the records, by offset, that a story reads instead of
+ *                         the log when they are the ones indexed (story-copies.ts); shared
+ *                         by the generations, continued by each build
  *
  * A story reads the manifest and one shard; the shard's digest is in the manifest. The
  * same postings always give the same bytes, so the same log gives the same digest.

@@ -1,10 +1,12 @@
 /**
  * The story index: for every task, service, node, network, config and secret, the offsets
  * of the records that touched it, so that one entity's story is answered by reading only
- * those records. It is built by replay (from offset 0, or from the state it was last built
- * to, then the tail), kept beside the snapshots, and never trusted blindly: before it is
- * used it is checked against the log it indexes (not past its end, its first and last
- * records where they were), and every record a story reads must touch the entity.
+ * those records (from the index's copies of them, story-copies.ts, or from the log). It is
+ * built by replay (from offset 0, or from the state it was last built to, then the tail),
+ * kept beside the snapshots, and never trusted blindly: before it is used it is checked
+ * against the log it indexes (not past its end, its first, last and newest checkpoint
+ * records where they were), and every record a story reads must be the one indexed (its
+ * digest) and touch the entity.
  */
 import { createHash } from 'node:crypto';
 import { decode } from '@shoal/contracts';
@@ -12,6 +14,7 @@ import type { ShoalEvent } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
 import type { EventLog, LogRecord, SnapshotStore } from '@shoal/eventlog';
 import { entityIdsOf } from './entities';
+import { RecordCopiesWriter, readCopies } from './story-copies';
 import { StoryPostings } from './story-postings';
 import type { StoredVerdict } from './story-postings';
 import {
@@ -126,6 +129,7 @@ export const buildStoryIndex = async (log: EventLog, dir: string, options: Story
   const digests = Buffer.alloc(end * RECORD_DIGEST_BYTES);
   previous?.copy(digests, 0, 0, from * RECORD_DIGEST_BYTES);
   let last: StoryAnchor | undefined = check?.ok && from > 0 ? check.manifest.last : undefined;
+  const copies = await RecordCopiesWriter.open(dir, from);
   const every = options.snapshots?.every;
   const held = new Set(options.snapshots ? await options.snapshots.store.list() : []);
   while (projection.position < end && !projection.halted) {
@@ -141,6 +145,7 @@ export const buildStoryIndex = async (log: EventLog, dir: string, options: Story
       records++;
       const digest = recordDigestBytes(record.value);
       digest.copy(digests, record.offset * RECORD_DIGEST_BYTES);
+      await copies.add(record);
       const anchor = { offset: record.offset, digest: recordDigest(record.value) };
       first ??= anchor;
       last = anchor;
@@ -156,6 +161,7 @@ export const buildStoryIndex = async (log: EventLog, dir: string, options: Story
     }
     options.onProgress?.(projection.position, end);
   }
+  await copies.close();
   const manifest = await writeStoryIndex(dir, {
     through: projection.position,
     records,
@@ -207,7 +213,15 @@ export const readAt = async (log: EventLog, offsets: readonly number[], options:
   return found;
 };
 
-/** The records `offsets` name, each checked to touch `id`; an error naming the first that does not. */
+/** Where a story's records are read: the index's copies first (story-copies.ts), or each from the log. */
+export type StoryReadFrom = 'copies' | 'log';
+
+/**
+ * The records `offsets` name, each checked to be the one indexed (`digests`) and to touch
+ * `id`; an error naming the first that is not. With `copiesIn` (the index's directory), the
+ * records are read from its copies first, each kept only when its digest is the one
+ * indexed, and the rest from the log.
+ */
 export const storyRecords = async (
   log: EventLog,
   id: string,
@@ -215,18 +229,31 @@ export const storyRecords = async (
   verdictAt: (offset: number) => StoredVerdict | undefined,
   /** Each indexed record's digest (8 bytes at 8 × its offset): a record read must be the one indexed. */
   digests?: Buffer,
+  /** The index's directory, whose copies of the records are read first. */
+  copiesIn?: string,
 ): Promise<StoryRecord[]> => {
-  const found = await readAt(log, offsets);
   const indexed = digests ? digests.length / RECORD_DIGEST_BYTES : 0;
+  const isIndexed = (offset: number, record: LogRecord): boolean =>
+    digests !== undefined && offset < indexed && recordDigestBytes(record.value).equals(digests.subarray(offset * RECORD_DIGEST_BYTES, (offset + 1) * RECORD_DIGEST_BYTES));
+  const found = new Map<number, LogRecord>();
+  const checked = new Set<number>();
+  if (copiesIn !== undefined && digests) {
+    for (const [offset, record] of await readCopies(copiesIn, offsets.filter((offset) => offset < indexed))) {
+      if (!isIndexed(offset, record)) continue; // not the record indexed: read from the log
+      found.set(offset, record);
+      checked.add(offset);
+    }
+  }
+  for (const [offset, record] of await readAt(log, offsets.filter((offset) => !found.has(offset)))) found.set(offset, record);
   return offsets.map((offset) => {
     const record = found.get(offset);
     if (!record) throw new Error(`the story index names offset ${offset}, which the log does not hold: the index does not match the log`);
-    if (digests && offset < indexed && !recordDigestBytes(record.value).equals(digests.subarray(offset * RECORD_DIGEST_BYTES, (offset + 1) * RECORD_DIGEST_BYTES))) {
+    if (digests && offset < indexed && !checked.has(offset) && !isIndexed(offset, record)) {
       throw new Error(`the log's record at offset ${offset} is not the one the story index was built from: the index is of another log, or the log was changed`);
     }
     const decoded = decode(record.value);
     if (!decoded.ok || !entityIdsOf(decoded.event).includes(id)) {
-      throw new Error(`the log's record at offset ${offset} does not touch ${id}, though the story index says it does: the index does not match the log`);
+      throw new Error(`the record at offset ${offset} does not touch ${id}, though the story index says it does: the index does not match the log`);
     }
     return { record, event: decoded.event, verdict: verdictAt(offset) ?? APPLIED };
   });
@@ -234,10 +261,11 @@ export const storyRecords = async (
 
 /**
  * The story of `id` from a checked index: the offsets from its shard, each record read
- * from the log and checked. Records after the index's `through` are not in it.
+ * (from the index's copies, or with `readFrom` 'log' each from the log) and checked.
+ * Records after the index's `through` are not in it.
  */
-export const readStory = async (dir: string, manifest: StoryManifest, log: EventLog, id: string): Promise<StoryRecord[]> => {
+export const readStory = async (dir: string, manifest: StoryManifest, log: EventLog, id: string, readFrom: StoryReadFrom = 'copies'): Promise<StoryRecord[]> => {
   const [text, digests] = await Promise.all([readShard(dir, manifest, shardOf(id)), readRecordDigests(dir, manifest)]);
   const postings = readShardText(text);
-  return storyRecords(log, id, postings.touching(id), (offset) => postings.verdicts.get(offset), digests);
+  return storyRecords(log, id, postings.touching(id), (offset) => postings.verdicts.get(offset), digests, readFrom === 'copies' ? dir : undefined);
 };

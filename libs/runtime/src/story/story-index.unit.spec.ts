@@ -16,6 +16,7 @@ import { EventBuilder, clusterInit, histories, newTask, nodeDescription, service
 import { replayLog } from '../audit';
 import { entityIdsOf } from './entities';
 import { buildStoryIndex, checkStoryIndex, readStory } from './story-index';
+import type { StoryReadFrom } from './story-index';
 import { readRecordDigests, readStoryManifest, shardOf, writeStoryIndex } from './story-index-files';
 import { StoryPostings } from './story-postings';
 import { StoryReader } from './story-reader';
@@ -51,10 +52,10 @@ describe('the story index', () => {
     if (records.length > 0) await log.append(records.map((value) => ({ key: 'c1', value })));
     return log;
   };
-  const story = async (dir: string, log: EventLog, id: string) => {
+  const story = async (dir: string, log: EventLog, id: string, readFrom?: StoryReadFrom) => {
     const check = await checkStoryIndex(dir, log);
     if (!check.ok) throw new Error(check.reason);
-    return readStory(dir, check.manifest, log, id);
+    return readStory(dir, check.manifest, log, id, readFrom);
   };
 
   beforeEach(async () => {
@@ -112,8 +113,8 @@ describe('the story index', () => {
     expect(extended.manifest.shards).toEqual(once.manifest.shards);
     expect(extended.manifest.hash).toBe(once.manifest.hash);
     expect((await story(dir, growing, 's1')).map((entry) => entry.record.offset)).toEqual([2, 3, 7, 11]);
-    // The generation before is kept for a reader still on it; older ones go.
-    expect((await readdir(dir)).filter((name) => name !== 'index.json')).toHaveLength(2);
+    // The generation before is kept for a reader still on it; older ones go (the copies of the records are shared).
+    expect((await readdir(dir)).filter((name) => name !== 'index.json' && name !== 'records')).toHaveLength(2);
   });
 
   it('keeps a snapshot at every multiple of `every` on the way, from which the state at any point is the same as from offset 0', async () => {
@@ -149,7 +150,9 @@ describe('the story index', () => {
     // Another log whose first and last records are this one's: a story that reads a record that differs refuses the index.
     const changed = await open('changed', values([...HISTORY.slice(0, 4), b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] }), ...HISTORY.slice(5), ...MORE]));
     expect(await checkStoryIndex(dir, changed)).toMatchObject({ ok: true });
-    await expect(story(dir, changed, 't1')).rejects.toThrow("the log's record at offset 4 is not the one the story index was built from");
+    await expect(story(dir, changed, 't1', 'log')).rejects.toThrow("the log's record at offset 4 is not the one the story index was built from");
+    // From the index's copies, the records as they were indexed.
+    expect((await story(dir, changed, 't1')).map((entry) => entry.record.value)).toEqual([3, 4, 5, 9, 10].map((offset) => values([...HISTORY, ...MORE])[offset]));
     expect((await story(dir, changed, 'n1')).map((entry) => entry.record.offset)).toEqual([1, 5, 9, 10]);
 
     const rebuilt = await buildStoryIndex(other, dir);
@@ -176,7 +179,8 @@ describe('the story index', () => {
     const state = new Projection().applyAll(await log.read(0));
     const digests = await readRecordDigests(dir, manifest);
     await writeStoryIndex(dir, { ...manifest, postings: forged, digests, snapshot: state.snapshot() });
-    await expect(story(dir, log, 't1')).rejects.toThrow('the log\'s record at offset 2 does not touch t1, though the story index says it does: the index does not match the log');
+    await expect(story(dir, log, 't1')).rejects.toThrow('the record at offset 2 does not touch t1, though the story index says it does: the index does not match the log');
+    await expect(story(dir, log, 't1', 'log')).rejects.toThrow('the record at offset 2 does not touch t1');
     expect(await new StoryReader(dir, log).story('t1')).toEqual({ ok: false, reason: expect.stringMatching(/record at offset 2 does not touch t1/) });
   });
 
@@ -225,6 +229,8 @@ describe('the story index', () => {
           }
           for (const [id, told] of expected) {
             expect((await story(join(dir, 'once'), log, id)).map((entry) => [entry.record.offset, entry.verdict.status])).toEqual(told);
+            // The extended index's copies were continued, not begun again: they tell the same.
+            expect((await story(join(dir, 'extended'), log, id)).map((entry) => [entry.record.offset, entry.verdict.status])).toEqual(told);
           }
         } finally {
           await log.close();

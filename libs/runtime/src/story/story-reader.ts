@@ -1,6 +1,7 @@
 /**
- * Stories for a long-lived process (the API): the index on disk for the records it covers,
- * and for the records written since, a tail kept in memory — the index's own state
+ * Stories for a long-lived process (the API): the index on disk for the records it covers
+ * (read from its copies, each checked against the digest the index took of it), and for
+ * the records written since (read from the log), a tail kept in memory — the index's own state
  * restored once, then every new record ruled on and noted as the index would note it.
  * Each answer checks the index against the log first; a refused index answers nothing,
  * and the caller falls back to what it had before.
@@ -74,7 +75,7 @@ export class StoryReader {
       const tail = check.behind > 0 ? await this.tailOf(manifest) : undefined;
       if (tail) await tail.catchUp(this.tailLog, end);
       const offsets = [...indexed.touching(id), ...(tail?.postings.touching(id) ?? [])];
-      const records = await storyRecords(this.log, id, offsets, (offset) => indexed.verdicts.get(offset) ?? tail?.postings.verdicts.get(offset), digests);
+      const records = await storyRecords(this.log, id, offsets, (offset) => indexed.verdicts.get(offset) ?? tail?.postings.verdicts.get(offset), digests, this.dir);
       return { ok: true, records, through: manifest.through, end, digest: manifest.digest };
     } catch (error) {
       return { ok: false, reason: (error as Error).message };
