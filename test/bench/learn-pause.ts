@@ -2,8 +2,8 @@
  * How long each component's core stops its process to learn a view of C1M's size on taking
  * over, in memory: a ClusterState of `nodes` nodes and `services` × `replicas` RUNNING tasks
  * (c1mRunningState), then for each core, in a fresh instance, reconcileAll at once, and —
- * for a core that has them — its steps (reconcileInSteps) run as the runner runs them, the
- * event loop turning once 10 ms have gone by: the longest stretch without a turn, how many
+ * for a core that has them — its steps (reconcileInSteps) run as the runner runs them
+ * (runInSlices, LEARN_SLICE_MS): the longest stretch without a turn, how many
  * there were, and all of them together. Prints one JSON line.
  *
  *   node -r ./bin/register.js test/bench/learn-pause.ts [nodes] [services] [replicas]
@@ -11,6 +11,8 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { componentCore } from '../../libs/runtime/src/component-cores';
+import { LEARN_SLICE_MS } from '../../libs/runtime/src/component-runner';
+import { runInSlices } from '../../libs/runtime/src/in-slices';
 import type { CoreComponent } from '../../libs/runtime/src/component-cores';
 import { c1mRunningState } from './events';
 
@@ -18,8 +20,6 @@ const [nodes, services, replicas] = process.argv.slice(2).map(Number);
 const NODES = nodes || 5_000;
 const SERVICES = services || 1_000;
 const REPLICAS = replicas || 1_000;
-/** As the runner's LEARN_SLICE_MS. */
-const SLICE_MS = 10;
 
 const CORES: readonly CoreComponent[] = ['scheduler', 'orchestrator', 'allocator', 'reaper', 'dispatcher'];
 
@@ -46,20 +46,11 @@ const main = async (): Promise<void> => {
     let longestMs = 0;
     let slices = 0;
     let totalMs = 0;
-    let sliceStarted = performance.now();
-    const endSlice = (): void => {
-      const ms = performance.now() - sliceStarted;
+    await runInSlices(steps, LEARN_SLICE_MS, (ms) => {
       longestMs = Math.max(longestMs, ms);
       totalMs += ms;
       slices++;
-    };
-    for (const _ of steps) {
-      if (performance.now() - sliceStarted < SLICE_MS) continue;
-      endSlice();
-      await nextTurn();
-      sliceStarted = performance.now();
-    }
-    endSlice();
+    });
     out[component] = { atOnceMs, inSteps: { longestMs, slices, totalMs } };
   }
   process.stdout.write(`${JSON.stringify({ nodes: NODES, tasks: SERVICES * REPLICAS, cores: out })}\n`);

@@ -12,6 +12,7 @@ import type { ShoalEvent } from '@shoal/contracts';
 import type { EventLog } from '@shoal/eventlog';
 import type { ComponentCore, Proposal, Snapshot, Verdict } from '@shoal/domain';
 import { EventWriter } from './event-writer';
+import { runInSlices } from './in-slices';
 import { LiveView } from './live-view';
 import { takeOwnership } from './ownership';
 import type { ProcessMetrics } from './process-metrics';
@@ -22,7 +23,7 @@ import { TickTracer } from './tracing/tick-tracer';
 import type { TraceCauses } from './tracing/tick-tracer';
 
 /** Longest the core learns the state (reconcileInSteps) before the event loop turns, in ms. */
-const LEARN_SLICE_MS = 10;
+export const LEARN_SLICE_MS = 10;
 
 export interface RunnerOptions {
   /** The cluster (record key) to write for; by default the one the log's ClusterInitialized names. */
@@ -338,12 +339,7 @@ export class ComponentRunner {
       this.core.reconcileAll(this.view.state);
       return;
     }
-    let sliceStarted = performance.now();
-    for (const _ of steps) {
-      if (performance.now() - sliceStarted < LEARN_SLICE_MS) continue;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStarted = performance.now();
-    }
+    await runInSlices(steps, LEARN_SLICE_MS);
   }
 
   private stamp(proposal: Proposal): ShoalEvent {

@@ -11,6 +11,7 @@ export * from './object-id';
 export * from './component-cores';
 export * from './component-settings';
 export * from './component-runner';
+export * from './in-slices';
 export * from './component.module';
 export * from './run-until-signalled';
 export * from './serve-component';
