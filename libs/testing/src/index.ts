@@ -18,3 +18,4 @@ export * from './processes/pid-alive';
 export * from './processes/log-bytes';
 export * from './processes/replay-process';
 export * from './replicas';
+export * from './stepper';

@@ -1,5 +1,5 @@
 import { TaskState } from '@shoal/contracts';
-import { clusterInit, ended, ingressPort, network, published, serviceCreated, specification, tasksOf, withNetworks } from '@shoal/testing';
+import { clusterInit, ended, ingressPort, network, published, serviceCreated, specification, stepper, tasksOf, withNetworks } from '@shoal/testing';
 import type { ComponentCore, Proposal } from '../component-core';
 import { formatIpv4 } from '../net';
 import type { ClusterState } from '../state';
@@ -80,12 +80,8 @@ describe('the allocator learning the state in steps (reconcileInSteps)', () => {
   it('ends as a core that learnt it at once, though records arrived between its steps', () => {
     const { w, learner, hearing } = cluster();
     hearing.learner = true;
-    const steps = learner.reconcileInSteps(w.state)[Symbol.iterator]();
-    let taken = 0;
-    const step = (count: number) => {
-      for (let i = 0; i < count && !steps.next().done; i++) taken++;
-    };
-    step(1);
+    const steps = stepper(learner.reconcileInSteps(w.state));
+    steps.step(1);
     // While the ledger is rebuilt: the other allocator allocates new tasks (and a network), tasks end
     // and leave the store (reached and not yet), s2 publishes another port.
     hearing.builder = true;
@@ -96,13 +92,13 @@ describe('the allocator learning the state in steps (reconcileInSteps)', () => {
     hearing.builder = false;
     w.apply(ended('a5'), ended('a1150'), ended('b3'), ended('b190'));
     w.apply((s) => s.event('TasksRemoved', { tasks: ['a5', 'b190'].map((id) => ({ id, reason: 'spec' })) }));
-    step(1);
+    steps.step(1);
     // While the NEW tasks are looked for: new tasks no one allocates, on both networks; a NEW task told to stop; a task ended.
     w.apply(serviceCreated('s3', withNetworks('both', ['backend', 'frontend'])), tasksOf('s3', ...ids('e', 1, 20)));
     w.apply((s) => s.event('TaskDesiredStatesChanged', { tasks: [{ id: 'c7', desiredState: TaskState.SHUTDOWN }] }));
     w.apply(ended('a20'));
-    step(Number.POSITIVE_INFINITY);
-    expect(taken).toBe(2);
+    steps.step(Number.POSITIVE_INFINITY);
+    expect(steps.taken).toBe(2);
 
     const atOnce = learntAtOnce(w.state);
     expect(learner.watching).toEqual(atOnce.watching);

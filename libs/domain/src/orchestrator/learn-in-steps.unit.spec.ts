@@ -1,6 +1,6 @@
 import { TaskState } from '@shoal/contracts';
 import type { NewTask, ServiceSpec } from '@shoal/contracts';
-import { newTask, nodeDescription, specification } from '@shoal/testing';
+import { newTask, nodeDescription, specification, stepper } from '@shoal/testing';
 import type { Given, Specification } from '@shoal/testing';
 import type { ComponentCore, Proposal } from '../component-core';
 import { slotKey } from '../reaper/slots';
@@ -117,27 +117,23 @@ describe('the orchestrator learning the state in steps (reconcileInSteps)', () =
   it('ends as a core that learnt it at once, though records arrived between its steps', () => {
     const { o, learner, listen } = cluster();
     listen();
-    const steps = learner.reconcileInSteps(o.state)[Symbol.iterator]();
-    let taken = 0;
-    const step = (count: number) => {
-      for (let i = 0; i < count && !steps.next().done; i++) taken++;
-    };
-    step(1);
+    const steps = stepper(learner.reconcileInSteps(o.state));
+    steps.step(1);
     // While the restart history is gathered: some reached, some not yet.
     o.given(failed('w5', 'w1300'), restarted('w7', 'r7'), restarted('w1400', 'r1400'));
     o.given((s) => s.event('TasksRemoved', { tasks: [{ id: 'old2', reason: 'spec' }, { id: 'w5', reason: 'spec' }, { id: 'old19', reason: 'spec' }] }));
     o.given((s) => s.event('ServiceRemoved', { id: 'gone' }), (s) => s.event('ServiceUpdated', { id: 'api', spec: spec('api', 550) }));
-    step(2);
+    steps.step(2);
     // While the restart history is seeded: replacements in slots seeded and not, tasks gone, a new service.
     o.given(restarted('w4', 'r4'), restarted('w1', 'r1'), restarted('w1450', 'r1450'), restarted('r1200', 's1200'));
     o.given((s) => s.event('TasksRemoved', { tasks: [{ id: 'old3', reason: 'spec' }, { id: 'w1300', reason: 'spec' }] }));
     o.given((s) => s.event('ServiceCreated', { id: 'late', spec: specs.late as ServiceSpec }), tasks('late', slots('l', 1, 2)));
-    step(3);
+    steps.step(3);
     // While the tasks are indexed: a task created, some failed, one removed.
     o.given(tasks('late', slots('l', 3, 3)), failed('a10', 'a20'));
     o.given((s) => s.event('TasksRemoved', { tasks: [{ id: 'a10', reason: 'spec' }] }));
-    step(Number.POSITIVE_INFINITY);
-    expect(taken).toBeGreaterThanOrEqual(6);
+    steps.step(Number.POSITIVE_INFINITY);
+    expect(steps.taken).toBeGreaterThanOrEqual(6);
 
     const atOnce = learntAtOnce(o.state);
     // A task of slots 2, 3, 5 and 19 left the store once gathered: their restarts still count,

@@ -1,5 +1,5 @@
 import { DEFAULT_CLUSTER_SPEC, TaskState } from '@shoal/contracts';
-import { keptJoinTokens, newTask, nodeDescription, serviceSpec, specification } from '@shoal/testing';
+import { keptJoinTokens, newTask, nodeDescription, serviceSpec, specification, stepper } from '@shoal/testing';
 import type { Given, Specification } from '@shoal/testing';
 import type { ComponentCore } from '../component-core';
 import type { ClusterState } from '../state';
@@ -77,23 +77,19 @@ describe('the reaper learning the state in steps (reconcileInSteps)', () => {
   it('ends as a core that learnt it at once, though records arrived between its steps', () => {
     const { r, learner, listen } = cluster();
     listen();
-    const steps = learner.reconcileInSteps(r.state)[Symbol.iterator]();
-    let taken = 0;
-    const step = (count: number) => {
-      for (let i = 0; i < count && !steps.next().done; i++) taken++;
-    };
-    step(1);
+    const steps = stepper(learner.reconcileInSteps(r.state));
+    steps.step(1);
     // While the tasks are indexed: slot 40 crowded by new tasks, stopped tasks removed (reached and not), s2 removed, a task told to go.
     r.given(tasks('s1', range('g', 1, 3, () => 40), FAILED));
     r.given((s) => s.event('TasksRemoved', { tasks: ['f1-1', 'f1-30', 'bf50'].map((id) => ({ id, reason: 'spec' })) }));
     r.given((s) => s.event('ServiceRemoved', { id: 's2' }));
     r.given((s) => s.event('TaskDesiredStatesChanged', { tasks: [{ id: 'a1400', desiredState: REMOVE }] }));
     r.given((s) => s.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 'a1400', state: SHUTDOWN, at: new Date(s.clock).toISOString() }] }));
-    step(2);
+    steps.step(2);
     // While the crowded slots are looked for: slot 1499 crowded, the limit lowered.
     r.given(tasks('s1', range('h', 1, 3, () => 1_499), FAILED), limitOf(1));
-    step(Number.POSITIVE_INFINITY);
-    expect(taken).toBeGreaterThanOrEqual(3);
+    steps.step(Number.POSITIVE_INFINITY);
+    expect(steps.taken).toBeGreaterThanOrEqual(3);
 
     const atOnce = learntAtOnce(r.state);
     expect(indexOf(learner, r.state)).toEqual(indexOf(atOnce, r.state));

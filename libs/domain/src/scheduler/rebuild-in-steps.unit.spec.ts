@@ -1,5 +1,5 @@
 import { TaskState } from '@shoal/contracts';
-import { node, nodes, pending, reported, service, specification, whenScheduled } from '@shoal/testing';
+import { node, nodes, pending, reported, service, specification, stepper, whenScheduled } from '@shoal/testing';
 import type { ClusterState } from '../state';
 import { SchedulerCore } from './scheduler-core';
 
@@ -26,19 +26,15 @@ describe('the scheduler learning the state in steps (reconcileInSteps)', () => {
     const running = c.lastCreated.slice(0, 50);
     c.given(pending('web', 300), pending('db', 200));
 
-    const steps = c.core.reconcileInSteps(c.state)[Symbol.iterator]();
-    let taken = 0;
-    const step = (count: number) => {
-      for (let i = 0; i < count && !steps.next().done; i++) taken++;
-    };
-    step(1);
+    const steps = stepper(c.core.reconcileInSteps(c.state));
+    steps.step(1);
     // Between steps: a node joins, tasks are reported RUNNING or FAILED, more are created.
     c.given(node('m1', { cpus: 64 }));
     for (const id of running.slice(0, 5)) c.given(reported(c.state.tasks.get(id)?.nodeId as string, id, TaskState.FAILED));
-    step(1);
+    steps.step(1);
     c.given(pending('db', 100));
-    step(Number.POSITIVE_INFINITY);
-    expect(taken).toBeGreaterThanOrEqual(2);
+    steps.step(Number.POSITIVE_INFINITY);
+    expect(steps.taken).toBeGreaterThanOrEqual(2);
 
     const atOnce = learntAtOnce(c.state);
     expect(viewOf(c.core)).toEqual(viewOf(atOnce));
