@@ -87,3 +87,30 @@ export const since = (now: readonly PromSample[], base: readonly PromSample[]): 
   const before = new Map(base.map((s) => [key(s), s.value]));
   return now.map((s) => ({ ...s, value: s.value - (before.get(key(s)) ?? 0) }));
 };
+
+/** A process's garbage collections between two scrapes: the longest one's bucket, how many took over 100 ms, their seconds in all. */
+export interface GcPauses {
+  readonly longest: Bounds;
+  readonly over100ms: number;
+  readonly seconds: number;
+}
+
+/** GcPauses from what a scrape gained (`since`): prom-client's nodejs_gc_duration_seconds, every kind together; undefined when there were none. */
+export const gcPauses = (gained: readonly PromSample[]): GcPauses | undefined => {
+  let longest: Bounds | undefined;
+  for (const bounds of largestBucket(gained, 'nodejs_gc_duration_seconds', 'kind').values()) longest = widerBounds(longest, bounds);
+  if (!longest) return undefined;
+  let over100ms = 0;
+  let seconds = 0;
+  for (const s of gained) {
+    if (s.name === 'nodejs_gc_duration_seconds_sum') seconds += s.value;
+    if (s.name !== 'nodejs_gc_duration_seconds_bucket') continue;
+    if (s.labels.le === '+Inf') over100ms += s.value;
+    else if (Number(s.labels.le) === 0.1) over100ms -= s.value;
+  }
+  return { longest, over100ms, seconds };
+};
+
+/** The wider of each of two GcPauses' figures (one process over its scrapes: histograms are cumulative). */
+export const widerGc = (a: GcPauses | undefined, b: GcPauses): GcPauses =>
+  a ? { longest: widerBounds(a.longest, b.longest), over100ms: Math.max(a.over100ms, b.over100ms), seconds: Math.max(a.seconds, b.seconds) } : b;

@@ -30,8 +30,8 @@ import { performance } from 'node:perf_hooks';
 import { LocalKafkaBroker } from '../../infra/kafka/broker';
 import { dockerApi } from '../../libs/testing/src/processes/docker-api';
 import { intOption } from './args';
-import { largestBucket, parseProm, perSecond, quantile, sampleValue, since, widerBounds } from './c1m-measures';
-import type { Bounds, PromSample } from './c1m-measures';
+import { gcPauses, largestBucket, parseProm, perSecond, quantile, sampleValue, since, widerBounds, widerGc } from './c1m-measures';
+import type { Bounds, GcPauses, PromSample } from './c1m-measures';
 import { BenchCluster, peakRss, processCpu } from './cluster';
 import { shoalEntry } from './compiled';
 import { e2eMeasures, e2eNumbers } from './e2e.bench';
@@ -91,6 +91,8 @@ interface Samples {
   readonly ticks: Map<string, Bounds>;
   /** Process → longest event loop delay seen in any scrape interval (s). */
   readonly loopLag: Map<string, number>;
+  /** Process → its garbage collections since its first scrape. */
+  readonly gc: Map<string, GcPauses>;
   readonly load: number[];
   readonly cpu: Map<string, number>;
   readonly peaks: Map<string, number>;
@@ -153,6 +155,8 @@ const scrapeMetrics = async (cluster: BenchCluster, everyMs: number, samples: Sa
     }
     const lag = sampleValue(parsed, 'nodejs_eventloop_lag_max_seconds');
     if (lag !== undefined && Number.isFinite(lag)) samples.loopLag.set(name, Math.max(lag, samples.loopLag.get(name) ?? 0));
+    const gc = gcPauses(since(parsed, base));
+    if (gc) samples.gc.set(name, widerGc(samples.gc.get(name), gc));
     for (const [component, bounds] of largestBucket(since(parsed, base), 'shoal_component_tick_duration_seconds', 'component')) samples.ticks.set(component, widerBounds(samples.ticks.get(component), bounds));
   };
   while (!done()) {
@@ -242,7 +246,7 @@ export const c1mBench = async (argv: readonly string[]): Promise<void> => {
   // Through NODE_OPTIONS, which every process the cluster starts inherits: a component's workers refuse it as an execArgv flag.
   if (heap > 0) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heap}`.trim();
 
-  const samples: Samples = { creates: [], serviceLs: [], servicePs: [], ticks: new Map(), loopLag: new Map(), load: [], cpu: new Map(), peaks: new Map() };
+  const samples: Samples = { creates: [], serviceLs: [], servicePs: [], ticks: new Map(), loopLag: new Map(), gc: new Map(), load: [], cpu: new Map(), peaks: new Map() };
   const broker = await startBroker();
   let outcome: RunOutcome | undefined;
   const after: After = { restarts: new Map() };
@@ -417,6 +421,12 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
         : one(`longest tick: ${component} (past the last bucket: longer than this; ${fmt(b.count)} ticks)`, 's', 'lower', b.above),
     ),
     ...[...samples.loopLag].map(([name, lag]) => one(`longest event loop delay seen: ${name}`, 'ms', 'lower', lag * 1e3)),
+    ...[...samples.gc].flatMap(([name, gc]) => [
+      Number.isFinite(gc.longest.atMost)
+        ? one(`longest garbage collection: ${name} (its bucket's upper bound; above ${gc.longest.above} s; ${fmt(gc.over100ms)} over 100 ms)`, 's', 'lower', gc.longest.atMost)
+        : one(`longest garbage collection: ${name} (past the last bucket: longer than this; ${fmt(gc.over100ms)} over 100 ms)`, 's', 'lower', gc.longest.above),
+      one(`garbage collection in all: ${name}`, 's', 'lower', gc.seconds),
+    ]),
     ...(after.scaleMs !== undefined ? [one(`one service scaled from ${fmt(setup.replicas)} to ${fmt(2 * setup.replicas)} replicas once all ran: its new tasks all RUNNING`, 'ms', 'lower', after.scaleMs)] : []),
     ...[...after.restarts].flatMap(([name, r]) => [
       one(`restart of the ${name}: stopped (SIGTERM, its view's snapshot saved on the way out)`, 'ms', 'lower', r.stopMs),

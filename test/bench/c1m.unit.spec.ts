@@ -1,4 +1,4 @@
-import { largestBucket, parseProm, perSecond, quantile, sampleValue, since, widerBounds } from './c1m-measures';
+import { gcPauses, largestBucket, parseProm, perSecond, quantile, sampleValue, since, widerBounds, widerGc } from './c1m-measures';
 import { lineChart, niceStep, ticks } from './plot';
 
 describe('what the C1M benchmark computes from its samples', () => {
@@ -55,6 +55,26 @@ describe('what the C1M benchmark computes from its samples', () => {
     expect(gained.has('reaper')).toBe(false);
     expect(widerBounds(undefined, { above: 0, atMost: 0.01, count: 1 }).atMost).toBe(0.01);
     expect(widerBounds({ above: 1, atMost: 2.5, count: 1 }, { above: 0, atMost: 0.01, count: 5 }).atMost).toBe(2.5);
+  });
+
+  it('reads the garbage collections a scrape gained, every kind together: the longest, how many over 100 ms, their seconds', () => {
+    const gc = (minor: readonly number[], major: readonly number[], sums: readonly [number, number]): string =>
+      [
+        ...['0.001', '0.01', '0.1', '1', '2', '5', '+Inf'].flatMap((le, i) => [
+          `nodejs_gc_duration_seconds_bucket{le="${le}",kind="minor"} ${minor[i]}`,
+          `nodejs_gc_duration_seconds_bucket{le="${le}",kind="major"} ${major[i]}`,
+        ]),
+        `nodejs_gc_duration_seconds_sum{kind="minor"} ${sums[0]}`,
+        `nodejs_gc_duration_seconds_sum{kind="major"} ${sums[1]}`,
+      ].join('\n');
+    const base = parseProm(gc([10, 20, 20, 20, 20, 20, 20], [0, 1, 2, 2, 2, 2, 2], [0.05, 0.06]));
+    // Since then: 15 minor ones, one of them in (0.01, 0.1]; 4 major ones, two in (0.1, 1] and one in (1, 2].
+    const now = parseProm(gc([20, 34, 35, 35, 35, 35, 35], [0, 1, 3, 5, 6, 6, 6], [0.2, 2.5]));
+    const gained = gcPauses(since(now, base));
+    expect(gained).toEqual({ longest: { above: 1, atMost: 2, count: 4 }, over100ms: 3, seconds: expect.closeTo(0.15 + 2.44, 9) });
+    expect(gcPauses(since(now, now))).toBeUndefined();
+    // Over later scrapes of the same process, the wider of each.
+    expect(widerGc(gained, { longest: { above: 0.01, atMost: 0.1, count: 1 }, over100ms: 0, seconds: 3 })).toEqual({ longest: gained!.longest, over100ms: 3, seconds: 3 });
   });
 });
 
