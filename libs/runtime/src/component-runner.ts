@@ -44,6 +44,8 @@ export interface RunnerOptions {
   readonly traceCauses?: TraceCauses;
   /** The name its view is reported under in the metrics; default the component's (a process serving several clusters names each). */
   readonly viewName?: string;
+  /** The partition it serves, named in its component metrics (`partition` label) when the process serves several. */
+  readonly partition?: number;
 }
 
 export type RunnerActivity =
@@ -124,6 +126,11 @@ export class ComponentRunner {
   private get writer(): EventWriter {
     if (!this.writerValue) throw new Error('the runner has not started');
     return this.writerValue;
+  }
+
+  /** The partition named in its metrics, when the process serves several. */
+  get partition(): number | undefined {
+    return this.options.partition;
   }
 
   get component(): string {
@@ -289,7 +296,7 @@ export class ComponentRunner {
           continue;
         }
         traced?.end(events, verdicts);
-        this.options.metrics?.tick(this.core.component, (performance.now() - tickStarted) / 1000, events.map((e) => e.type), verdicts);
+        this.options.metrics?.tick(this.core.component, (performance.now() - tickStarted) / 1000, events.map((e) => e.type), verdicts, this.options.partition);
         const rejected = verdicts.filter((v) => v.status === 'rejected').length;
         const refused = events.flatMap((event, index) => {
           const verdict = verdicts[index];

@@ -43,7 +43,7 @@ const newRunner = (log: EventLog, component: ControlPlaneComponent, instance: st
   const runner: ComponentRunner = new ComponentRunner(log, core, {
     instance,
     metrics,
-    ...(partition === undefined ? {} : { viewName: `${core.component}/${partition}` }),
+    ...(partition === undefined ? {} : { viewName: `${core.component}/${partition}`, partition }),
     ...(settings.cluster ? { cluster: settings.cluster } : {}),
     ...(settings.snapshots ? { snapshots: settings.snapshots } : {}),
     onActivity: (activity) => {

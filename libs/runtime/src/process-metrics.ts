@@ -19,15 +19,25 @@ export const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
 export interface ComponentSource {
   readonly component: string;
   readonly state: string;
+  /** The partition it serves, when its process serves several: its metrics carry a `partition` label. */
+  readonly partition?: number;
 }
+
+/**
+ * A component's labels: `partition` only from a process that serves several partitions, so
+ * that one serving one writes the same series as before, and one serving several writes one
+ * series a partition rather than folding them into one (or, for a gauge, keeping the last).
+ */
+const componentLabels = (component: string, partition: number | undefined): { component: string; partition?: string } =>
+  partition === undefined ? { component } : { component, partition: String(partition) };
 
 export class ProcessMetrics {
   readonly registry: Registry;
   readonly views: ViewMetrics;
   private readonly components = new Set<ComponentSource>();
-  private readonly tickSeconds: Histogram<'component'>;
-  private readonly batchSize: Histogram<'component'>;
-  private readonly decisions: Counter<'component' | 'type' | 'verdict'>;
+  private readonly tickSeconds: Histogram<'component' | 'partition'>;
+  private readonly batchSize: Histogram<'component' | 'partition'>;
+  private readonly decisions: Counter<'component' | 'partition' | 'type' | 'verdict'>;
 
   constructor(registry: Registry = newMetricsRegistry()) {
     this.registry = registry;
@@ -35,32 +45,32 @@ export class ProcessMetrics {
     this.tickSeconds = new Histogram({
       name: 'shoal_component_tick_duration_seconds',
       help: 'How long an active component took to decide, append its proposals and see them ruled on (ticks that proposed something).',
-      labelNames: ['component'],
+      labelNames: ['component', 'partition'],
       buckets: TICK_BUCKETS,
       registers: [registry],
     });
     this.batchSize = new Histogram({
       name: 'shoal_component_batch_size',
       help: 'Proposals an active component appended in one tick.',
-      labelNames: ['component'],
+      labelNames: ['component', 'partition'],
       buckets: BATCH_BUCKETS,
       registers: [registry],
     });
     this.decisions = new Counter({
       name: 'shoal_component_decisions_total',
       help: "Proposals components appended, by record type and evolve's verdict on them.",
-      labelNames: ['component', 'type', 'verdict'],
+      labelNames: ['component', 'partition', 'type', 'verdict'],
       registers: [registry],
     });
     const components = this.components;
     new Gauge({
       name: 'shoal_component_active',
       help: 'Whether this instance of a component is the active one (1), acting for its part, or not (0: starting, standby or stopped).',
-      labelNames: ['component'],
+      labelNames: ['component', 'partition'],
       registers: [registry],
       collect() {
         this.reset();
-        for (const source of components) this.set({ component: source.component }, source.state === 'active' ? 1 : 0);
+        for (const source of components) this.set(componentLabels(source.component, source.partition), source.state === 'active' ? 1 : 0);
       },
     });
   }
@@ -71,11 +81,12 @@ export class ProcessMetrics {
     return () => void this.components.delete(source);
   }
 
-  /** One tick of `component` that appended `types` (one per proposal) and got `verdicts`, in `seconds`. */
-  tick(component: string, seconds: number, types: readonly string[], verdicts: readonly Verdict[]): void {
-    this.tickSeconds.observe({ component }, seconds);
-    this.batchSize.observe({ component }, types.length);
-    types.forEach((type, index) => this.decisions.inc({ component, type, verdict: verdicts[index]?.status ?? 'unknown' }));
+  /** One tick of `component` (of `partition`, when the process serves several) that appended `types` (one per proposal) and got `verdicts`, in `seconds`. */
+  tick(component: string, seconds: number, types: readonly string[], verdicts: readonly Verdict[], partition?: number): void {
+    const labels = componentLabels(component, partition);
+    this.tickSeconds.observe(labels, seconds);
+    this.batchSize.observe(labels, types.length);
+    types.forEach((type, index) => this.decisions.inc({ ...labels, type, verdict: verdicts[index]?.status ?? 'unknown' }));
   }
 
   /** The /metrics answer: Prometheus' text format. */

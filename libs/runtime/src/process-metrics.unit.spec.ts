@@ -64,4 +64,45 @@ describe('ProcessMetrics', () => {
       await close();
     }
   });
+
+  it('names the partition in a component\'s metrics when the process serves several, one series each', async () => {
+    const metrics = new ProcessMetrics();
+    // One process serving two clusters' partitions: active for one, standing by for the other.
+    const unreport = [metrics.addComponent({ component: 'scheduler', state: 'active', partition: 0 }), metrics.addComponent({ component: 'scheduler', state: 'standby', partition: 1 })];
+    expect(await metrics.sample('shoal_component_active', { component: 'scheduler', partition: '0' })).toBe(1);
+    expect(await metrics.sample('shoal_component_active', { component: 'scheduler', partition: '1' })).toBe(0);
+    const applied = { status: 'applied', reasons: [], codes: [] } as const;
+    metrics.tick('scheduler', 0.02, ['TasksAssigned', 'TasksAssigned'], [applied, applied], 1);
+    metrics.tick('scheduler', 0.5, ['TasksAssigned'], [applied], 0);
+    const text = await metrics.text();
+    expect(text).toContain('shoal_component_tick_duration_seconds_count{component="scheduler",partition="1"} 1');
+    expect(text).toContain('shoal_component_tick_duration_seconds_bucket{le="0.025",component="scheduler",partition="1"} 1');
+    expect(text).toContain('shoal_component_tick_duration_seconds_bucket{le="0.25",component="scheduler",partition="0"} 0');
+    expect(text).toContain('shoal_component_batch_size_sum{component="scheduler",partition="1"} 2');
+    expect(text).toContain('shoal_component_decisions_total{component="scheduler",partition="1",type="TasksAssigned",verdict="applied"} 2');
+    unreport.forEach((stop) => stop());
+
+    // A process serving one partition writes the series without it, as it always did.
+    const one = new ProcessMetrics();
+    one.addComponent({ component: 'reaper', state: 'active' });
+    one.tick('reaper', 0.02, ['TasksRemoved'], [applied]);
+    expect(await one.text()).toContain('shoal_component_active{component="reaper"} 1');
+    expect(await one.text()).toContain('shoal_component_tick_duration_seconds_count{component="reaper"} 1');
+  });
+
+  it('reports a runner under the partition it is given', async () => {
+    const { log, close } = await openEmbeddedTestLog('shoal-metrics-partition-');
+    try {
+      await log.append([{ key: 'c1', value: encode(clusterInit(new EventBuilder())) }]);
+      const metrics = new ProcessMetrics();
+      const runner = new ComponentRunner(log as EmbeddedEventLog, new ReaperCore(), { cluster: 'c1', instance: 'reaper-a', metrics, viewName: 'reaper/3', partition: 3 });
+      await runner.start();
+      await eventually('active', () => runner.state === 'active', { timeoutMs: 10_000, everyMs: 10 });
+      expect(await metrics.sample('shoal_component_active', { component: 'reaper', partition: '3' })).toBe(1);
+      expect(await metrics.sample('shoal_component_active', { component: 'reaper' })).toBeUndefined();
+      await runner.stop();
+    } finally {
+      await close();
+    }
+  });
 });
