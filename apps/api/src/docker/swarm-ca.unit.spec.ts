@@ -246,3 +246,67 @@ describe("docker swarm ca --rotate --ca-cert --ca-key: a root of the operator's 
     expect(new X509Certificate(next!.data.crossSigned).verify(own.certificate.publicKey)).toBe(true);
   });
 });
+
+describe("docker swarm init with a root of the operator's own (CAConfig.SigningCACert and SigningCAKey), or external CAs", () => {
+  const ca = ensureCa(mkdtempSync(join(tmpdir(), 'shoal-api-ca-init-')));
+  let api: ApiHarness;
+  beforeEach(async () => {
+    api = await startApi({ initialized: false, ca });
+  });
+  afterEach(() => api.close());
+
+  const init = (caConfig: Record<string, unknown>) => api.request('POST', '/swarm/init', { socket: true, body: { ListenAddr: '0.0.0.0:2377', Spec: { CAConfig: caConfig } } });
+
+  it('initialises the swarm, then rotates to that root, as Docker applies the spec it was given', async () => {
+    const own = operatorCa();
+    expect((await init({ SigningCACert: own.cert, SigningCAKey: own.key })).status).toBe(200);
+    const types = (await api.log.read(0)).map((record) => (JSON.parse(record.value) as { type: string }).type);
+    expect(types).toEqual(['ClusterInitialized', 'RootCaRotationStarted']);
+    const [record] = await rotationsOn(api);
+    expect(record!.data.root).toBe(own.certificate.toString());
+    expect(new X509Certificate(record!.data.crossSigned).checkIssued(ca.certificate)).toBe(true);
+    expect(record!.data.tokens.worker.digest).toBe(caDigest(own.certificate));
+    expect((await api.log.read(0)).map((r) => r.value).join('\n')).not.toMatch(/PRIVATE KEY/);
+    // No node holds a certificate of the root SHOAL_CA_DIR gave: the rotation is over at once, and
+    // the swarm shows the operator's root, its join tokens carrying that root's digest.
+    const swarm = await swarmOf(api);
+    expect(swarm.RootRotationInProgress).toBe(false);
+    expect(swarm.TLSInfo.TrustRoot).toBe(own.certificate.toString());
+    expect(swarm.JoinTokens.Worker.split('-')[2]).toBe(caDigest(own.certificate));
+    expect((await api.docker(['swarm', 'ca'])).stdout.trim()).toBe(own.cert.trim());
+  });
+
+  it('refuses a root SwarmKit would refuse, and external CAs, before anything is written; a plain init then works', async () => {
+    const own = operatorCa();
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ SigningCAKey: own.key }, 'CAConfig.SigningCAKey: if a signing CA key is provided, the signing CA cert must also be provided'],
+      [{ SigningCACert: own.cert, SigningCAKey: operatorCa().key }, 'CAConfig.SigningCAKey: certificate key mismatch'],
+      [{ ExternalCAs: [{ Protocol: 'cfssl', URL: 'https://127.0.0.1:1' }] }, 'not supported by Shoal: external CAs (--external-ca)'],
+    ];
+    for (const [caConfig, message] of refusals) {
+      const refused = await init(caConfig);
+      expect(refused.status).toBe(400);
+      expect((refused.body as { message: string }).message).toContain(message);
+    }
+    // The stock CLI says what to fix, and nothing was written.
+    const cli = await api.docker(['swarm', 'init', '--external-ca', 'protocol=cfssl,url=https://127.0.0.1:1']);
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain('not supported by Shoal: external CAs (--external-ca)');
+    expect(await api.log.highWaterMark()).toBe(0);
+    expect((await api.request('POST', '/swarm/init', { socket: true, body: {} })).status).toBe(200);
+    expect(await rotationsOn(api)).toEqual([]);
+  });
+
+  it('on an API without a root CA, naming what to start with', async () => {
+    const bare = await startApi({ initialized: false });
+    try {
+      const own = operatorCa();
+      const refused = await bare.request('POST', '/swarm/init', { socket: true, body: { Spec: { CAConfig: { SigningCACert: own.cert, SigningCAKey: own.key } } } });
+      expect(refused.status).toBe(400);
+      expect((refused.body as { message: string }).message).toMatch(/^CAConfig.SigningCACert: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR/);
+      expect(await bare.log.highWaterMark()).toBe(0);
+    } finally {
+      await bare.close();
+    }
+  });
+});

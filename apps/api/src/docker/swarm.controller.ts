@@ -68,13 +68,30 @@ export class SwarmController {
     if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
     const request = goDecodeAs<{ Spec?: DockerSwarmSpec; AutoLockManagers?: boolean }>(SWARM_INIT, body ?? null);
     const given = request.Spec ?? {};
+    const unsupported = unsupportedSwarmSettings(given);
+    if (unsupported) throw badRequest(unsupported);
     // `docker swarm init --autolock` sets the request's flag, not the spec's.
     const spec = fromDockerSwarmSpec(request.AutoLockManagers ? { ...given, EncryptionConfig: { AutoLockManagers: true } } : given, DEFAULT_CLUSTER_SPEC);
+    // A root of the operator's own (CAConfig.SigningCACert and SigningCAKey): Docker initialises the
+    // swarm, then applies the spec as an update, which rotates to it. Checked before anything is written.
+    const own = given.CAConfig?.SigningCACert || given.CAConfig?.SigningCAKey ? this.initialRoot(given.CAConfig) : undefined;
     const cluster = this.intents.clusterId;
     if (autoLocked(spec)) await this.secrets.keyring.setAutolock(true);
     const tokens = this.secrets.keyring.keepJoinTokens(newJoinTokens(cluster, this.config.ca?.certificate));
     await this.intents.submit('ClusterInitialized', { spec, tokens, logLevel: LOG_LEVEL });
+    if (own) {
+      const rotation = this.rootRotation(this.intents.cluster(), own, { clusterVersion: this.intents.cluster().version }, randomUUID());
+      if (rotation) await this.intents.submitAll([rotation]);
+    }
     return JSON.stringify(controlPlaneNodeId(cluster));
+  }
+
+  /** The operator's root asked for at init, checked as a rotation to it would be (400 naming the field); the API must have a root CA to rotate from. */
+  private initialRoot(ca: NonNullable<DockerSwarmSpec['CAConfig']>): RootAsked {
+    if (!this.config.ca) throw badRequest('CAConfig.SigningCACert: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR');
+    const given = operatorRoot(ca.SigningCACert ?? '', ca.SigningCAKey ?? '', new Date());
+    if ('reason' in given) throw badRequest(`${given.field}: ${given.reason}`);
+    return { kind: 'own', cert: ca.SigningCACert ?? '', key: ca.SigningCAKey ?? '', forceRotate: ca.ForceRotate ?? 0 };
   }
 
   @Get('unlockkey')
