@@ -74,7 +74,7 @@ export class SwarmController {
     const spec = fromDockerSwarmSpec(request.AutoLockManagers ? { ...given, EncryptionConfig: { AutoLockManagers: true } } : given, DEFAULT_CLUSTER_SPEC);
     // A root of the operator's own (CAConfig.SigningCACert and SigningCAKey): Docker initialises the
     // swarm, then applies the spec as an update, which rotates to it. Checked before anything is written.
-    const own = given.CAConfig?.SigningCACert || given.CAConfig?.SigningCAKey ? this.initialRoot(given.CAConfig) : undefined;
+    const own = given.CAConfig ? this.initialRoot(given.CAConfig) : undefined;
     const cluster = this.intents.clusterId;
     if (autoLocked(spec)) await this.secrets.keyring.setAutolock(true);
     const tokens = this.secrets.keyring.keepJoinTokens(newJoinTokens(cluster, this.config.ca?.certificate));
@@ -86,12 +86,19 @@ export class SwarmController {
     return JSON.stringify(controlPlaneNodeId(cluster));
   }
 
-  /** The operator's root asked for at init, checked as a rotation to it would be (400 naming the field); the API must have a root CA to rotate from. */
-  private initialRoot(ca: NonNullable<DockerSwarmSpec['CAConfig']>): RootAsked {
+  /**
+   * The operator's root asked for at init, checked as a rotation to it would be (400 naming
+   * the field); the API must have a root CA to rotate from. Undefined for a certificate with
+   * no PEM in it and no key, which SwarmKit reads as none given.
+   */
+  private initialRoot(ca: NonNullable<DockerSwarmSpec['CAConfig']>): RootAsked | undefined {
+    const cert = ca.SigningCACert ?? '';
+    const key = ca.SigningCAKey ?? '';
+    const given = operatorRoot(cert, key, new Date());
+    if (given === undefined) return undefined;
     if (!this.config.ca) throw badRequest('CAConfig.SigningCACert: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR');
-    const given = operatorRoot(ca.SigningCACert ?? '', ca.SigningCAKey ?? '', new Date());
     if ('reason' in given) throw badRequest(`${given.field}: ${given.reason}`);
-    return { kind: 'own', cert: ca.SigningCACert ?? '', key: ca.SigningCAKey ?? '', forceRotate: ca.ForceRotate ?? 0 };
+    return { kind: 'own', cert, key, forceRotate: ca.ForceRotate ?? 0 };
   }
 
   @Get('unlockkey')
