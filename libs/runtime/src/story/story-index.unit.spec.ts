@@ -1,9 +1,10 @@
 /**
  * The story index on the embedded log: a task's and a service's story with their verdicts,
  * the same index whether built in one go or extended, refused when it is another log's or
- * the log was cut, and never trusted past what the log holds.
+ * the log was cut, and never trusted past what the log holds; its copies of the records
+ * tell the story the log tells, each kept only when it is the record indexed.
  */
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -11,12 +12,13 @@ import { TaskState, decode, encode } from '@shoal/contracts';
 import type { ShoalEvent } from '@shoal/contracts';
 import { Projection } from '@shoal/domain';
 import { EmbeddedEventLog, FileSnapshotStore, snapshotAtOrBefore } from '@shoal/eventlog';
-import type { EventLog } from '@shoal/eventlog';
+import type { EventLog, LogRecord } from '@shoal/eventlog';
 import { EventBuilder, clusterInit, histories, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
 import { replayLog } from '../audit';
 import { entityIdsOf } from './entities';
+import { RECORDS_PER_FILE, RecordCopiesWriter, readCopies } from './story-copies';
 import { buildStoryIndex, checkStoryIndex, readStory } from './story-index';
-import type { StoryReadFrom } from './story-index';
+import type { StoryReadFrom, StoryRecord } from './story-index';
 import { readRecordDigests, readStoryManifest, shardOf, writeStoryIndex } from './story-index-files';
 import { StoryPostings } from './story-postings';
 import { StoryReader } from './story-reader';
@@ -238,5 +240,112 @@ describe('the story index', () => {
       }),
       { numRuns: 15 },
     );
+  });
+
+  describe("its copies of the records", () => {
+    /** The first six records of HISTORY, as written. */
+    const SIX = values(HISTORY.slice(0, 6));
+    /** Records that touch nothing: poison is copied all the same. */
+    const filler = (from: number, count: number): string[] => Array.from({ length: count }, (_, i) => `{"filler":${from + i}}`);
+    const records = (entries: readonly StoryRecord[]): LogRecord[] => entries.map((entry) => entry.record);
+    const files = async (dir: string): Promise<string[]> => (await readdir(join(dir, 'records'))).sort();
+    const name = (first: number, end: number): string => `${String(first).padStart(16, '0')}-${String(end).padStart(16, '0')}.bin`;
+
+    it('tells the story the log tells, and, once the log changed, the records as they were indexed', async () => {
+      const log = await open('log', SIX);
+      const dir = join(root, 'index');
+      await buildStoryIndex(log, dir);
+      expect(await files(dir)).toEqual([name(0, 6)]);
+      for (const id of ['t1', 't2', 's1', 'n1']) expect(records(await story(dir, log, id))).toEqual(records(await story(dir, log, id, 'log')));
+      expect(records(await story(dir, log, 't1'))).toEqual((await log.read(3, { to: 6 })).map(({ offset, key, value }) => ({ offset, key, value })));
+
+      // A log whose record 4 differs, its anchors (first and last) the same: the copies tell what was indexed.
+      const changed = await open('changed', [...SIX.slice(0, 4), encode(b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] })), SIX[5]!]);
+      expect(records(await story(dir, changed, 't1')).map((record) => record.value)).toEqual([SIX[3], SIX[4], SIX[5]]);
+      await expect(story(dir, changed, 't1', 'log')).rejects.toThrow("the log's record at offset 4 is not the one the story index was built from");
+    });
+
+    it('reads from the log a copy that is not the record indexed, or that its file no longer holds', async () => {
+      const log = await open('log', SIX);
+      const dir = join(root, 'index');
+      await buildStoryIndex(log, dir);
+      const path = join(dir, 'records', name(0, 6));
+      const bytes = await readFile(path);
+
+      // Record 4's copy made record 3's (a whole, readable copy of another record): not the one indexed.
+      const positions = (i: number): [number, number] => [bytes.readUInt32LE(4 * i), bytes.readUInt32LE(4 * (i + 1))];
+      const [start3, end3] = positions(3);
+      const [start4, end4] = positions(4);
+      const forged = Buffer.concat([bytes.subarray(0, start4), bytes.subarray(start3, end3), bytes.subarray(end4)]);
+      const shift = end3 - start3 - (end4 - start4);
+      for (let i = 5; i <= 6; i++) forged.writeUInt32LE(bytes.readUInt32LE(4 * i) + shift, 4 * i);
+      await writeFile(path, forged);
+      expect((await readCopies(dir, [3, 4])).get(4)?.value).toBe(SIX[3]);
+      // The story is still the log's: record 4 was read from it.
+      const changed = await open('changed', [...SIX.slice(0, 4), encode(b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] })), SIX[5]!]);
+      await expect(story(dir, changed, 't1')).rejects.toThrow("the log's record at offset 4 is not the one the story index was built from");
+      expect(records(await story(dir, log, 't1')).map((record) => record.value)).toEqual([SIX[3], SIX[4], SIX[5]]);
+
+      // The file cut in the middle of the records: those past the cut are read from the log.
+      await writeFile(path, bytes);
+      await truncate(path, start4 + 2);
+      expect([...(await readCopies(dir, [0, 3, 4, 5])).keys()]).toEqual([0, 3]);
+      expect(records(await story(dir, log, 't1')).map((record) => record.value)).toEqual([SIX[3], SIX[4], SIX[5]]);
+
+      // No copies at all.
+      await rm(join(dir, 'records'), { recursive: true });
+      expect(records(await story(dir, log, 's1'))).toEqual(records(await story(dir, log, 's1', 'log')));
+    });
+
+    it(`keeps ${RECORDS_PER_FILE} records a file, continues the last file when extended, and begins again when built from offset 0`, async () => {
+      const log = await open('log', [...SIX, ...filler(6, 4_994)]);
+      const dir = join(root, 'index');
+      await buildStoryIndex(log, dir);
+      expect(await files(dir)).toEqual([name(0, RECORDS_PER_FILE), name(RECORDS_PER_FILE, 5_000)]);
+
+      await log.append(filler(5_000, 3_000).map((value) => ({ key: 'c1', value })));
+      expect(await buildStoryIndex(log, dir)).toMatchObject({ how: 'extended', read: 3_000 });
+      expect(await files(dir)).toEqual([name(0, RECORDS_PER_FILE), name(RECORDS_PER_FILE, 8_000)]);
+      await log.append([...filler(8_000, 200), encode(b.event('ServiceRemoved', { id: 's1' }))].map((value) => ({ key: 'c1', value })));
+      await buildStoryIndex(log, dir);
+      expect(await files(dir)).toEqual([name(0, 4_096), name(4_096, 8_192), name(8_192, 8_201)]);
+
+      const everything = await log.read(0, { to: 8_201 });
+      const copies = await readCopies(
+        dir,
+        everything.map((record) => record.offset),
+      );
+      expect([...copies.values()].sort((x, y) => x.offset - y.offset)).toEqual(everything.map(({ offset, key, value }): LogRecord => ({ offset, key, value })));
+      expect(records(await story(dir, log, 's1')).map((record) => record.offset)).toEqual([2, 3, 8_200]);
+
+      // Built again from offset 0: the copies are made again, none left of the others.
+      await writeFile(join(dir, 'records', name(9_000, 9_001)), 'left by another build');
+      await buildStoryIndex(log, dir, { fresh: true });
+      expect(await files(dir)).toEqual([name(0, 4_096), name(4_096, 8_192), name(8_192, 8_201)]);
+    });
+
+    it('leaves the offsets the log has no record at empty, and drops what a build past `from` left before its manifest', async () => {
+      const dir = join(root, 'index');
+      const record = (offset: number): LogRecord => ({ offset, key: `k${offset}`, value: `{"at":${offset}}` });
+      const first = await RecordCopiesWriter.open(dir, 0);
+      for (const offset of [0, 1, 5, 9]) await first.add(record(offset));
+      await first.close();
+      expect(await files(dir)).toEqual([name(0, 10)]);
+      expect([...(await readCopies(dir, [0, 1, 2, 5, 9, 10])).values()]).toEqual([0, 1, 5, 9].map(record));
+
+      // Opened at 6 (the index covers 0–5): the copies of 9 are dropped, the file continued from 6.
+      const again = await RecordCopiesWriter.open(dir, 6);
+      await again.add(record(7));
+      await again.close();
+      expect(await files(dir)).toEqual([name(0, 8)]);
+      expect([...(await readCopies(dir, [0, 1, 5, 7, 9])).values()]).toEqual([0, 1, 5, 7].map(record));
+
+      // A file of copies past the index, and a shorter write of the same file beside the longer one: both dropped.
+      await writeFile(join(dir, 'records', name(8, 12)), 'past the index');
+      await writeFile(join(dir, 'records', name(0, 3)), 'an older, shorter write');
+      const third = await RecordCopiesWriter.open(dir, 8);
+      await third.close();
+      expect(await files(dir)).toEqual([name(0, 8)]);
+    });
   });
 });
