@@ -4,8 +4,10 @@
 # /bin/busybox the offline test images are made of); and zsh, which the tests of
 # `shoal completion zsh` run the script in; and chromium, the browser the console's test drives
 # (headless, through puppeteer-core); and docker-compose (1.29), which the compose file's test
-# (test/e2e/compose.e2e.spec.ts) runs. Needs root (or sudo) and apt.
-# Idempotent and quick when both are there already: then it only checks them.
+# (test/e2e/compose.e2e.spec.ts) runs; and, through infra/systemd/rootfs.sh, the Debian root
+# filesystem with systemd that the systemd units' test boots in a container
+# (test/e2e/systemd.e2e.spec.ts). Needs root (or sudo) and apt.
+# Idempotent and quick when all are there already: then it only checks them.
 set -euo pipefail
 
 installed() { # every tool the test engine runs, and a busybox that needs no shared library
@@ -13,6 +15,8 @@ installed() { # every tool the test engine runs, and a busybox that needs no sha
     command -v docker >/dev/null 2>&1 && dpkg -s busybox-static >/dev/null 2>&1 && command -v zsh >/dev/null 2>&1 &&
     command -v chromium >/dev/null 2>&1 && command -v docker-compose >/dev/null 2>&1
 }
+
+bash "$(dirname "${BASH_SOURCE[0]}")/../systemd/rootfs.sh"
 
 if installed; then
   echo "docker engine already installed: $(dockerd --version)"
