@@ -248,6 +248,40 @@ describe('the restart supervisor', () => {
     expect(sim.running('s1')).toHaveLength(0);
   });
 
+  it('given an orchestrator that sees only the state after the spec changed, then only the restarts at the newest spec version count, each once', () => {
+    const policy = { delayMs: 0, maxAttempts: 3 };
+    const sim = running(policy);
+    // Two restarts at spec version 1, then an update to version 2 and one restart there.
+    for (let i = 0; i < 2; i++) {
+      sim.report(sim.running('s1')[0]!.id, FAILED);
+      sim.settle();
+    }
+    const v2 = spec(policy);
+    sim.append('ServiceUpdated', { id: 's1', spec: { ...v2, task: { ...v2.task, container: { image: 'nginx:1.28' } } } });
+    sim.settle();
+    const updated = sim.running('s1')[0]!;
+    expect(updated.specVersion).toBe(2);
+    sim.report(updated.id, FAILED);
+    sim.settle();
+    const slot = sim.tasksOf('s1');
+    expect(slot.filter((t) => t.specVersion === 1)).toHaveLength(3);
+    expect(slot.filter((t) => t.specVersion === 2)).toHaveLength(2);
+
+    // A fresh orchestrator that sees only the state: one restart so far at version 2 (its tasks
+    // after the first), none of version 1's; two more are allowed, and no third.
+    sim.takeOver(core());
+    const restarted: boolean[] = [];
+    for (let i = 0; i < 3; i++) {
+      const task = sim.running('s1')[0];
+      if (!task) break;
+      sim.report(task.id, FAILED);
+      sim.settle();
+      restarted.push(replacementOf(sim, task.id) !== undefined);
+    }
+    expect(restarted).toEqual([true, true, false]);
+    expect(sim.running('s1')).toHaveLength(0);
+  });
+
   it('given a slot another task already fills (a start-first update under way), when the old task fails, then it is shut down with no replacement', () => {
     const sim = running({ delayMs: 0 });
     const old = sim.running('s1')[0]!;
