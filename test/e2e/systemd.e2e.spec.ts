@@ -251,7 +251,7 @@ describe('the systemd units under a real systemd: the API, every component and a
     expect((await inside('systemctl stop shoal.target', 150_000)).code).toBe(0);
     // The target's stop returns once its own job is done; the units it is part of stop beside it, each saving its snapshot.
     const states = await eventually('every manager unit stopped', async () => {
-      const all = await Promise.all(MANAGER_UNITS.map(async (unit) => ({ unit, ...(await show(unit, 'ActiveState', 'Result')) })));
+      const all = await Promise.all(MANAGER_UNITS.map(async (unit): Promise<Record<string, string>> => ({ unit, ...(await show(unit, 'ActiveState', 'Result')) })));
       return all.every((state) => state.ActiveState === 'inactive') ? all : undefined;
     }, { timeoutMs: 120_000, everyMs: 500, explain: journal });
     for (const state of states) expect(state).toEqual({ unit: state.unit, ActiveState: 'inactive', Result: 'success' });
