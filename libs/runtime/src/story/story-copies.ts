@@ -200,7 +200,10 @@ export const readCopies = async (indexDir: string, offsets: readonly number[]): 
   const byFile = new Map<CopyFile, number[]>();
   for (const offset of offsets) {
     const file = fileOf(files, offset);
-    if (file) byFile.set(file, [...(byFile.get(file) ?? []), offset]);
+    if (!file) continue;
+    const wanted = byFile.get(file);
+    if (wanted) wanted.push(offset);
+    else byFile.set(file, [offset]);
   }
   const queue = [...byFile];
   const worker = async (): Promise<void> => {
