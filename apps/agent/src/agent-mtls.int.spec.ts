@@ -1,13 +1,14 @@
 /**
  * The cluster's mutual TLS on a real broker: a dispatcher with a root CA, nodes that join
  * by pinning that CA with the join token's digest, and every refusal a security review
- * asks for — no certificate, another CA's, an expired one, a worker's on the managers' Logs
+ * asks for — no certificate, another CA's (closed at its handshake), an expired one, a worker's on the managers' Logs
  * service, a token of another CA or one rotated out, a removed node's certificate.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as connectTls } from 'node:tls';
 import { credentials, status } from '@grpc/grpc-js';
 import type { ChannelCredentials, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { DEFAULT_CLUSTER_SPEC, LOG_LEVEL, TaskState } from '@shoal/contracts';
@@ -60,12 +61,40 @@ const logsOutcome = (creds: ChannelCredentials, address: string, request: Subscr
   return firstOrRefusal(client, (client as unknown as Record<string, Call>).subscribeLogs!.call(client, request) as ClientReadableStream<SubscribeLogsMessage>);
 };
 
-/** A client's credentials with a certificate `ca` signed for `role`, at `now`, for `validityMs`. */
-const certified = (trust: string, ca: SigningCa, role: 'worker' | 'manager', now = new Date(), validityMs?: number): ChannelCredentials => {
+/** A node's key and a certificate `ca` signed for `role`, at `now`, for `validityMs`. */
+const probe = (ca: SigningCa, role: 'worker' | 'manager', now = new Date(), validityMs?: number): { key: string; cert: string } => {
   const keys = newKeyPair();
   const certificate = issueNodeCertificate(ca, { nodeId: `probe${randomUUID().slice(0, 8)}`, role, publicKey: keys.publicKey, now, ...(validityMs ? { validityMs } : {}) });
-  return credentials.createSsl(Buffer.from(trust), Buffer.from(privateKeyPem(keys.privateKey)), Buffer.from(certificate.toString()), { checkServerIdentity: managerPeerCheck });
+  return { key: privateKeyPem(keys.privateKey), cert: certificate.toString() };
 };
+
+/** A client's credentials with a certificate `ca` signed for `role`, at `now`, for `validityMs`. */
+const certified = (trust: string, ca: SigningCa, role: 'worker' | 'manager', now = new Date(), validityMs?: number): ChannelCredentials => {
+  const { key, cert } = probe(ca, role, now, validityMs);
+  return credentials.createSsl(Buffer.from(trust), Buffer.from(key), Buffer.from(cert), { checkServerIdentity: managerPeerCheck });
+};
+
+/**
+ * Whether the dispatcher at `address` closes a TLS connection presenting `client` right after
+ * its handshake, before the client has sent a byte of HTTP/2 (false: still open a second on).
+ */
+const closedAfterHandshake = (address: string, trust: string, client: { key: string; cert: string }): Promise<boolean> =>
+  new Promise((resolve, reject) => {
+    const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+    const socket = connectTls({ host, port, ca: trust, key: client.key, cert: client.cert, ALPNProtocols: ['h2'], checkServerIdentity: () => undefined });
+    let open = false;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(false);
+    }, 1_000);
+    socket.on('secureConnect', () => (open = true));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      if (open) resolve(true);
+      else reject(new Error('the TLS handshake itself failed'));
+    });
+  });
 
 describe('mutual TLS between agents and the dispatcher, on a real broker', () => {
   const cluster = `c-${randomUUID().slice(0, 8)}`;
@@ -154,8 +183,13 @@ describe('mutual TLS between agents and the dispatcher, on a real broker', () =>
   it("serves a node's methods to no one without a valid certificate of this CA: none, another CA's, an expired one, plain gRPC", async () => {
     const none = await sessionOutcome(credentials.createSsl(Buffer.from(ca.pem), null, null, { checkServerIdentity: managerPeerCheck }), address);
     expect(none).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringMatching(/node certificate of this cluster is required/) });
+    // Another CA's certificate: the connection is closed once its handshake is done, before any call (as SwarmKit's handshake refuses it).
     const foreign = await sessionOutcome(certified(ca.pem, otherCa, 'worker'), address);
-    expect(foreign).toMatchObject({ code: status.UNAUTHENTICATED });
+    expect(foreign).toMatchObject({ code: status.UNAVAILABLE });
+    expect(await closedAfterHandshake(address, ca.pem, probe(otherCa, 'worker'))).toBe(true);
+    // Of this CA, valid or out of its dates: kept open (the methods decide).
+    expect(await closedAfterHandshake(address, ca.pem, probe(ca, 'worker'))).toBe(false);
+    expect(await closedAfterHandshake(address, ca.pem, probe(ca, 'worker', new Date(Date.now() - 10 * DAY), DAY))).toBe(false);
     const expired = await sessionOutcome(certified(ca.pem, ca, 'worker', new Date(Date.now() - 10 * DAY), DAY), address);
     expect(expired).toMatchObject({ code: status.UNAUTHENTICATED });
     const plain = await sessionOutcome(credentials.createInsecure(), address);

@@ -6,8 +6,10 @@
  * client for a certificate and takes the connection without one, so that joining works,
  * and each method then says whom it serves.
  *
- * A certificate the CA did not sign, or one out of its validity, leaves the connection
- * unauthorised: its calls are served as those of a node without a certificate.
+ * A certificate another CA signed is refused as SwarmKit's handshake refuses it: the
+ * connection is closed as soon as its handshake is done, before any call (foreign). One of
+ * this CA out of its validity leaves the connection unauthorised: its calls are served as
+ * those of a node without a certificate.
  *
  * The root is the cluster's as the view has it (root-rotation.ts): during a rotation a
  * node's certificate may be of the old root or the new, and the server's own is the old
@@ -15,6 +17,7 @@
  * is trusted and the server's certificate is made again from it (refresh).
  */
 import type { X509Certificate } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
 import { experimental, type ServerCredentials } from '@grpc/grpc-js';
 import type { ServerSurfaceCall } from '@grpc/grpc-js/build/src/server-call';
 import type { CertificateIssuer } from '@shoal/contracts';
@@ -23,6 +26,9 @@ import { issueNodeCertificate, issuerOf, newKeyPair, nodeIdentityAmong, privateK
 import type { ClusterRootCa, NodeIdentity, RootCaState } from '@shoal/runtime';
 
 const MAX_KNOWN = 10_000;
+
+/** What the TLS layer says of a certificate of a trusted root that is only out of its dates. */
+const DATE_ERRORS = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
 
 type CaListener = experimental.CaCertificateUpdateListener;
 type IdentityListener = experimental.IdentityCertificateUpdateListener;
@@ -174,6 +180,23 @@ export class ClusterTls {
   }
 
   /** Who is calling: the node its certificate names and who issued that certificate, or why it is not a node of this cluster. */
+  /**
+   * Whether a connection just through its handshake presented a certificate of another CA:
+   * the TLS layer could not chain it to the roots served (for a reason other than its dates),
+   * and the methods' own check (nodeIdentityAmong) does not take it either. Not one with no
+   * certificate (a node joining) nor one of this CA out of its dates (its calls are refused
+   * by the methods, UNAUTHENTICATED).
+   */
+  foreign(socket: Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate'>): boolean {
+    if (socket.authorized) return false;
+    const error = socket.authorizationError as unknown as string | { code?: string } | undefined;
+    const code = typeof error === 'string' ? error : error?.code;
+    if (code === undefined || DATE_ERRORS.has(code)) return false;
+    const peer = socket.getPeerCertificate();
+    if (!peer?.raw) return false;
+    return typeof nodeIdentityAmong(peer.raw, this.served.trusted, this.now()) === 'string';
+  }
+
   identify(call: Pick<ServerSurfaceCall, 'getAuthContext'>): CallerIdentity | string {
     const peer = call.getAuthContext().sslPeerCertificate;
     if (!peer?.raw) return 'a node certificate of this cluster is required: join with a join token first (shoal agent --tls --join-token …)';

@@ -6,6 +6,8 @@
  * (the all-in-one `npm start`).
  */
 import { randomUUID } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
+import type { TLSSocket } from 'node:tls';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import { RULE_LEVELS, certificateOf } from '@shoal/contracts';
 import type { NodeTlsInfo } from '@shoal/contracts';
@@ -76,6 +78,26 @@ const tlsCurrent = (tls: NodeTlsInfo | undefined, root: RootCaState): boolean =>
 const certificateHosts = (host: string, advertise: string | undefined): string[] => {
   const named = [DISPATCHER_TLS_NAME, host, advertise?.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'), '127.0.0.1', 'localhost'];
   return [...new Set(named.filter((name): name is string => !!name && name !== '0.0.0.0' && name !== '::'))];
+};
+
+/**
+ * Closes each connection that presents another CA's certificate as soon as its handshake is
+ * done (ClusterTls.foreign), before any call reaches a method. Node's TLS server cannot refuse
+ * it in the handshake itself without also refusing a joining node that has no certificate,
+ * and grpc-js keeps the HTTP/2 servers it listens with to itself: they are reached here, and
+ * a grpc-js whose insides changed stops the dispatcher at start rather than let such a
+ * certificate through to the methods unnoticed.
+ */
+const closeForeignAtHandshake = (server: Server, tls: ClusterTls): void => {
+  const listeners = (server as unknown as { http2Servers?: unknown }).http2Servers;
+  if (!(listeners instanceof Map) || listeners.size === 0) {
+    throw new Error('dispatcher: cannot reach the TLS listener of @grpc/grpc-js to close connections of another CA at their handshake (its insides changed)');
+  }
+  for (const listener of listeners.keys() as IterableIterator<EventEmitter>) {
+    listener.prependListener('secureConnection', (socket: TLSSocket) => {
+      if (tls.foreign(socket)) socket.destroy();
+    });
+  }
 };
 
 /** Status batches wait at most this long (SwarmKit: 100 ms). */
@@ -214,6 +236,7 @@ export class DispatcherServer {
         error ? reject(new Error(`dispatcher: cannot listen on ${hostPort(host, this.options.port ?? 0)}: ${error.message}`)) : resolve(bound),
       ),
     );
+    if (tls) closeForeignAtHandshake(server, tls);
     this.server = server;
     this.addressValue = this.options.advertise ?? hostPort(host, port);
     const runner = new ComponentRunner(this.log, this.core, {
