@@ -4,6 +4,7 @@ import type { RestartPolicy, ServiceSpec, Task } from '@shoal/contracts';
 import { Simulation, aroundBoundary } from '@shoal/testing';
 import { OrchestratorCore } from './orchestrator-core';
 import { RestartHistory } from './restart-history';
+import { mayBeRunning } from './replacement-start';
 
 const { READY, RUNNING, FAILED } = TaskState;
 
@@ -68,6 +69,15 @@ describe('restart rules on their boundaries', () => {
         { type: 'TaskDesiredStatesChanged', data: { tasks: [{ id: next.id, desiredState: RUNNING, reason: 'restart delay elapsed' }] } },
       ]);
     });
+  });
+});
+
+describe('a replacement waits for the task it replaces only while that task may be running', () => {
+  it('from ASSIGNED (on a node) to RUNNING, not before it is on a node nor once it stopped', () => {
+    const at = (state: TaskState): boolean => mayBeRunning({ status: { state } } as Task);
+    expect([TaskState.NEW, TaskState.PENDING].map(at)).toEqual([false, false]);
+    expect([TaskState.ASSIGNED, TaskState.ACCEPTED, TaskState.PREPARING, TaskState.READY, TaskState.STARTING, TaskState.RUNNING].map(at)).toEqual([true, true, true, true, true, true]);
+    expect([TaskState.COMPLETE, TaskState.SHUTDOWN, TaskState.FAILED, TaskState.REJECTED, TaskState.REMOVE, TaskState.ORPHANED].map(at)).toEqual([false, false, false, false, false, false]);
   });
 });
 

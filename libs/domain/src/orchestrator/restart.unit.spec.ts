@@ -282,6 +282,26 @@ describe('the restart supervisor', () => {
     expect(sim.running('s1')).toHaveLength(0);
   });
 
+  it('given an orchestrator that sees only the state, then a restart it learnt from the state counts inside the window, and not once the window has passed', () => {
+    const outcome = (failAfterMs: number): boolean => {
+      const sim = running({ delayMs: 0, maxAttempts: 1, windowMs: 30_000 });
+      const first = sim.running('s1')[0]!;
+      sim.report(first.id, FAILED);
+      sim.settle();
+      const second = replacementOf(sim, first.id)!;
+      expect(sim.state.tasks.get(second.id)!.status.state).toBe(RUNNING);
+      sim.takeOver(core());
+      sim.spec.clock = Date.parse(second.createdAt) + failAfterMs;
+      sim.report(second.id, FAILED);
+      sim.settle();
+      return replacementOf(sim, second.id) !== undefined;
+    };
+    // The restart that made `second` is 10 s before it fails: it counts, max attempts reached.
+    expect(outcome(10_000)).toBe(false);
+    // 31 s after it: out of the window, the task is restarted.
+    expect(outcome(31_000)).toBe(true);
+  });
+
   it('given a slot another task already fills (a start-first update under way), when the old task fails, then it is shut down with no replacement', () => {
     const sim = running({ delayMs: 0 });
     const old = sim.running('s1')[0]!;
