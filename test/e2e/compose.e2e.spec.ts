@@ -7,7 +7,6 @@
  * converges on them; the service's output comes back through `docker service logs`. Everything
  * the project made (containers, networks, volumes) and the images this spec built go at the end.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,23 +17,11 @@ import { KAFKA_IMAGE } from '../../libs/testing/src/broker/kafka-container';
 import { engineDocker } from '../../libs/testing/src/engine/engine-docker';
 import { testEngine } from '../../libs/testing/src/engine/test-engine';
 import { eventually } from '../../libs/testing/src/eventually';
+import { runCommand } from '../../libs/testing/src/processes/run-command';
+import type { CommandResult } from '../../libs/testing/src/processes/run-command';
 
 const ROOT = join(__dirname, '..', '..');
 const COMPOSE_FILE = join(ROOT, 'infra', 'docker', 'compose.yaml');
-
-interface Ran {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-const exec = (command: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Ran> =>
-  new Promise((resolve) => {
-    execFile(command, [...args], { env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, cwd: ROOT }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
 
 describe('the compose file on a real engine: broker, components and two agents over mutual TLS, driven by the docker CLI', () => {
   const engine = testEngine();
@@ -44,10 +31,10 @@ describe('the compose file on a real engine: broker, components and two agents o
   let composeEnv: NodeJS.ProcessEnv;
   let apiSocket: string;
 
-  const compose = (args: readonly string[], timeoutMs = 120_000): Promise<Ran> => exec('docker-compose', ['-f', COMPOSE_FILE, '-p', project, ...args], composeEnv, timeoutMs);
+  const compose = (args: readonly string[], timeoutMs = 120_000): Promise<CommandResult> => runCommand('docker-compose', ['-f', COMPOSE_FILE, '-p', project, ...args], composeEnv, timeoutMs);
   /** The stock docker CLI against Shoal's API. */
-  const docker = (args: readonly string[], timeoutMs = 60_000): Promise<Ran> =>
-    exec('docker', args, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: config, DOCKER_CONFIG: config, DOCKER_HOST: apiSocket, DOCKER_CLI_HINTS: 'false' }, timeoutMs);
+  const docker = (args: readonly string[], timeoutMs = 60_000): Promise<CommandResult> =>
+    runCommand('docker', args, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: config, DOCKER_CONFIG: config, DOCKER_HOST: apiSocket, DOCKER_CLI_HINTS: 'false' }, timeoutMs);
   const said = async (): Promise<string> => {
     const ps = await compose(['ps']);
     const logs = await compose(['logs', '--no-color', '--tail', '30']);

@@ -13,7 +13,6 @@
  * (Restart=on-failure), one stopped saves its snapshot and exits cleanly within its
  * TimeoutStopSec, and stopping shoal.target stops every manager unit (PartOf).
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,26 +21,16 @@ import { freePorts } from '../../infra/kafka/broker';
 import { engineDocker } from '../../libs/testing/src/engine/engine-docker';
 import { testEngine } from '../../libs/testing/src/engine/test-engine';
 import { eventually } from '../../libs/testing/src/eventually';
+import { dockerCli } from '../../libs/testing/src/processes/docker-cli';
+import type { DockerCliResult } from '../../libs/testing/src/processes/docker-cli';
+import { runCommand } from '../../libs/testing/src/processes/run-command';
+import type { CommandResult } from '../../libs/testing/src/processes/run-command';
 import { testBrokers } from '../../libs/testing/src/kafka-topic';
 
 const ROOT = join(__dirname, '..', '..');
 const ROOTFS = process.env.SHOAL_SYSTEMD_ROOTFS ?? join(ROOT, '.cache', 'systemd', 'bookworm-rootfs.tar');
 const COMPONENTS = ['allocator', 'orchestrator', 'scheduler', 'dispatcher', 'reaper'] as const;
 const MANAGER_UNITS = ['shoal-api', ...COMPONENTS.map((component) => `shoal-${component}`)];
-
-interface Ran {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-const exec = (command: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Ran> =>
-  new Promise((resolve) => {
-    execFile(command, [...args], { env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, cwd: ROOT }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
 
 /** `KEY=value` lines of an environment file replaced by `values` (each key must be in it). */
 const withValues = (text: string, values: Readonly<Record<string, string>>): string => {
@@ -65,10 +54,9 @@ describe('the systemd units under a real systemd: the API, every component and a
   let started = false;
 
   /** A command in the booted container. */
-  const inside = (script: string, timeoutMs = 120_000): Promise<Ran> => exec('docker', ['exec', name, 'bash', '-c', script], { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: config, DOCKER_CONFIG: config, DOCKER_HOST: engine }, timeoutMs);
+  const inside = (script: string, timeoutMs = 120_000): Promise<CommandResult> => runCommand('docker', ['exec', name, 'bash', '-c', script], { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: config, DOCKER_CONFIG: config, DOCKER_HOST: engine }, timeoutMs);
   /** The stock docker CLI against Shoal's API, through its socket in the units' state directory. */
-  const docker = (args: readonly string[], timeoutMs = 60_000): Promise<Ran> =>
-    exec('docker', args, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: config, DOCKER_CONFIG: config, DOCKER_HOST: apiSocket, DOCKER_CLI_HINTS: 'false' }, timeoutMs);
+  const docker = (args: readonly string[], timeoutMs = 60_000): Promise<DockerCliResult> => dockerCli(work, args, { socket: apiSocket, timeoutMs });
   const journal = async (): Promise<string> => (await inside('journalctl --no-pager -n 60 -u "shoal*"')).stdout;
   const show = async (unit: string, ...properties: string[]): Promise<Record<string, string>> => {
     const shown = await inside(`systemctl show ${unit} ${properties.map((p) => `-p ${p}`).join(' ')}`);
@@ -86,7 +74,7 @@ describe('the systemd units under a real systemd: the API, every component and a
     if (!existsSync(ROOTFS)) throw new Error(`${ROOTFS} not found: make the systemd root filesystem with \`bash infra/systemd/rootfs.sh\` (infra/docker/install.sh runs it)`);
     engineDocker(engine, ['import', '--change', 'CMD ["/lib/systemd/systemd"]', ROOTFS, image], 5 * 60_000);
     // The release the units run: what `npm run build` makes, beside the node_modules it needs.
-    const built = await exec(process.execPath, ['-r', './bin/register.js', 'infra/build/build.ts', '--out', join(work, 'dist')], process.env, 5 * 60_000);
+    const built = await runCommand(process.execPath, ['-r', './bin/register.js', 'infra/build/build.ts', '--out', join(work, 'dist')], process.env, 5 * 60_000);
     if (built.code !== 0) throw new Error(`npm run build failed: ${built.stderr}`);
 
     const ports = await freePorts(8);
@@ -148,7 +136,7 @@ describe('the systemd units under a real systemd: the API, every component and a
     const merged = engineDocker(engine, ['inspect', '--format', '{{.GraphDriver.Data.MergedDir}}', name]).trim();
     // A short path to the socket: a unix socket's path has at most 107 bytes.
     symlinkSync(join(merged, 'var', 'lib', 'shoal'), join(work, 'data'));
-    apiSocket = `unix://${join(work, 'data', 'shoal.sock')}`;
+    apiSocket = join(work, 'data', 'shoal.sock');
   }, 10 * 60_000);
 
   afterAll(() => {
