@@ -176,6 +176,13 @@ const cores = (): ComponentCore[] => {
   return CORE_COMPONENTS.map((component) => componentCore(component, { newId: () => `bench-${++ids}` }));
 };
 
+/** The bytes of the files in `dir` (not its subfolders'). */
+const bytesIn = async (dir: string): Promise<number> => {
+  let total = 0;
+  for (const name of await readdir(dir)) total += (await stat(join(dir, name))).size;
+  return total;
+};
+
 /** A component's process restarting: its newest snapshot that belongs to the log, the tail followed, reconciled: ready. */
 const restart = async (log: KafkaEventLog, store: SnapshotStore, core: ComponentCore): Promise<void> => {
   const { snapshot, refused } = await snapshotFor(log, store);
@@ -243,16 +250,8 @@ export const answersBench = async (argv: readonly string[]): Promise<void> => {
     process.stderr.write(`${saved.value.saved} snapshots in ${saved.seconds.toFixed(0)} s; the story index…\n`);
     const indexDir = join(root, 'story-index');
     const indexed = await timed(() => buildStoryIndex(log, indexDir));
-    const indexBytes = await (async () => {
-      let total = 0;
-      for (const name of await readdir(join(indexDir, indexed.value.manifest.data))) total += (await stat(join(indexDir, indexed.value.manifest.data, name))).size;
-      return total;
-    })();
-    const copiesBytes = await (async () => {
-      let total = 0;
-      for (const name of await readdir(join(indexDir, 'records'))) total += (await stat(join(indexDir, 'records', name))).size;
-      return total;
-    })();
+    const indexBytes = await bytesIn(join(indexDir, indexed.value.manifest.data));
+    const copiesBytes = await bytesIn(join(indexDir, 'records'));
     process.stderr.write(`index built in ${indexed.seconds.toFixed(0)} s (${(indexBytes / MIB).toFixed(0)} MiB, its copies of the records ${(copiesBytes / MIB).toFixed(0)} MiB)\n`);
 
     // The points asked for: an offset between two snapshots, and a wall time a quarter of the log later.

@@ -42,6 +42,9 @@ const rootAsked = (given: DockerSwarmSpec, cluster: Cluster): RootAsked | undefi
   return forceRotate !== forceRotateOf(cluster) ? { kind: 'new', forceRotate } : undefined;
 };
 
+/** The refusal of a root CA rotation on a cluster that has no root CA, naming the field that asked for one. */
+const noRootCa = (field: string): HttpException => badRequest(`${field}: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR`);
+
 @ApiTags('docker: swarm')
 @Controller('swarm')
 export class SwarmController {
@@ -96,7 +99,7 @@ export class SwarmController {
     const key = ca.SigningCAKey ?? '';
     const given = operatorRoot(cert, key, new Date());
     if (given === undefined) return undefined;
-    if (!this.config.ca) throw badRequest('CAConfig.SigningCACert: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR');
+    if (!this.config.ca) throw noRootCa('CAConfig.SigningCACert');
     if ('reason' in given) throw badRequest(`${given.field}: ${given.reason}`);
     return { kind: 'own', cert, key, forceRotate: ca.ForceRotate ?? 0 };
   }
@@ -208,7 +211,7 @@ export class SwarmController {
   private rootRotation(cluster: Cluster, asked: RootAsked, expect: { readonly clusterVersion: number } | undefined, correlation: string): ShoalEvent | undefined {
     const field = asked.kind === 'own' ? 'CAConfig.SigningCACert' : 'CAConfig.ForceRotate';
     const current = this.roots.at(cluster);
-    if (!current) throw badRequest(`${field}: the cluster has no root CA to rotate: start the API and the dispatchers with SHOAL_CA_DIR`);
+    if (!current) throw noRootCa(field);
     const logLevel = cluster.logLevel ?? 1;
     if (logLevel < levelOfVersion('RootCaRotationStarted', EVENT_TYPES.RootCaRotationStarted.v)) {
       throw badRequest(
