@@ -55,7 +55,7 @@ describe('an assignments stream', () => {
     stream.changed(['a']);
     tasks.set('b', taskOn('b'));
     stream.changed(['b']);
-    await sleep(0);
+    await nextTurn();
     expect(written).toHaveLength(1);
     await sleep(ASSIGNMENT_BATCH_MS + 30);
     expect(written).toHaveLength(2);
@@ -95,7 +95,7 @@ describe('an assignments stream', () => {
     const ids = Array.from({ length: ASSIGNMENT_BATCH_LIMIT }, (_, i) => `t${i}`);
     for (const id of ids) tasks.set(id, taskOn(id));
     stream.changed(ids);
-    await sleep(0);
+    await nextTurn();
     expect(written).toHaveLength(2);
     expect(written[1]!.changes).toHaveLength(ASSIGNMENT_BATCH_LIMIT);
     await sleep(ASSIGNMENT_BATCH_MS + 30);
