@@ -283,6 +283,7 @@ export class ComponentRunner {
       }
       const tickStarted = performance.now();
       const proposals = this.core.decide(this.view.state, this.now());
+      this.options.metrics?.decided(this.core.component, (performance.now() - tickStarted) / 1000, this.options.partition);
       const traced = this.traces.tick(proposals);
       if (proposals.length > 0) {
         const events = proposals.map((p) => this.stamp(p));

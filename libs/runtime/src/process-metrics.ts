@@ -12,6 +12,11 @@ import { ViewMetrics } from './view-metrics';
 
 /** A tick's duration: from a millisecond (nothing to do) to a minute (an append during a broker outage). */
 export const TICK_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/**
+ * A core's decisions, the synchronous part of a tick: nothing else runs in the process
+ * meanwhile, so these are pauses, from 100 µs to the seconds a core must never take.
+ */
+export const DECIDE_BUCKETS = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** Proposals in a tick's batch. */
 export const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
 
@@ -36,6 +41,7 @@ export class ProcessMetrics {
   readonly views: ViewMetrics;
   private readonly components = new Set<ComponentSource>();
   private readonly tickSeconds: Histogram<'component' | 'partition'>;
+  private readonly decideSeconds: Histogram<'component' | 'partition'>;
   private readonly batchSize: Histogram<'component' | 'partition'>;
   private readonly decisions: Counter<'component' | 'partition' | 'type' | 'verdict'>;
 
@@ -47,6 +53,13 @@ export class ProcessMetrics {
       help: 'How long an active component took to decide, append its proposals and see them ruled on (ticks that proposed something).',
       labelNames: ['component', 'partition'],
       buckets: TICK_BUCKETS,
+      registers: [registry],
+    });
+    this.decideSeconds = new Histogram({
+      name: 'shoal_component_decide_duration_seconds',
+      help: "How long an active component's core took to decide, every tick: the part of a tick that holds the process's event loop (the rest of a tick waits on the log).",
+      labelNames: ['component', 'partition'],
+      buckets: DECIDE_BUCKETS,
       registers: [registry],
     });
     this.batchSize = new Histogram({
@@ -87,6 +100,11 @@ export class ProcessMetrics {
     this.tickSeconds.observe(labels, seconds);
     this.batchSize.observe(labels, types.length);
     types.forEach((type, index) => this.decisions.inc({ ...labels, type, verdict: verdicts[index]?.status ?? 'unknown' }));
+  }
+
+  /** One decision of `component`'s core (of `partition`, when the process serves several), in `seconds`, whether it proposed anything or not. */
+  decided(component: string, seconds: number, partition?: number): void {
+    this.decideSeconds.observe(componentLabels(component, partition), seconds);
   }
 
   /** The /metrics answer: Prometheus' text format. */

@@ -80,6 +80,10 @@ describe('ProcessMetrics', () => {
     expect(text).toContain('shoal_component_tick_duration_seconds_bucket{le="0.25",component="scheduler",partition="0"} 0');
     expect(text).toContain('shoal_component_batch_size_sum{component="scheduler",partition="1"} 2');
     expect(text).toContain('shoal_component_decisions_total{component="scheduler",partition="1",type="TasksAssigned",verdict="applied"} 2');
+    metrics.decided('scheduler', 0.003, 1);
+    const decided = await metrics.text();
+    expect(decided).toContain('shoal_component_decide_duration_seconds_bucket{le="0.001",component="scheduler",partition="1"} 0');
+    expect(decided).toContain('shoal_component_decide_duration_seconds_bucket{le="0.005",component="scheduler",partition="1"} 1');
     unreport.forEach((stop) => stop());
 
     // A process serving one partition writes the series without it, as it always did.
@@ -100,6 +104,10 @@ describe('ProcessMetrics', () => {
       await eventually('active', () => runner.state === 'active', { timeoutMs: 10_000, everyMs: 10 });
       expect(await metrics.sample('shoal_component_active', { component: 'reaper', partition: '3' })).toBe(1);
       expect(await metrics.sample('shoal_component_active', { component: 'reaper' })).toBeUndefined();
+      // Its core decided on becoming active, proposing nothing: the decision is timed all the same.
+      const count = (text: string, family: string): number => Number(new RegExp(`^${family}_count\\{component="reaper",partition="3"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      await eventually('a decision timed', async () => count(await metrics.text(), 'shoal_component_decide_duration_seconds') >= 1, { timeoutMs: 10_000, everyMs: 10 });
+      expect(count(await metrics.text(), 'shoal_component_tick_duration_seconds')).toBe(0);
       await runner.stop();
     } finally {
       await close();
