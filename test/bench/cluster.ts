@@ -224,10 +224,13 @@ export class BenchCluster {
     return this.peaks;
   }
 
-  /** Stops every process and keeps their output in `logs/<name>.log` when `logs` is given. */
-  async stop(logs?: string): Promise<void> {
+  /**
+   * Stops every process (SIGTERM, SIGKILL after `graceMs`) and keeps their output in
+   * `logs/<name>.log` when `logs` is given.
+   */
+  async stop(logs?: string, graceMs = 15_000): Promise<void> {
     this.samplePeaks();
-    await Promise.all(this.members.map((m) => m.process.stop(15_000)));
+    await Promise.all(this.members.map((m) => m.process.stop(graceMs)));
     if (logs) {
       mkdirSync(logs, { recursive: true });
       for (const m of [...this.members, ...this.retired]) writeFileSync(join(logs, `${m.name}.log`), m.process.output);

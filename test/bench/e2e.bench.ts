@@ -9,7 +9,7 @@
  * and bytes written to the log; each process's peak RSS (VmHWM). --runs (1), each on a
  * fresh cluster and topic. --sources runs bin/shoal instead of a compiled copy;
  * --no-build reuses the compiled copy; --stall S gives up after S seconds without progress;
- * --profile all|api,scheduler,… writes a .cpuprofile per named process into --profile-dir
+ * --profile all|api,scheduler,… writes .cpuprofile files (one per thread) into a folder per named process in --profile-dir
  * (.shoal/bench-profiles), summarised by profile-summary.ts.
  */
 import { benchBroker } from './broker';

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Node flags per process name for --profile; the profiles go to --profile-dir (default .shoal/bench-profiles). */
+/** Node flags per process name for --profile; the profiles go to a folder per process in --profile-dir (default .shoal/bench-profiles), one file per thread. */
 export const profileFlags = (argv: readonly string[]): ((name: string) => readonly string[]) => {
   const at = argv.indexOf('--profile');
   if (at < 0) return () => [];
@@ -19,7 +19,9 @@ export const profileFlags = (argv: readonly string[]): ((name: string) => readon
   const dir = dirAt >= 0 && argv[dirAt + 1] ? argv[dirAt + 1]! : join(ROOT, '.shoal', 'bench-profiles');
   mkdirSync(dir, { recursive: true });
   process.stderr.write(`CPU profiles of ${wanted.join(', ')} go to ${dir}\n`);
-  return (name) => (wanted.includes('all') || wanted.includes(name) || wanted.includes(name.replace(/-\d+$/, '')) ? ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`] : []);
+  // A folder per process and node's own file names (pid, thread): a process's worker threads
+  // profile too, and under one given name the last thread to exit would overwrite the others.
+  return (name) => (wanted.includes('all') || wanted.includes(name) || wanted.includes(name.replace(/-\d+$/, '')) ? ['--cpu-prof', '--cpu-prof-dir', join(dir, `${name}-${Date.now()}`)] : []);
 };
 
 export interface ProfileNode {
