@@ -6,6 +6,13 @@
  */
 import type { SlotKey } from '../reaper/slots';
 
+/** What the history holds of a slot, read-only. */
+export interface HeldRestarts {
+  readonly specVersion: number;
+  readonly total: number;
+  readonly times: readonly number[];
+}
+
 interface SlotHistory {
   specVersion: number;
   total: number;
@@ -60,6 +67,11 @@ export class RestartHistory {
     for (const key of this.slots.keys()) {
       if (key.startsWith(`${serviceId}/`) || key.startsWith(`${serviceId}@`)) this.slots.delete(key);
     }
+  }
+
+  /** What it holds of `slot` (for specs and inspection: no decision reads it). */
+  held(slot: SlotKey): HeldRestarts | undefined {
+    return this.slots.get(slot);
   }
 
   get size(): number {
