@@ -30,4 +30,20 @@ describe('the placement constraint grammar', () => {
     expect(constraintsOf(['node.role==worker', 'node.labels.zone!=west'])).toEqual(parseConstraints(['node.role==worker', 'node.labels.zone!=west']));
     expect(constraintsOf(['node.role==worker', 'oops'])).toBeUndefined();
   });
+
+  it('takes a key of a letter or _ and then at least one letter, digit, -, _ or ., nothing before it or after it', () => {
+    for (const key of ['ab', '_a', 'node.labels.rack-1_b', 'Node.Labels.X9']) expect(readConstraint(`${key}==x`)).toMatchObject({ ok: true, constraint: { key } });
+    for (const key of ['a', '1a', '.node.role', '-node.role', 'node.role@', 'node.role/x']) {
+      expect(readConstraint(`${key}==x`)).toEqual({ ok: false, reason: `constraint "${key}==x": key '${key}' is invalid`, key, value: 'x' });
+    }
+  });
+
+  it('takes a value of letters, digits and the characters of a pattern, spaces inside it, and no operator anywhere in it', () => {
+    for (const value of ['east', 'a b', '10.0.0.0/8', 'x*', '(a|b)?', '[a-z]+', '^a$', 'c:\\d', 'a_b-c']) {
+      expect(readConstraint(`node.labels.k==${value}`)).toMatchObject({ ok: true, constraint: { value } });
+    }
+    for (const value of ['b<', 'a>b', '~a', 'a=', '!a']) {
+      expect(readConstraint(`node.labels.k==${value}`)).toEqual({ ok: false, reason: `constraint "node.labels.k==${value}": value '${value}' is invalid`, key: 'node.labels.k', value });
+    }
+  });
 });

@@ -65,3 +65,29 @@ describe('matching placement constraints on a node', () => {
     expect(holds(n, 'node.colour!=red')).toBe(false);
   });
 });
+
+describe('placement constraints on a node that does not tell everything', () => {
+  it('given a node with no address yet, then node.ip== never holds and node.ip!= always does', () => {
+    const n = node();
+    expect(n.status.addr).toBeUndefined();
+    expect(holds(n, 'node.ip==10.1.2.3')).toBe(false);
+    expect(holds(n, 'node.ip!=10.1.2.3')).toBe(true);
+    expect(holds(n, 'node.ip==10.0.0.0/8')).toBe(false);
+    expect(holds(n, 'node.ip!=10.0.0.0/8')).toBe(true);
+  });
+
+  it('given an engine that reports no labels, then an engine label reads as empty', () => {
+    const n = node();
+    const bare: Node = { ...n, description: { ...n.description, engine: { version: '28' } } };
+    expect(holds(bare, 'engine.labels.os!=ubuntu')).toBe(true);
+    expect(holds(bare, 'engine.labels.os==ubuntu')).toBe(false);
+  });
+
+  it('holds only when every constraint does: one that fails is enough', () => {
+    const n = node({ role: 'worker', labels: { zone: 'east' } });
+    expect(holds(n, 'node.role==worker', 'node.labels.zone==west')).toBe(false);
+    expect(holds(n, 'node.labels.zone==west', 'node.role==worker')).toBe(false);
+    expect(holds(n, 'node.role==worker', 'node.labels.zone==east')).toBe(true);
+    expect(holds(n)).toBe(true);
+  });
+});
