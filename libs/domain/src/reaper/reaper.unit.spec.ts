@@ -207,6 +207,42 @@ describe('the task reaper', () => {
     expect(reap(state, { slots: ['s1/2'], tasks: [] }).remove).toEqual([]);
   });
 
+  it('deletes, of tasks that stopped at the same time, the lowest ids first', () => {
+    const ids = ['c', 'a', 'e', 'b', 'd'];
+    for (const id of ids) {
+      events.push(
+        b.event('TasksCreated', { tasks: [newTask(id, 's1', spec, { slot: 1 })] }),
+        b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
+        b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
+      );
+    }
+    // One report: the five end at the same time.
+    const at = b.now();
+    events.push(
+      b.event('TaskStatusesReported', { nodeId: 'n1', statuses: ids.map((id) => ({ id, state: FAILED, at })) }),
+      b.event('TaskDesiredStatesChanged', { tasks: ids.map((id) => ({ id, desiredState: SHUTDOWN })) }),
+    );
+    const state = given(...events).state;
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['a', 'b']);
+  });
+
+  it('keeps five tasks of a slot before the cluster has a spec of its own', () => {
+    events.splice(0, 1); // no ClusterInitialized
+    for (const id of ['t1', 't2', 't3', 't4', 't5', 't6', 't7']) task(id, FAILED);
+    const state = given(...events).state;
+    expect(state.cluster).toBeUndefined();
+    expect(reap(state, everything(state)).remove.map((r) => r.id)).toEqual(['t1', 't2']);
+  });
+
+  it('does not look again at a slot with one live task', () => {
+    task('up', RUNNING);
+    for (const id of ['f1', 'f2', 'f3', 'f4']) task(id, FAILED);
+    const state = given(...events).state;
+    const decision = reap(state, everything(state));
+    expect(decision.remove.map((r) => r.id)).toEqual(['f1', 'f2']);
+    expect(decision.stillDirty).toEqual([]);
+  });
+
   it('every removal it proposes is one evolve accepts', () => {
     for (const id of ['t1', 't2', 't3', 't4', 't5']) task(id, FAILED);
     task('r', SHUTDOWN, REMOVE, 2);
