@@ -6,8 +6,11 @@
  *
  * It keeps the engine's default bridge (docker0) unless told another (`bridge`) or to make
  * its own (`ownBridge`, where another engine uses docker0: two engines on one bridge hand out
- * the same addresses). Swarm mode makes docker_gwbridge, one per machine: one swarm-mode test
- * engine at a time. Published ports bind 127.0.0.1 unless a container asks for another address.
+ * the same addresses). Swarm mode makes docker_gwbridge, one per network namespace: one
+ * swarm-mode test engine at a time on the machine's network, and any number more each in a
+ * namespace of its own (`ownNetworkNamespace`, own-namespace.ts), which can also be restarted
+ * on its data root (restart()). Published ports bind 127.0.0.1 unless a container asks for
+ * another address.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -19,6 +22,8 @@ import { dockerAnswers } from '../broker/docker-probe';
 import { engineDocker } from './engine-docker';
 import { makeOwnBridge } from './own-bridge';
 import type { OwnBridge } from './own-bridge';
+import { makeOwnNamespace, removeNamespaceScript } from './own-namespace';
+import type { OwnNamespace } from './own-namespace';
 
 export const DOCKERD_MISSING =
   'dockerd not found on PATH: install the engine with `bash infra/docker/install.sh` (Debian: apt-get install docker.io busybox-static, as root)';
@@ -34,6 +39,13 @@ export interface EngineOptions {
   readonly bridge?: string;
   /** Make a bridge of its own (own-bridge.ts) and use it, deleted again by stop(); instead of `bridge`. */
   readonly ownBridge?: boolean;
+  /**
+   * Run in a network namespace of its own (own-namespace.ts), deleted again by stop(), with
+   * everything in it: its docker0, its docker_gwbridge, its swarm on the namespace's
+   * 127.0.0.1. For a swarm-mode engine beside the run's, one a test may restart. Not with
+   * `bridge` or `ownBridge` (interfaces of the machine's network).
+   */
+  readonly ownNetworkNamespace?: boolean;
   /** Initialise swarm mode (default true). */
   readonly swarm?: boolean;
   /** How long to wait for the engine to answer /_ping (default 60 s). */
@@ -103,14 +115,37 @@ const unmountUnder = (dir: string): void => {
 /**
  * What the watchdog does after dockerd is gone, in bash ($2: the engine's folder): kills the
  * containerd and shims with files there, unmounts what is left mounted there, deletes the
- * engine's own bridge.
+ * engine's own bridge, or its own namespace with what still runs in it.
  */
-const watchdogCleanup = (bridge: string | undefined): string =>
+const watchdogCleanup = (bridge: string | undefined, namespace: string | undefined): string =>
   [
     'for p in /proc/[0-9]*; do [ "${p#/proc/}" = "$$" ] || ! grep -qF -- "$2" "$p/cmdline" 2>/dev/null || kill -KILL "${p#/proc/}" 2>/dev/null; done',
     'awk -v d="$2/" \'index($2, d) == 1 { print $2 }\' /proc/self/mounts 2>/dev/null | sort -r | while read -r m; do umount -l "$m"; done',
     ...(bridge ? [`ip link del ${bridge} 2>/dev/null`] : []),
+    ...(namespace ? [removeNamespaceScript(namespace)] : []),
   ].join('\n');
+
+/**
+ * dockerd with `args`, its output appended to `logFile`, run through `enter` (a namespace's
+ * nsenter) when given; its pid is dockerd's (nsenter execs it).
+ */
+const spawnDockerd = async (args: readonly string[], logFile: string, enter: readonly string[] = []): Promise<ChildProcess> => {
+  const [file, ...rest] = [...enter, 'dockerd', ...args] as [string, ...string[]];
+  const out = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(file, rest, { stdio: ['ignore', out, out], env: process.env });
+  } finally {
+    closeSync(out);
+  }
+  if (child.pid === undefined) {
+    const error = await new Promise<Error>((done) => child.once('error', done));
+    throw new Error(`cannot start dockerd: ${error.message}`);
+  }
+  if (process.env.SHOAL_ENGINE_PIDFILE) appendFileSync(process.env.SHOAL_ENGINE_PIDFILE, `${child.pid}\n`);
+  child.unref();
+  return child;
+};
 
 export class LocalDockerEngine {
   private exited = false;
@@ -118,11 +153,12 @@ export class LocalDockerEngine {
   private stopping: Promise<void> | undefined;
   /** Swarm init made the docker_gwbridge interface (none was there before). */
   private madeGwbridge = false;
+  /** dockerd (another process after a restart). */
+  private child!: ChildProcess;
+  /** Cleans up should this process die without stop(). */
+  private watchdog: ChildProcess | undefined;
 
   private constructor(
-    private readonly child: ChildProcess,
-    /** Cleans up should this process die without stop(). */
-    private readonly watchdog: ChildProcess | undefined,
     /** `unix://<dir>/docker.sock`: DOCKER_HOST for this engine. */
     readonly host: string,
     readonly dir: string,
@@ -130,11 +166,23 @@ export class LocalDockerEngine {
     readonly logFile: string,
     /** The bridge it made for itself, if it did. */
     readonly ownBridge: OwnBridge | undefined,
-  ) {
+    /** The network namespace it runs in, if it has its own. */
+    readonly namespace: OwnNamespace | undefined,
+    /** dockerd's arguments, the same at every start. */
+    private readonly args: readonly string[],
+  ) {}
+
+  /** dockerd started (again) on the folder, watched, with a watchdog of its own. */
+  private async launch(): Promise<void> {
+    const child = await spawnDockerd(this.args, this.logFile, this.namespace?.enter);
+    this.child = child;
+    this.exited = false;
     child.once('exit', (code, signal) => {
+      if (this.child !== child) return;
       this.exited = true;
       this.exitStatus = signal ? `signal ${signal}` : `exit code ${String(code)}`;
     });
+    this.watchdog = startWatchdog(child.pid!, this.dir, watchdogCleanup(this.ownBridge?.name, this.namespace?.name));
   }
 
   /** dockerd's pid. */
@@ -145,31 +193,36 @@ export class LocalDockerEngine {
   /** Starts dockerd, waits for /_ping, initialises swarm mode unless told not to. */
   static async start(options: EngineOptions = {}): Promise<LocalDockerEngine> {
     if (!dockerdInstalled()) throw new Error(`cannot start a Docker engine: ${DOCKERD_MISSING}`);
-    if (options.bridge === 'none' && existsSync('/sys/class/net/docker0')) {
+    if (options.ownNetworkNamespace && (options.bridge !== undefined || options.ownBridge)) {
+      throw new Error('an engine in a network namespace of its own makes its bridges there: no `bridge` or `ownBridge` of the machine\'s network');
+    }
+    if (!options.ownNetworkNamespace && options.bridge === 'none' && existsSync('/sys/class/net/docker0')) {
       // dockerd with the bridge off deletes docker0 as it starts, under whichever engine uses it.
       throw new Error('bridge "none" would make dockerd delete the docker0 another engine here uses: name a bridge of your own (ip link add <name> type bridge)');
     }
     const dir = resolve(options.dir ?? mkdtempSync(join(tmpdir(), 'shoal-engine-')));
     mkdirSync(dir, { recursive: true });
     const logFile = join(dir, 'dockerd.log');
-    const bridge = options.ownBridge ? makeOwnBridge() : undefined;
-    const out = openSync(logFile, 'a');
-    let child: ChildProcess;
+    let bridge: OwnBridge | undefined;
+    let namespace: OwnNamespace | undefined;
     try {
-      child = spawn('dockerd', dockerdArgs(dir, bridge?.name ?? options.bridge, bridge?.addressPool), { stdio: ['ignore', out, out], env: process.env });
-    } finally {
-      closeSync(out);
-    }
-    if (child.pid === undefined) {
-      const error = await new Promise<Error>((done) => child.once('error', done));
+      bridge = options.ownBridge ? makeOwnBridge() : undefined;
+      namespace = options.ownNetworkNamespace ? makeOwnNamespace() : undefined;
+    } catch (error) {
       bridge?.remove();
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`cannot start dockerd: ${error.message}`);
+      throw error;
     }
-    if (process.env.SHOAL_ENGINE_PIDFILE) appendFileSync(process.env.SHOAL_ENGINE_PIDFILE, `${child.pid}\n`);
-    child.unref();
-    const watchdog = startWatchdog(child.pid, dir, watchdogCleanup(bridge?.name));
-    const engine = new LocalDockerEngine(child, watchdog, `unix://${join(dir, 'docker.sock')}`, dir, logFile, bridge);
+    const args = dockerdArgs(dir, bridge?.name ?? options.bridge, bridge?.addressPool);
+    const engine = new LocalDockerEngine(`unix://${join(dir, 'docker.sock')}`, dir, logFile, bridge, namespace, args);
+    try {
+      await engine.launch();
+    } catch (error) {
+      bridge?.remove();
+      namespace?.remove();
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
     try {
       await engine.waitUntilReady(options.startTimeoutMs ?? 60_000);
       if (options.swarm ?? true) await engine.initSwarm();
@@ -196,18 +249,36 @@ export class LocalDockerEngine {
    */
   private async initSwarm(): Promise<void> {
     const [port] = await freePorts(1);
-    this.madeGwbridge = !existsSync('/sys/class/net/docker_gwbridge');
+    // In a namespace of its own, its docker_gwbridge is the namespace's, deleted with it.
+    this.madeGwbridge = !this.namespace && !existsSync('/sys/class/net/docker_gwbridge');
     engineDocker(this.host, ['swarm', 'init', '--advertise-addr', `127.0.0.1:${port}`, '--listen-addr', `127.0.0.1:${port}`]);
   }
 
   /**
-   * Leaves swarm mode and removes the docker_gwbridge it made, then SIGTERM to dockerd (which stops its containers and containerd), up to 20 s,
-   * then SIGKILL; removes the folder.
+   * A restart on the same folder, as of a machine's engine: SIGTERM to dockerd (which stops
+   * its containers and containerd), up to 20 s, then SIGKILL; then dockerd started again
+   * with the same arguments, until it answers /_ping. Its swarm is what its data root says
+   * (locked, with autolock on); swarm mode is not initialised again.
+   */
+  async restart(timeoutMs = 60_000): Promise<void> {
+    if (this.stopping) throw new Error('the engine was stopped: it cannot be restarted');
+    this.watchdog?.kill('SIGKILL');
+    await stopPid(this.child.pid, () => this.exited);
+    for (const pid of processesUnder(this.dir)) await stopPid(pid);
+    await this.launch();
+    await this.waitUntilReady(timeoutMs);
+  }
+
+  /**
+   * Leaves swarm mode and removes the docker_gwbridge it made (an engine in a namespace of
+   * its own leaves these to the namespace's removal), then SIGTERM to dockerd (which stops its
+   * containers and containerd), up to 20 s, then SIGKILL; removes the folder, and the
+   * namespace with what is left in it.
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.watchdog?.kill('SIGKILL');
-      if (!this.exited) {
+      if (!this.exited && !this.namespace) {
         // Swarm mode's docker_gwbridge would outlive the engine as an interface on the host (one this engine made, not another's).
         const steps = this.madeGwbridge ? [['swarm', 'leave', '--force'], ['network', 'rm', 'docker_gwbridge']] : [['swarm', 'leave', '--force']];
         for (const args of steps) {
@@ -223,6 +294,7 @@ export class LocalDockerEngine {
       for (const pid of processesUnder(this.dir)) await stopPid(pid);
       unmountUnder(this.dir);
       this.ownBridge?.remove();
+      this.namespace?.remove();
       rmSync(this.dir, { recursive: true, force: true });
     })();
     return this.stopping;

@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { ip } from './ip-command';
 
 export interface OwnBridge {
   /** The interface, `shoal-<hex>` (an interface name has at most 15 characters). */
@@ -15,12 +16,6 @@ export interface OwnBridge {
   /** Deletes the interface. */
   remove(): void;
 }
-
-const ip = (args: readonly string[]): string => {
-  const result = spawnSync('ip', [...args], { encoding: 'utf8' });
-  if (result.error || result.status !== 0) throw new Error(`ip ${args.join(' ')} failed: ${result.stderr || result.error?.message}`);
-  return result.stdout;
-};
 
 /** The second octet of a 10.N.0.0/16 that no IPv4 route here lies in or covers, from 200 up. */
 const freeTenNet = (routes: string): number => {
