@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, HttpException, Inject, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DEFAULT_CLUSTER_SPEC, EVENT_TYPES, LOG_LEVEL, RULE_LEVELS, levelOfVersion } from '@shoal/contracts';
 import { canonicalJson } from '@shoal/domain';
 import type { Cluster } from '@shoal/domain';
@@ -13,19 +13,26 @@ import { caDigest, issuerOf, newJoinTokens, newRoot, joinToken, operatorRoot, op
 import type { NewRoot } from '@shoal/runtime';
 import type { ApiConfig } from '../api.config';
 import { API_CONFIG } from '../api.tokens';
+import { DOCKER_ERROR_SCHEMA } from '../audit/audit-responses';
 import { badRequest } from '../audit/docker-validation';
 import { Intents } from '../intents/intents';
 import { controlPlaneNodeId } from './control-plane-node';
 import { ApiRootCa } from './api-root-ca';
 import { autoLocked, forceRotateOf, fromDockerSwarmSpec, goDecodeAs, openApiSchema, queryFlag, queryVersion, SWARM_INIT, SWARM_SPEC, SWARM_UNLOCK, toDockerSwarm, unsupportedSwarmSettings } from '@shoal/docker-api';
 import { ApiSecretVault } from '../secrets/api-secret-vault';
-import { InvalidUnlockKeyError, NotLockedError } from '@shoal/runtime';
+import { hasUnlockKeyForm } from '../secrets/unlock-key-form';
+import { InvalidUnlockKeyError, NotLockedError, SWARM_LOCKED_MESSAGE } from '@shoal/runtime';
 import type { DockerSwarm, DockerSwarmSpec } from '@shoal/docker-api';
 
 const ALREADY_A_SWARM = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
 /** Docker's words to its last manager asked to leave (the trailing space is the engine's). */
 const LAST_MANAGER =
   'You are attempting to leave the swarm on a node that is participating as a manager. Removing the last manager erases all current state of the swarm. Use `--force` to ignore this message. ';
+/** Docker's words to a locked manager asked to leave without force. */
+const LOCKED_LEAVE = 'Swarm is encrypted and locked. Please unlock it first or use `--force` to ignore this message.';
+/** SwarmKit's words for an unlock key not of its form (400), and for one of its form that does not unlock (401). */
+const MALFORMED_UNLOCK_KEY = 'invalid key string';
+const WRONG_UNLOCK_KEY = 'swarm could not be unlocked: invalid key provided';
 
 const sameSpec = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
@@ -69,6 +76,7 @@ export class SwarmController {
   @ApiBody({ schema: openApiSchema(SWARM_INIT) })
   async init(@Body() body: unknown): Promise<string> {
     if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
+    if (this.secrets.isLocked) throw new HttpException(SWARM_LOCKED_MESSAGE, 503);
     const request = goDecodeAs<{ Spec?: DockerSwarmSpec; AutoLockManagers?: boolean }>(SWARM_INIT, body ?? null);
     const given = request.Spec ?? {};
     const unsupported = unsupportedSwarmSettings(given);
@@ -113,15 +121,22 @@ export class SwarmController {
 
   @Post('unlock')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Unlock an API whose cluster key is locked (autolock), with the unlock key', description: '409 when it is not locked; 400 for a key that is not the one.' })
+  @ApiOperation({
+    summary: 'Unlock an API whose cluster key is locked (autolock), with the unlock key',
+    description: "409 when it is not locked; then, as SwarmKit: 400 for a key not of an unlock key's form, 401 for one that does not unlock.",
+  })
   @ApiBody({ schema: openApiSchema(SWARM_UNLOCK) })
+  @ApiResponse({ status: 401, description: 'A key of the form that does not unlock the swarm', content: { 'application/json': { schema: DOCKER_ERROR_SCHEMA } } })
   async unlock(@Body() body: unknown): Promise<void> {
     const { UnlockKey } = goDecodeAs<{ UnlockKey?: string }>(SWARM_UNLOCK, body ?? null);
+    const key = UnlockKey ?? '';
+    // SwarmKit's order: not locked (409), then the key's form (400), then whether it unlocks (401).
+    if (this.secrets.isLocked && !hasUnlockKeyForm(key)) throw badRequest(MALFORMED_UNLOCK_KEY);
     try {
-      await this.secrets.keyring.unlock(UnlockKey ?? '');
+      await this.secrets.keyring.unlock(key);
     } catch (error) {
       if (error instanceof NotLockedError) throw new HttpException(error.message, 409);
-      if (error instanceof InvalidUnlockKeyError) throw badRequest(error.message);
+      if (error instanceof InvalidUnlockKeyError) throw new HttpException(WRONG_UNLOCK_KEY, 401);
       throw error;
     }
   }
@@ -133,6 +148,7 @@ export class SwarmController {
   })
   @ApiQuery({ name: 'force', required: false })
   leave(@Query('force') force?: string): never {
+    if (this.secrets.isLocked && !queryFlag(force)) throw new HttpException(LOCKED_LEAVE, 503);
     this.intents.cluster();
     if (!queryFlag(force)) throw new HttpException(LAST_MANAGER, 503);
     throw new HttpException("Shoal's control plane is the swarm's manager, and its state is the log, kept for the audit: leaving cannot erase it; stop Shoal instead", 503);

@@ -4,6 +4,7 @@ import { Controller, Get, Head, Header, Inject, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
 import { TaskState } from '@shoal/contracts';
+import { SWARM_LOCKED_MESSAGE } from '@shoal/runtime';
 import type { LiveView } from '@shoal/runtime';
 import { API_CONFIG, API_VIEW } from '../api.tokens';
 import type { ApiConfig } from '../api.config';
@@ -101,8 +102,8 @@ export class SystemController {
       SecurityOptions: [],
       Warnings: [],
       Swarm: this.secrets.isLocked
-        ? // Docker's locked manager: what `docker swarm unlock` checks for.
-          { NodeID: '', NodeAddr: '', LocalNodeState: 'locked', ControlAvailable: false, Error: '', RemoteManagers: null }
+        ? // Docker's locked manager: what `docker swarm unlock` checks for; its address, and why it serves nothing.
+          { NodeID: '', NodeAddr: this.config.joinAddr.split(':')[0], LocalNodeState: 'locked', ControlAvailable: false, Error: SWARM_LOCKED_MESSAGE, RemoteManagers: null }
         : cluster
         ? {
             NodeID: controlPlaneNodeId(cluster.id),

@@ -81,16 +81,31 @@ describe('autolock', () => {
     expect(await call('GET', '/nodes')).toEqual({ status: 503, body: { message: LOCKED } });
     expect(await call('GET', '/swarm/unlockkey')).toEqual({ status: 503, body: { message: LOCKED } });
     expect(await call('POST', '/secrets/create', { Name: 'pw3', Data: 'eA==' })).toEqual({ status: 503, body: { message: LOCKED } });
-    expect(((await call('GET', '/info')).body as { Swarm: { LocalNodeState: string } }).Swarm.LocalNodeState).toBe('locked');
+    expect(((await call('GET', '/info')).body as { Swarm: unknown }).Swarm).toEqual({
+      NodeID: '',
+      NodeAddr: '127.0.0.1',
+      LocalNodeState: 'locked',
+      ControlAvailable: false,
+      Error: LOCKED,
+      RemoteManagers: null,
+    });
     expect((await call('GET', '/_ping')).status).toBe(200);
   });
 
-  it('docker swarm unlock: a malformed key and another key are refused in Docker words; the right one unlocks', async () => {
-    expect(await call('POST', '/swarm/unlock', { UnlockKey: 'not a key' })).toEqual({ status: 400, body: { message: 'invalid key' } });
-    expect(await call('POST', '/swarm/unlock', { UnlockKey: `SWMKEY-1-${Buffer.alloc(32, 1).toString('base64').replace(/=+$/, '')}` })).toEqual({
-      status: 400,
-      body: { message: 'swarm could not be unlocked: invalid key provided' },
-    });
+  it('a locked API answers init, join and leave as a locked Docker manager: already in a swarm; unlock first or force', async () => {
+    const inSwarm = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
+    expect(await call('POST', '/swarm/init', { ListenAddr: '127.0.0.1:2377' })).toEqual({ status: 503, body: { message: inSwarm } });
+    expect(await call('POST', '/swarm/join', { RemoteAddrs: ['127.0.0.1:2377'], JoinToken: 'SWMTKN-1-x' })).toEqual({ status: 503, body: { message: inSwarm } });
+    expect(await call('POST', '/swarm/leave')).toEqual({ status: 503, body: { message: 'Swarm is encrypted and locked. Please unlock it first or use `--force` to ignore this message.' } });
+    expect((await call('POST', '/swarm/leave?force=true')).body.message).toMatch(/^Shoal's control plane is the swarm's manager/);
+  });
+
+  it('docker swarm unlock: a key not of the form is 400, another key (or a short one of the form) 401, in Docker words; the right one unlocks', async () => {
+    expect(await call('POST', '/swarm/unlock', { UnlockKey: 'not a key' })).toEqual({ status: 400, body: { message: 'invalid key string' } });
+    expect(await call('POST', '/swarm/unlock', {})).toEqual({ status: 400, body: { message: 'invalid key string' } });
+    for (const key of [`SWMKEY-1-${Buffer.alloc(32, 1).toString('base64').replace(/=+$/, '')}`, 'SWMKEY-1-AAAA']) {
+      expect(await call('POST', '/swarm/unlock', { UnlockKey: key })).toEqual({ status: 401, body: { message: 'swarm could not be unlocked: invalid key provided' } });
+    }
     expect((await call('POST', '/swarm/unlock', { UnlockKey: unlockKey })).status).toBe(200);
     expect((await call('GET', '/nodes')).status).toBe(200);
     expect(((await call('GET', '/info')).body as { Swarm: { LocalNodeState: string } }).Swarm.LocalNodeState).toBe('active');
