@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { freePorts } from '../../infra/kafka/broker';
 import { testEngine } from '../../libs/testing/src/engine/test-engine';
 import { ShoalProcesses } from '../../libs/testing/src/processes/shoal-processes';
+import type { ShoalProcess } from '../../libs/testing/src/processes/spawn-shoal';
 import { exchange, socketPathOf } from './engine-http';
 
 /** The socket of the engine jest's global setup names (`testEngine()`), which throws saying how to give one. */
@@ -26,16 +27,26 @@ export interface ShoalSide {
   close(): Promise<void>;
 }
 
+/** A Shoal side whose API can restart, as a manager's engine restarts. */
+export interface RestartableShoalSide extends ShoalSide {
+  /** `shoal run api` stopped, then started again on the same data dir and log, until it listens; the other components keep running. */
+  restartApi(): Promise<void>;
+}
+
 /**
  * `shoal run api`, `shoal run allocator` and `shoal run orchestrator` on the real broker, its swarm
  * initialised; answers on its unix socket. The allocator gives subnets, VIPs and published ports,
  * and the orchestrator completes updates and rollbacks, as the engine's do.
  */
-export const startShoal = async (name: string): Promise<ShoalSide> => {
+export const startShoal = async (name: string): Promise<RestartableShoalSide> => {
   const deployment = ShoalProcesses.onKafka(name, { SHOAL_API_PORT: '0', SHOAL_HEALTH_PORT: '0' });
   try {
-    const api = deployment.cli(['run', 'api']);
-    await api.waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
+    const startApi = async (): Promise<ShoalProcess> => {
+      const started = deployment.cli(['run', 'api']);
+      await started.waitFor(/api: listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
+      return started;
+    };
+    let api = await startApi();
     // The orchestrator too: it is what completes an update or a rollback (UpdateStatus), as the engine's does.
     for (const component of ['allocator', 'orchestrator']) {
       await deployment.cli(['run', component]).waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000);
@@ -43,7 +54,12 @@ export const startShoal = async (name: string): Promise<ShoalSide> => {
     const socket = join(deployment.dataDir, 'shoal.sock');
     const init = await exchange(socket, 'POST', '/v1.41/swarm/init', { ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' });
     if (init.status !== 200) throw new Error(`Shoal's swarm init: ${init.status} ${JSON.stringify(init.body)}`);
-    return { socket, close: () => deployment.close() };
+    const restartApi = async (): Promise<void> => {
+      const code = await api.stop();
+      if (code !== 0) throw new Error(`shoal run api exited with ${String(code)} when stopped for a restart`);
+      api = await startApi();
+    };
+    return { socket, restartApi, close: () => deployment.close() };
   } catch (error) {
     await deployment.close();
     throw error;

@@ -1,0 +1,239 @@
+/**
+ * Docker conformance of autolock and unlock, side by side. The swarm is locked (`swarm
+ * update` with AutoLockManagers), each side gives its unlock key, and each restarts: a
+ * Docker engine of this spec's own, in a network namespace of its own (swarm mode and a
+ * restart touch nothing of the run's engine: LocalDockerEngine's `ownNetworkNamespace`),
+ * stopped and started again on its data root; and Shoal's API process, stopped and started
+ * again on its data dir and log. Then what each answers while locked, to a wrong key, a
+ * malformed one, the right one, and to an unlock when not locked; then the key rotated,
+ * both restarted again, the old key refused and the new one unlocking; then autolock off.
+ * Bodies compared after the one normaliser (test/conformance/normalise.ts), error words
+ * exactly; what differs on purpose is pinned and explained in docs/docker-compatibility.md.
+ */
+import { LocalDockerEngine } from '../../libs/testing/src/engine/local-engine';
+import { Differential } from '../conformance/differential';
+import type { SideBySide } from '../conformance/differential';
+import { socketPathOf } from '../conformance/engine-http';
+import type { Exchange } from '../conformance/engine-http';
+import { jsonLines, rawExchange } from '../conformance/raw-exchange';
+import { startShoal } from '../conformance/sides';
+import type { RestartableShoalSide } from '../conformance/sides';
+
+type Side = 'engine' | 'shoal';
+type Swarm = { Version: { Index: number }; Spec: Record<string, unknown> };
+type SwarmInfo = { LocalNodeState: string };
+
+const LOCKED = 'Swarm is encrypted and needs to be unlocked before it can be used. Please use "docker swarm unlock" to unlock it.';
+const NOT_LOCKED = 'swarm is not locked';
+const INVALID_KEY = 'swarm could not be unlocked: invalid key provided';
+/** SwarmKit's words for a key not of its form (ParseHumanReadableKey). */
+const MALFORMED_KEY = 'invalid key string';
+const ALREADY_A_SWARM = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
+const NOT_A_MANAGER = 'This node is not a swarm manager. Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.';
+const LOCKED_LEAVE = 'Swarm is encrypted and locked. Please unlock it first or use `--force` to ignore this message.';
+/** An unlock key's form on both: `SWMKEY-1-` and 32 bytes in base64 without padding. */
+const KEY_FORM = /^SWMKEY-1-[A-Za-z0-9+/]{43}$/;
+/** A key of the right form that neither side made. */
+const OTHER_KEY = `SWMKEY-1-${Buffer.alloc(32, 7).toString('base64').replace(/=+$/, '')}`;
+
+/** An answer as compared exactly: its status and body (an error's words included). */
+const seen = (answer: Exchange): { status: number; body: unknown } => ({ status: answer.status, body: answer.body });
+/** Both sides' answers, exactly. */
+const bothSeen = (answer: SideBySide): Record<Side, { status: number; body: unknown }> => ({ engine: seen(answer.engine), shoal: seen(answer.shoal) });
+/** The same exact answer on both sides. */
+const onBoth = (status: number, body: unknown): Record<Side, { status: number; body: unknown }> => ({ engine: { status, body }, shoal: { status, body } });
+
+describe('autolock and unlock at API 1.41, Shoal beside an engine of its own that restarts', () => {
+  let engine: LocalDockerEngine | undefined;
+  let shoal: RestartableShoalSide | undefined;
+  let diff: Differential;
+  /** Each side's unlock key, as it gave it. */
+  const keys: Record<Side, string> = { engine: '', shoal: '' };
+  const sockets: Record<Side, string> = { engine: '', shoal: '' };
+
+  beforeAll(async () => {
+    const [started, side] = await Promise.allSettled([LocalDockerEngine.start({ ownNetworkNamespace: true }), startShoal('conformance-lock')]);
+    if (started.status === 'fulfilled') engine = started.value;
+    if (side.status === 'fulfilled') shoal = side.value;
+    if (started.status === 'rejected') throw started.reason;
+    if (side.status === 'rejected') throw side.reason;
+    sockets.engine = socketPathOf(started.value.host);
+    sockets.shoal = side.value.socket;
+    diff = new Differential(sockets.engine, sockets.shoal);
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all([shoal?.close(), engine?.stop()]);
+  }, 120_000);
+
+  const swarms = async (): Promise<Record<Side, Swarm>> => {
+    const answer = await diff.send('GET', '/swarm');
+    return { engine: answer.engine.body as Swarm, shoal: answer.shoal.body as Swarm };
+  };
+  /** `swarm update` on each side with its own spec changed by `change`, at its own version. */
+  const update = async (query: string, change: (spec: Record<string, unknown>) => Record<string, unknown> = (spec) => spec): Promise<SideBySide> => {
+    const current = await swarms();
+    const [engineAnswer, shoalAnswer] = await Promise.all([
+      diff.engineOnly('POST', `/swarm/update?version=${current.engine.Version.Index}${query}`, change(current.engine.Spec)),
+      diff.shoalOnly('POST', `/swarm/update?version=${current.shoal.Version.Index}${query}`, change(current.shoal.Spec)),
+    ]);
+    return { engine: engineAnswer, shoal: shoalAnswer };
+  };
+  const autolock = (on: boolean) => (spec: Record<string, unknown>) => ({ ...spec, EncryptionConfig: { AutoLockManagers: on } });
+  const unlockKeys = async (): Promise<Record<Side, string>> => {
+    const answer = await diff.send('GET', '/swarm/unlockkey');
+    expect([answer.engine.status, answer.shoal.status]).toEqual([200, 200]);
+    return { engine: (answer.engine.body as { UnlockKey: string }).UnlockKey, shoal: (answer.shoal.body as { UnlockKey: string }).UnlockKey };
+  };
+  const localStates = async (): Promise<Record<Side, string>> => {
+    const answer = await diff.send('GET', '/info');
+    return { engine: (answer.engine.body as { Swarm: SwarmInfo }).Swarm.LocalNodeState, shoal: (answer.shoal.body as { Swarm: SwarmInfo }).Swarm.LocalNodeState };
+  };
+  const restartBoth = async (): Promise<void> => {
+    await Promise.all([engine!.restart(), shoal!.restartApi()]);
+  };
+  /** Each side's unlock, with the key `keyOf` names for it. */
+  const unlock = (keyOf: (side: Side) => string): Promise<SideBySide> =>
+    diff.sendEachWith('POST', '/swarm/unlock', { engine: { UnlockKey: keyOf('engine') }, shoal: { UnlockKey: keyOf('shoal') } });
+
+  it('with autolock off: no unlock key on either, an unlock is refused as not locked (whatever the key), and a key rotation changes nothing', async () => {
+    expect(bothSeen(await diff.send('GET', '/swarm/unlockkey'))).toEqual(onBoth(200, { UnlockKey: '' }));
+    for (const key of [OTHER_KEY, 'not a key', '']) {
+      expect({ key, answers: bothSeen(await diff.send('POST', '/swarm/unlock', { UnlockKey: key })) }).toEqual({ key, answers: onBoth(409, { message: NOT_LOCKED }) });
+    }
+    const rotated = await update('&rotateManagerUnlockKey=true');
+    expect(bothSeen(rotated)).toEqual(onBoth(200, ''));
+    expect(bothSeen(await diff.send('GET', '/swarm/unlockkey'))).toEqual(onBoth(200, { UnlockKey: '' }));
+  });
+
+  it('swarm update --autolock: accepted alike, the spec says so, each gives a key of the same form, and neither is locked until it restarts', async () => {
+    const updated = await update('', autolock(true));
+    expect(bothSeen(updated)).toEqual(onBoth(200, ''));
+    const inspected = await swarms();
+    expect({ engine: inspected.engine.Spec.EncryptionConfig, shoal: inspected.shoal.Spec.EncryptionConfig }).toEqual({ engine: { AutoLockManagers: true }, shoal: { AutoLockManagers: true } });
+    Object.assign(keys, await unlockKeys());
+    expect(keys).toEqual({ engine: expect.stringMatching(KEY_FORM), shoal: expect.stringMatching(KEY_FORM) });
+    expect(await localStates()).toEqual({ engine: 'active', shoal: 'active' });
+    expect(bothSeen(await diff.send('POST', '/swarm/unlock', { UnlockKey: OTHER_KEY }))).toEqual(onBoth(409, { message: NOT_LOCKED }));
+  });
+
+  it('restarted, each is locked: the swarm routes answer 503 in the same words, /info says locked, /_ping and /version answer', async () => {
+    await restartBoth();
+    const info = await diff.send('GET', '/info');
+    const swarmOf = (answer: Exchange): Exchange => ({ ...answer, body: (answer.body as { Swarm: unknown }).Swarm });
+    expect(Differential.compare({ engine: swarmOf(info.engine), shoal: swarmOf(info.shoal) })).toEqual({ status: [], body: [] });
+    expect(await localStates()).toEqual({ engine: 'locked', shoal: 'locked' });
+
+    const refused: [string, string, unknown?][] = [
+      ['GET', '/swarm'],
+      ['GET', '/swarm/unlockkey'],
+      ['POST', '/swarm/update?version=1', {}],
+      ['GET', '/nodes'],
+      ['GET', '/nodes/abc'],
+      ['GET', '/services'],
+      ['GET', '/services/abc'],
+      ['POST', '/services/create', { Name: 'web', TaskTemplate: { ContainerSpec: { Image: 'shoal-test/busybox:latest' } } }],
+      ['GET', '/tasks'],
+      ['GET', '/secrets'],
+      ['POST', '/secrets/create', { Name: 'pw', Data: Buffer.from('x').toString('base64') }],
+      ['GET', '/configs'],
+    ];
+    const answers: Record<string, unknown> = {};
+    for (const [method, path, body] of refused) answers[`${method} ${path}`] = bothSeen(await diff.send(method, path, body));
+    expect(answers).toEqual(Object.fromEntries(refused.map(([method, path]) => [`${method} ${path}`, onBoth(503, { message: LOCKED })])));
+
+    // What is not refused as locked: init and join (the node is in a swarm), leave without force (in words of its own).
+    const joinToken = `SWMTKN-1-${'a'.repeat(50)}-${'b'.repeat(25)}`;
+    expect({
+      init: bothSeen(await diff.send('POST', '/swarm/init', { ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' })),
+      join: bothSeen(await diff.send('POST', '/swarm/join', { RemoteAddrs: ['127.0.0.1:2377'], JoinToken: joinToken })),
+      leave: bothSeen(await diff.send('POST', '/swarm/leave')),
+    }).toEqual({ init: onBoth(503, { message: ALREADY_A_SWARM }), join: onBoth(503, { message: ALREADY_A_SWARM }), leave: onBoth(503, { message: LOCKED_LEAVE }) });
+
+    const ping = await diff.send('GET', '/_ping');
+    expect(bothSeen(ping)).toEqual(onBoth(200, 'OK'));
+    const version = await diff.send('GET', '/version');
+    expect({ engine: version.engine.status, shoal: version.shoal.status }).toEqual({ engine: 200, shoal: 200 });
+    expect({ engine: (version.engine.body as { ApiVersion: string }).ApiVersion, shoal: (version.shoal.body as { ApiVersion: string }).ApiVersion }).toEqual({ engine: '1.41', shoal: '1.50' });
+  });
+
+  it("while locked, the engine still answers what is its own (its local networks and events), where Shoal, which has nothing local, answers as locked (pinned)", async () => {
+    const networks = await diff.send('GET', '/networks');
+    const listed = (networks.engine.body as { Name: string; Scope: string }[]).map((network) => `${network.Name} ${network.Scope}`).sort();
+    expect({ engine: { status: networks.engine.status, listed }, shoal: seen(networks.shoal) }).toEqual({
+      engine: { status: 200, listed: ['bridge local', 'docker_gwbridge local', 'host local', 'none local'] },
+      shoal: { status: 503, body: { message: LOCKED } },
+    });
+    expect(bothSeen(await diff.send('POST', '/networks/create', { Name: 'locked', Driver: 'overlay' }))).toEqual({
+      engine: { status: 500, body: { message: NOT_A_MANAGER } },
+      shoal: { status: 503, body: { message: LOCKED } },
+    });
+    const now = Math.floor(Date.now() / 1000);
+    const [engineEvents, shoalEvents] = await Promise.all([rawExchange(sockets.engine, 'GET', `/v1.41/events?since=${now - 60}&until=${now}`), rawExchange(sockets.shoal, 'GET', `/v1.41/events?since=${now - 60}&until=${now}`)]);
+    const scopes = jsonLines(engineEvents.body).map((message) => (message as { scope: string }).scope);
+    expect({ engine: { status: engineEvents.status, swarm: scopes.filter((scope) => scope === 'swarm') }, shoal: { status: shoalEvents.status, body: JSON.parse(shoalEvents.body.toString('utf8')) as unknown } }).toEqual({
+      engine: { status: 200, swarm: [] },
+      shoal: { status: 503, body: { message: LOCKED } },
+    });
+  });
+
+  it('a key of the form that is not the one is 401, a key not of the form 400, in the same words, and each stays locked', async () => {
+    const answers: Record<string, unknown> = {};
+    const bodies: [string, unknown][] = [
+      ['another key', { UnlockKey: OTHER_KEY }],
+      // Of the form (`SWMKEY-1-` and base64 without padding), though not 32 bytes: tried, and refused as the wrong key.
+      ['a short key', { UnlockKey: 'SWMKEY-1-AAAA' }],
+      ['no prefix', { UnlockKey: 'not a key' }],
+      ['not base64', { UnlockKey: 'SWMKEY-1-!!!' }],
+      ['padded base64', { UnlockKey: `${OTHER_KEY}=` }],
+      ['empty', { UnlockKey: '' }],
+      ['no key', {}],
+    ];
+    for (const [what, body] of bodies) answers[what] = bothSeen(await diff.send('POST', '/swarm/unlock', body));
+    expect(answers).toEqual({
+      'another key': onBoth(401, { message: INVALID_KEY }),
+      'a short key': onBoth(401, { message: INVALID_KEY }),
+      'no prefix': onBoth(400, { message: MALFORMED_KEY }),
+      'not base64': onBoth(400, { message: MALFORMED_KEY }),
+      'padded base64': onBoth(400, { message: MALFORMED_KEY }),
+      empty: onBoth(400, { message: MALFORMED_KEY }),
+      'no key': onBoth(400, { message: MALFORMED_KEY }),
+    });
+    // A body that is not JSON: 400 on both, in the words of each side's JSON decoder (Go's, Node's), compared by shape as every error's.
+    const notJson = await diff.send('POST', '/swarm/unlock', 'nope');
+    expect({ comparison: Differential.compare(notJson), status: notJson.shoal.status }).toEqual({ comparison: { status: [], body: [] }, status: 400 });
+    expect(await localStates()).toEqual({ engine: 'locked', shoal: 'locked' });
+    expect(bothSeen(await diff.send('GET', '/nodes'))).toEqual(onBoth(503, { message: LOCKED }));
+  });
+
+  it('the right key unlocks each: the swarm is served again, its key is the one before the restart, and a second unlock is refused as not locked', async () => {
+    expect(bothSeen(await unlock((side) => keys[side]))).toEqual(onBoth(200, ''));
+    expect(await localStates()).toEqual({ engine: 'active', shoal: 'active' });
+    const nodes = await diff.send('GET', '/nodes');
+    expect([nodes.engine.status, nodes.shoal.status]).toEqual([200, 200]);
+    expect(await unlockKeys()).toEqual(keys);
+    expect(bothSeen(await unlock((side) => keys[side]))).toEqual(onBoth(409, { message: NOT_LOCKED }));
+  });
+
+  it('swarm unlock-key --rotate: a new key on each; restarted, the old key is refused and the new one unlocks', async () => {
+    expect(bothSeen(await update('&rotateManagerUnlockKey=true'))).toEqual(onBoth(200, ''));
+    const rotated = await unlockKeys();
+    expect(rotated).toEqual({ engine: expect.stringMatching(KEY_FORM), shoal: expect.stringMatching(KEY_FORM) });
+    expect({ engine: rotated.engine === keys.engine, shoal: rotated.shoal === keys.shoal }).toEqual({ engine: false, shoal: false });
+    await restartBoth();
+    expect(await localStates()).toEqual({ engine: 'locked', shoal: 'locked' });
+    expect(bothSeen(await unlock((side) => keys[side]))).toEqual(onBoth(401, { message: INVALID_KEY }));
+    expect(bothSeen(await unlock((side) => rotated[side]))).toEqual(onBoth(200, ''));
+    expect(await localStates()).toEqual({ engine: 'active', shoal: 'active' });
+    Object.assign(keys, rotated);
+  });
+
+  it('swarm update --autolock=false: no key on either, and restarted, neither is locked', async () => {
+    expect(bothSeen(await update('', autolock(false)))).toEqual(onBoth(200, ''));
+    expect(bothSeen(await diff.send('GET', '/swarm/unlockkey'))).toEqual(onBoth(200, { UnlockKey: '' }));
+    await restartBoth();
+    expect(await localStates()).toEqual({ engine: 'active', shoal: 'active' });
+    const nodes = await diff.send('GET', '/nodes');
+    expect([nodes.engine.status, nodes.shoal.status]).toEqual([200, 200]);
+    expect(bothSeen(await diff.send('POST', '/swarm/unlock', { UnlockKey: keys.engine }))).toEqual(onBoth(409, { message: NOT_LOCKED }));
+  });
+});
