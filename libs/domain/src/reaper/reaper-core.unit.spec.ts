@@ -125,6 +125,92 @@ describe('ReaperCore', () => {
   });
 });
 
+describe('what ReaperCore watches', () => {
+  it('given a task that starts, then nothing of it is a candidate but its slot; given it ends, then it is', () => {
+    const reaper = reaperSpecification(5);
+    reaper.given((s) => [
+      s.b.event('TasksCreated', { tasks: [newTask('t1', 's1', spec, { desiredState: TaskState.READY })] }),
+      s.b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] }),
+      s.b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'test' }] }),
+    ]);
+    expect(reaper.core.watching).toEqual({ slots: 1, tasks: 0 });
+    removals(reaper);
+    // Told to run, then running: nothing to reap.
+    reaper.given(
+      reaper.b.event('TaskDesiredStatesChanged', { tasks: [{ id: 't1', desiredState: RUNNING }] }),
+      reaper.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: RUNNING, at: reaper.b.now() }] }),
+    );
+    expect(reaper.core.watching).toEqual({ slots: 0, tasks: 0 });
+    reaper.given(reaper.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: FAILED, at: reaper.b.now() }] }));
+    expect(reaper.core.watching).toEqual({ slots: 1, tasks: 1 });
+  });
+
+  it('given a service or a node removed, then only its tasks become candidates', () => {
+    const reaper = reaperSpecification(5);
+    reaper.given(
+      (s) => [s.b.event('ServiceCreated', { id: 's2', spec: serviceSpec('api', { kind: 'replicated', replicas: 1 }) })],
+      (s) => [s.b.event('NodeRegistered', { id: 'n2', role: 'worker', description: nodeDescription('n2') })],
+      task('a', RUNNING),
+      task('b', RUNNING, RUNNING, 2),
+      (s) => [
+        s.b.event('TasksCreated', { tasks: [newTask('c', 's2', serviceSpec('api', { kind: 'replicated', replicas: 1 }))] }),
+        s.b.event('TasksAllocated', { tasks: [{ id: 'c', attachments: [] }] }),
+        s.b.event('TasksAssigned', { tasks: [{ id: 'c', nodeId: 'n2', why: 'test' }] }),
+      ],
+    );
+    removals(reaper);
+    reaper.given(reaper.b.event('ServiceRemoved', { id: 's2' }));
+    expect(reaper.core.watching).toEqual({ slots: 0, tasks: 1 });
+    removals(reaper);
+    reaper.given(reaper.b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }), reaper.b.event('NodeRemoved', { id: 'n1' }));
+    expect(reaper.core.watching).toEqual({ slots: 0, tasks: 2 });
+  });
+
+  it('given the retention limit changes, then it watches the slots holding more than the new limit, and none when history is kept whole', () => {
+    const reaper = reaperSpecification(5);
+    reaper.given(task('a1', FAILED), task('a2', FAILED), task('b1', FAILED, SHUTDOWN, 2), task('b2', FAILED, SHUTDOWN, 2), task('b3', FAILED, SHUTDOWN, 2));
+    removals(reaper);
+    const limit = (taskHistoryRetentionLimit: number) =>
+      reaper.given(reaper.b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit } } }));
+    limit(2);
+    expect(reaper.core.watching.slots).toBe(1);
+    removals(reaper);
+    limit(-1);
+    expect(reaper.core.watching.slots).toBe(0);
+  });
+
+  it('at start-up, takes as candidates the tasks told to go or of a removed service, and the slots over the limit', () => {
+    const reaper = reaperSpecification(2);
+    reaper.given(task('a1', FAILED), task('a2', FAILED), task('a3', RUNNING), task('b1', FAILED, SHUTDOWN, 2), task('b2', RUNNING, REMOVE, 2), task('c1', RUNNING, RUNNING, 3));
+    const fresh = new ReaperCore();
+    fresh.reconcileAll(reaper.state);
+    expect(fresh.watching).toEqual({ slots: 1, tasks: 1 });
+    reaper.given(reaper.b.event('ServiceRemoved', { id: 's1' }));
+    const after = new ReaperCore();
+    after.reconcileAll(reaper.state);
+    expect(after.watching).toEqual({ slots: 1, tasks: 6 });
+    // A negative limit keeps every slot's history: no slot is a candidate.
+    reaper.given(reaper.b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: -1 } } }));
+    const whole = new ReaperCore();
+    whole.reconcileAll(reaper.state);
+    expect(whole.watching).toEqual({ slots: 0, tasks: 6 });
+  });
+
+  it('proposes at most ten thousand removals a record, and no empty record', () => {
+    const removed = (count: number): number[] => {
+      const reaper = reaperSpecification(5);
+      const ids = Array.from({ length: count }, (_, i) => `t${i}`);
+      reaper.given((s) => [
+        s.b.event('TasksCreated', { tasks: ids.map((id, i) => newTask(id, 's1', spec, { slot: i + 1, desiredState: TaskState.READY })) }),
+        s.b.event('TaskDesiredStatesChanged', { tasks: ids.map((id) => ({ id, desiredState: REMOVE })) }),
+      ]);
+      return removals(reaper).map((record) => record.length);
+    };
+    expect(removed(10_000)).toEqual([10_000]);
+    expect(removed(10_001)).toEqual([10_000, 1]);
+  });
+});
+
 describe('ReaperCore invariants', () => {
   it('knows the tasks of every slot as grouping the whole state would, at any point of any history', () => {
     let slots = 0;
