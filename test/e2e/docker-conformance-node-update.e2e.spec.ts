@@ -7,8 +7,9 @@
  * (test/conformance/cluster-side.ts). Labels set, changed and cleared; availability drain,
  * pause and back to active; a stale version; an unknown availability and role; the only
  * manager asked to become a worker; then `/events` of type node between the same two
- * times. Bodies compared after the one normaliser (test/conformance/normalise.ts); what
- * differs on purpose is pinned and explained in docs/docker-compatibility.md.
+ * times; last, a forced leave. Bodies compared after the one normaliser
+ * (test/conformance/normalise.ts); what differs on purpose is pinned and explained in
+ * docs/docker-compatibility.md.
  */
 import { LocalDockerEngine } from '../../libs/testing/src/engine/local-engine';
 import { startShoalWithNode } from '../conformance/cluster-side';
@@ -170,5 +171,16 @@ describe("a node's update and its events at API 1.41, Shoal's node beside an eng
       ['update', changed('drain', 'pause')],
       ['update', changed('pause', 'active')],
     ]);
+  });
+
+  it('swarm leave with force, last: the engine leaves its swarm, Shoal refuses, its state being the log (pinned)', async () => {
+    const left = await diff.send('POST', '/swarm/leave?force=true');
+    expect(bothSeen(left)).toEqual({
+      engine: { status: 200, body: '' },
+      shoal: { status: 503, body: { message: "Shoal's control plane is the swarm's manager, and its state is the log, kept for the audit: leaving cannot erase it; stop Shoal instead" } },
+    });
+    const info = await diff.send('GET', '/info');
+    const state = (answer: Exchange): string => (answer.body as { Swarm: { LocalNodeState: string } }).Swarm.LocalNodeState;
+    expect({ engine: state(info.engine), shoal: state(info.shoal) }).toEqual({ engine: 'inactive', shoal: 'active' });
   });
 });
