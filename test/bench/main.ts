@@ -16,6 +16,8 @@
  *   c1m        Nomad's C1M shape: --nodes (5,000) simulated nodes in --fleets (4) agent processes, --services (1,000) ×
  *              --replicas (1,000) through the API to all RUNNING, or --deadline minutes (45); rates over time as SVG plots,
  *              peak RSS, longest ticks, log bytes per task, the API's latency while it runs; --heap MiB (8,192)
+ *   decode     per record of the realistic history: JSON.parse, the shape checks, evolve; for TaskStatusesReported, JSON.parse
+ *              beside a binary form read by hand and V8's serializer; --records (200,000), --runs (3)
  *   clusters   one instance each of orchestrator, allocator, scheduler, reaper serving --clusters (1,20,100) clusters, one
  *              partition each, of one service × --replicas (10): seconds to all assigned, RSS, CPU and broker connections
  *              per process and per cluster, a second scheduler's balance, the first's failover; --runs (1)
@@ -31,6 +33,7 @@ import { heartbeatsBench } from './heartbeats.bench';
 import { answersBench } from './answers.bench';
 import { c1mBench } from './c1m.bench';
 import { clustersBench } from './clusters.bench';
+import { decodeBench } from './decode.bench';
 
 const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   replay: replayBench,
@@ -43,6 +46,7 @@ const BENCHES: Record<string, (argv: readonly string[]) => Promise<void>> = {
   answers: answersBench,
   c1m: c1mBench,
   clusters: clustersBench,
+  decode: decodeBench,
 };
 
 const main = async (): Promise<void> => {
