@@ -262,10 +262,12 @@ export class LocalDockerEngine {
    */
   async restart(timeoutMs = 60_000): Promise<void> {
     if (this.stopping) throw new Error('the engine was stopped: it cannot be restarted');
-    this.watchdog?.kill('SIGKILL');
+    // The watchdog stays until the next one watches: should this process die in between, it still cleans up.
+    const watchdog = this.watchdog;
     await stopPid(this.child.pid, () => this.exited);
-    for (const pid of processesUnder(this.dir)) await stopPid(pid);
+    for (const pid of processesUnder(this.dir)) if (pid !== watchdog?.pid) await stopPid(pid);
     await this.launch();
+    watchdog?.kill('SIGKILL');
     await this.waitUntilReady(timeoutMs);
   }
 
