@@ -10,7 +10,12 @@
  * Bodies compared after the one normaliser (test/conformance/normalise.ts), error words
  * exactly; what differs on purpose is pinned and explained in docs/docker-compatibility.md.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LocalDockerEngine } from '../../libs/testing/src/engine/local-engine';
+import { dockerCli } from '../../libs/testing/src/processes/docker-cli';
+import type { DockerCliResult } from '../../libs/testing/src/processes/docker-cli';
 import { Differential } from '../conformance/differential';
 import type { SideBySide } from '../conformance/differential';
 import { socketPathOf } from '../conformance/engine-http';
@@ -50,8 +55,11 @@ describe('autolock and unlock at API 1.41, Shoal beside an engine of its own tha
   /** Each side's unlock key, as it gave it. */
   const keys: Record<Side, string> = { engine: '', shoal: '' };
   const sockets: Record<Side, string> = { engine: '', shoal: '' };
+  /** The docker CLI's home, a folder a side. */
+  let home = '';
 
   beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'shoal-conformance-lock-'));
     const [started, side] = await Promise.allSettled([LocalDockerEngine.start({ ownNetworkNamespace: true }), startShoal('conformance-lock')]);
     if (started.status === 'fulfilled') engine = started.value;
     if (side.status === 'fulfilled') shoal = side.value;
@@ -63,6 +71,7 @@ describe('autolock and unlock at API 1.41, Shoal beside an engine of its own tha
   }, 180_000);
   afterAll(async () => {
     await Promise.all([shoal?.close(), engine?.stop()]);
+    if (home) rmSync(home, { recursive: true, force: true });
   }, 120_000);
 
   const swarms = async (): Promise<Record<Side, Swarm>> => {
@@ -91,6 +100,15 @@ describe('autolock and unlock at API 1.41, Shoal beside an engine of its own tha
   const restartBoth = async (): Promise<void> => {
     await Promise.all([engine!.restart(), shoal!.restartApi()]);
   };
+  /** The docker CLI (v28) against each side, `input` its standard input there. */
+  const cli = async (args: readonly string[], input?: (side: Side) => string): Promise<Record<Side, DockerCliResult>> => {
+    const [engineResult, shoalResult] = await Promise.all(
+      (['engine', 'shoal'] as const).map((side) => dockerCli(join(home, side), args, { socket: sockets[side], timeoutMs: 30_000, ...(input ? { input: input(side) } : {}) })),
+    );
+    return { engine: engineResult!, shoal: shoalResult! };
+  };
+  /** The same CLI result on both sides. */
+  const sameOnBoth = (result: DockerCliResult): Record<Side, DockerCliResult> => ({ engine: result, shoal: result });
   /** Each side's unlock, with the key `keyOf` names for it. */
   const unlock = (keyOf: (side: Side) => string): Promise<SideBySide> =>
     diff.sendEachWith('POST', '/swarm/unlock', { engine: { UnlockKey: keyOf('engine') }, shoal: { UnlockKey: keyOf('shoal') } });
@@ -214,7 +232,7 @@ describe('autolock and unlock at API 1.41, Shoal beside an engine of its own tha
     expect(bothSeen(await unlock((side) => keys[side]))).toEqual(onBoth(409, { message: NOT_LOCKED }));
   });
 
-  it('swarm unlock-key --rotate: a new key on each; restarted, the old key is refused and the new one unlocks', async () => {
+  it('swarm unlock-key --rotate: a new key on each; restarted, the old key is refused and the new one unlocks, over the API and with the docker CLI', async () => {
     expect(bothSeen(await update('&rotateManagerUnlockKey=true'))).toEqual(onBoth(200, ''));
     const rotated = await unlockKeys();
     expect(rotated).toEqual({ engine: expect.stringMatching(KEY_FORM), shoal: expect.stringMatching(KEY_FORM) });
@@ -222,8 +240,14 @@ describe('autolock and unlock at API 1.41, Shoal beside an engine of its own tha
     await restartBoth();
     expect(await localStates()).toEqual({ engine: 'locked', shoal: 'locked' });
     expect(bothSeen(await unlock((side) => keys[side]))).toEqual(onBoth(401, { message: INVALID_KEY }));
-    expect(bothSeen(await unlock((side) => rotated[side]))).toEqual(onBoth(200, ''));
+    // The docker CLI prints the same on both: a command refused as locked, the old key refused, the new one unlocking, a second unlock refused by the CLI itself.
+    expect(await cli(['node', 'ls'])).toEqual(sameOnBoth({ code: 1, stdout: '', stderr: `Error response from daemon: ${LOCKED}\n` }));
+    expect(await cli(['swarm', 'unlock'], (side) => `${keys[side]}\n`)).toEqual(sameOnBoth({ code: 1, stdout: '', stderr: `Error response from daemon: ${INVALID_KEY}\n` }));
+    expect(await cli(['swarm', 'unlock'], (side) => `${rotated[side]}\n`)).toEqual(sameOnBoth({ code: 0, stdout: '', stderr: '' }));
     expect(await localStates()).toEqual({ engine: 'active', shoal: 'active' });
+    expect(await cli(['swarm', 'unlock'], (side) => `${rotated[side]}\n`)).toEqual(sameOnBoth({ code: 1, stdout: '', stderr: 'Error: swarm is not locked\n' }));
+    const printed = await cli(['swarm', 'unlock-key', '-q']);
+    expect({ engine: printed.engine.stdout, shoal: printed.shoal.stdout }).toEqual({ engine: `${rotated.engine}\n`, shoal: `${rotated.shoal}\n` });
     Object.assign(keys, rotated);
   });
 
