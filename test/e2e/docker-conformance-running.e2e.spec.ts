@@ -8,7 +8,8 @@
  * task's inspect, `docker service ps`, `/services/{id}/logs`, `/tasks/{id}/logs` and
  * `docker service logs` are compared after the one normaliser (test/conformance/normalise.ts);
  * then the service is scaled to one (the task stood down goes on both), and two more
- * services' tasks end, one exiting 0 and one 3, not restarted. Shoal's node is named as the engine's (a node's name is its machine's), so the docker CLI
+ * services' tasks end, one exiting 0 and one 3, not restarted; one task is rejected (its image on no
+ * registry either engine can reach: a loopback port where nothing listens). Shoal's node is named as the engine's (a node's name is its machine's), so the docker CLI
  * prints the same node on both. Where Shoal differs on purpose, the exact difference is
  * pinned here and explained in docs/docker-compatibility.md.
  */
@@ -613,6 +614,64 @@ describe('tasks placed and running, and their output, at API 1.41: Shoal beside 
       const out = await logs((side) => `/services/${retried[side]}/logs?stdout=1&stderr=1&details=1`);
       const frames = (answer: RawExchange): string[] => framesOf(answer.body).map((frame) => `${frame.stream} ${logPayload(frame.payload)}`);
       expect({ engine: frames(out.engine), shoal: frames(out.shoal) }).toEqual({ engine: Array(2).fill(`2 ${DETAILS}again\n`), shoal: Array(2).fill(`2 ${DETAILS}again\n`) });
+    });
+  });
+  describe('a task rejected: its image is on no registry the engine can reach, not restarted', () => {
+    const rejected: Ids = { engine: '', shoal: '' };
+    const absent = `${run}-absent`;
+    /** A registry on loopback where nothing listens: the pull is refused at once, and reaches nothing off the machine. */
+    const ABSENT_IMAGE = '127.0.0.1:9/shoal-test/absent:1';
+    type Rejected = Task & { Status: { State: string; Message: string; Err?: string; ContainerStatus?: unknown } };
+
+    beforeAll(async () => {
+      const created = await diff.send('POST', '/services/create', {
+        Name: absent,
+        TaskTemplate: { ContainerSpec: { Image: ABSENT_IMAGE }, RestartPolicy: { Condition: 'none' } },
+        Mode: { Replicated: { Replicas: 1 } },
+      });
+      for (const side of SIDES) rejected[side] = created[side].status === 201 ? (created[side].body as { ID: string }).ID : '';
+      expect([created.engine.status, created.shoal.status]).toEqual([201, 201]);
+      const over = (body: unknown) => Array.isArray(body) && body.length === 1 && (body as Rejected[])[0]!.Status.State === 'rejected' && (body as Rejected[])[0]!.DesiredState === 'shutdown';
+      for (let attempt = 0; attempt < 300; attempt++) {
+        const answer = await tasksOf({ service: [absent] });
+        if (SIDES.every((side) => over(answer[side].body))) break;
+        await sleep(200);
+      }
+    }, 90_000);
+    afterAll(async () => {
+      if (rejected.engine) await diff.engineOnly('DELETE', `/services/${rejected.engine}`);
+      if (rejected.shoal) await diff.shoalOnly('DELETE', `/services/${rejected.shoal}`);
+    });
+
+    /** Pinned (docs/docker-compatibility.md): Name, Runtime and the restart delay, as for the tasks that end above. */
+    const pinnedRejected = (at: string): string[] => [
+      `${at}Name: engine absent, shoal "${absent}.1"`,
+      `${at}Spec.RestartPolicy.Delay: engine absent, shoal 5000000000`,
+      `${at}Spec.Runtime: engine absent, shoal "container"`,
+    ];
+
+    it("lists and inspects the same on both: rejected while preparing, desired shutdown, the engine's No such image, an empty ContainerStatus", async () => {
+      const listed = await tasksOf({ service: [absent] });
+      expect(Differential.compare(listed)).toEqual({ status: [], body: pinnedRejected('[0].') });
+      for (const side of SIDES) {
+        const [task] = listed[side].body as Rejected[];
+        expect({ side, seen: [task!.DesiredState, task!.Status.State, task!.Status.Message, task!.Status.Err, task!.Status.ContainerStatus] }).toEqual({
+          side,
+          seen: ['shutdown', 'rejected', 'preparing', `No such image: ${ABSENT_IMAGE}`, { ContainerID: '', PID: 0, ExitCode: 0 }],
+        });
+      }
+      const ids = (side: Side): string => (listed[side].body as Rejected[])[0]!.ID;
+      const inspected = await diff.sendEach('GET', { engine: `/tasks/${ids('engine')}`, shoal: `/tasks/${ids('shoal')}` });
+      expect(Differential.compare(inspected)).toEqual({ status: [], body: pinnedRejected('') });
+    });
+
+    it('docker service ps shows it the same on both, its error the engine\'s words; service ls counts none running', async () => {
+      const ps = await cli(() => ['service', 'ps', '--no-trunc', '--format', '{{.Name}}|{{.Node}}|{{.DesiredState}}|{{.CurrentState}}|{{.Error}}', absent]);
+      const rows = (text: string): string[][] => text.split('\n').filter(Boolean).map((line) => line.split('|').map(cliLine));
+      const shown = [[`${absent}.1`, hostname, 'Shutdown', 'Rejected <ago>', `"No such image: ${ABSENT_IMAGE}"`]];
+      expect({ engine: rows(ps.engine.stdout), shoal: rows(ps.shoal.stdout) }).toEqual({ engine: shown, shoal: shown });
+      const ls = await cli(() => ['service', 'ls', '--filter', `name=${absent}`, '--format', '{{.Name}} {{.Replicas}}']);
+      expect([ls.engine.stdout, ls.shoal.stdout]).toEqual([`${absent} 0/1\n`, `${absent} 0/1\n`]);
     });
   });
 });

@@ -35,12 +35,17 @@ export const dockerDesiredState = (task: Task): string =>
 /**
  * A task's ContainerStatus as Docker shows it: once its executor made a container, its id,
  * PID (0 unless it runs) and exit code (0 until it exited), as SwarmKit's agent reports
- * them; a task with no container, none (a status kept on a log below level 5, or from an
- * executor that runs no container, has its exit code alone once it exited).
+ * them. A status kept on a log below level 5, or from an executor that runs no container,
+ * has its exit code alone once it exited. A task its node ended without an exit code — one
+ * rejected before its container was made — shows an empty one, as SwarmKit's agent reports
+ * every task it ends with its controller's container status, empty when there is no
+ * container. A task not yet started shows none; nor does one ORPHANED, a state its
+ * dispatcher writes, not its node.
  */
 export const containerStatus = (status: TaskStatus): Pick<DockerTask['Status'], 'ContainerStatus'> => {
   if (status.containerId !== undefined) return { ContainerStatus: { ContainerID: status.containerId, PID: status.pid ?? 0, ExitCode: status.exitCode ?? 0 } };
-  return status.exitCode !== undefined ? { ContainerStatus: { ExitCode: status.exitCode } } : {};
+  if (status.exitCode !== undefined) return { ContainerStatus: { ExitCode: status.exitCode } };
+  return status.state >= TaskState.COMPLETE && status.state <= TaskState.REJECTED ? { ContainerStatus: { ContainerID: '', PID: 0, ExitCode: 0 } } : {};
 };
 
 export const toDockerTask = (state: ClusterState, task: Task): DockerTask => {

@@ -52,6 +52,15 @@ describe("Docker's Task object", () => {
     it('a status kept without its container (a log below level 5) that exited: its exit code alone, as before', () => {
       expect(status({ state: TaskState.COMPLETE, exitCode: 0 }).ContainerStatus).toEqual({ ExitCode: 0 });
     });
+
+    it('a task its node ended with no container and no exit code (rejected before its container was made): an empty one, as the engine shows it', () => {
+      for (const ended of [TaskState.COMPLETE, TaskState.SHUTDOWN, TaskState.FAILED, TaskState.REJECTED]) {
+        const shown = status({ state: ended, message: 'preparing', err: 'No such image: x:1' });
+        expect({ ended, shown: shown.ContainerStatus }).toEqual({ ended, shown: { ContainerID: '', PID: 0, ExitCode: 0 } });
+      }
+      // Written by the dispatcher, not reported by the node: none.
+      expect(status({ state: TaskState.ORPHANED, message: 'Task belonged to a node that has been deleted' })).not.toHaveProperty('ContainerStatus');
+    });
   });
 
   it('names a global task after its node', () => {

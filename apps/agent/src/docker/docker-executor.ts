@@ -4,8 +4,9 @@
  * service's `<service>.<node id>.<task id>`) and carries SwarmKit's labels, the node's id
  * among them. Its states follow the container, heard on the engine's event stream:
  *
- *   prepare  the image is there (else pulled; a pull that fails rejects the task with the
- *            engine's message), the configs written on tmpfs, the engine network of each
+ *   prepare  the image is there (else pulled; a pull that fails is told in the agent's log,
+ *            and the container's creation then rejects the task with the engine's "No such
+ *            image", as on Docker), the configs written on tmpfs, the engine network of each
  *            of its Shoal networks there (engine-networks), the container created on
  *            them with the allocator's addresses
  *   start    the container started; with a healthcheck, RUNNING only once it is healthy
@@ -74,16 +75,27 @@ const tolerating = async (work: Promise<unknown>, codes: readonly number[]): Pro
   }
 };
 
-/** The image is on the engine, or pulled; a pull that fails throws the engine's message. */
-export const ensureImage = async (engine: EngineClient, image: string): Promise<void> => {
-  if (await engine.find('GET', `/images/${encodeURI(image)}/json`)) return;
-  const stream = await engine.open('POST', '/images/create', { query: { fromImage: image } });
+/**
+ * Pulls the image unless the engine has it: the engine's message when the pull fails,
+ * undefined when the image is there. A failed pull is not the task's end, as on Docker: the
+ * container is created anyway, and the engine's refusal ("No such image: …") rejects the task.
+ */
+export const pullIfMissing = async (engine: EngineClient, image: string): Promise<string | undefined> => {
+  if (await engine.find('GET', `/images/${encodeURI(image)}/json`)) return undefined;
+  let stream: Awaited<ReturnType<EngineClient['open']>>;
+  try {
+    stream = await engine.open('POST', '/images/create', { query: { fromImage: image } });
+  } catch (error) {
+    // Refused before any progress (the registry unreachable): the engine's answer is the failure.
+    if (error instanceof EngineError) return error.message;
+    throw error;
+  }
   let failure: string | undefined;
   await readJsonLines(stream, (object) => {
     const error = (object as { error?: unknown }).error;
     if (typeof error === 'string') failure ??= error;
   });
-  if (failure !== undefined) throw new Error(failure);
+  return failure;
 };
 
 /** The node's description from the engine's `/info`: its name, CPUs, memory, engine labels and plugins. */
@@ -280,7 +292,8 @@ class DockerController implements TaskController {
     const nodeId = this.executor.nodeId();
     // The mapping first: a field it cannot honour rejects the task before anything is made.
     containerConfig({ task: this.task, nodeId });
-    await ensureImage(this.engine, this.task.spec.container.image);
+    const pullFailed = await pullIfMissing(this.engine, this.task.spec.container.image);
+    if (pullFailed !== undefined) this.executor.say(`task ${this.task.id}: pulling ${this.task.spec.container.image} failed (${pullFailed}); its container is created without it`);
     const configFiles = await this.executor.configFiles.write(this.task.id, this.task.configs);
     const { name, body, connect } = containerConfig({ task: this.task, nodeId, configFiles, publishAddress: this.executor.publishAddress });
     const networks = nodeNetworks(this.task);

@@ -60,6 +60,8 @@ export class DockerHarness {
   readonly nodeId = `node${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   /** Config files on tmpfs, in a root of the test's own. */
   readonly configRoot = join('/dev/shm', `shoal-test-configs-${randomUUID().slice(0, 8)}`);
+  /** What the executors said (the agent's log lines). */
+  readonly said: string[] = [];
   executor = this.newExecutor();
 
   /** A fresh executor for the same node: the agent restarted. */
@@ -70,6 +72,7 @@ export class DockerHarness {
       description: { hostname: 'test', platform: { os: 'linux', architecture: 'x86_64' }, nanoCpus: 1e9, memoryBytes: 2 ** 30, generic: [], engineVersion: 'test', engineLabels: {}, plugins: [] },
       configFiles: new ConfigFiles(this.configRoot),
       publishAddress: '127.0.0.1',
+      log: (line) => this.said.push(line),
     });
   }
 
