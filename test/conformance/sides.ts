@@ -35,10 +35,10 @@ export interface RestartableShoalSide extends ShoalSide {
 
 /**
  * `shoal run api`, `shoal run allocator` and `shoal run orchestrator` on the real broker, its swarm
- * initialised; answers on its unix socket. The allocator gives subnets, VIPs and published ports,
+ * initialised (unless `init: false`, for a test that initialises it); answers on its unix socket. The allocator gives subnets, VIPs and published ports,
  * and the orchestrator completes updates and rollbacks, as the engine's do.
  */
-export const startShoal = async (name: string): Promise<RestartableShoalSide> => {
+export const startShoal = async (name: string, options: { readonly init?: boolean } = {}): Promise<RestartableShoalSide> => {
   const deployment = ShoalProcesses.onKafka(name, { SHOAL_API_PORT: '0', SHOAL_HEALTH_PORT: '0' });
   try {
     const startApi = async (): Promise<ShoalProcess> => {
@@ -52,8 +52,10 @@ export const startShoal = async (name: string): Promise<RestartableShoalSide> =>
       await deployment.cli(['run', component]).waitFor(/health on http:\/\/127\.0\.0\.1:(\d+)\/healthz/, 90_000);
     }
     const socket = join(deployment.dataDir, 'shoal.sock');
-    const init = await exchange(socket, 'POST', '/v1.41/swarm/init', { ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' });
-    if (init.status !== 200) throw new Error(`Shoal's swarm init: ${init.status} ${JSON.stringify(init.body)}`);
+    if (options.init ?? true) {
+      const init = await exchange(socket, 'POST', '/v1.41/swarm/init', { ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' });
+      if (init.status !== 200) throw new Error(`Shoal's swarm init: ${init.status} ${JSON.stringify(init.body)}`);
+    }
     const restartApi = async (): Promise<void> => {
       const code = await api.stop();
       if (code !== 0) throw new Error(`shoal run api exited with ${String(code)} when stopped for a restart`);

@@ -48,6 +48,27 @@ const bothSeen = (answer: SideBySide): Record<Side, { status: number; body: unkn
 /** The same exact answer on both sides. */
 const onBoth = (status: number, body: unknown): Record<Side, { status: number; body: unknown }> => ({ engine: { status, body }, shoal: { status, body } });
 
+/** Each side's unlock key, as `GET /swarm/unlockkey` gives it (both must answer 200). */
+const unlockKeysOf = async (diff: Differential): Promise<Record<Side, string>> => {
+  const answer = await diff.send('GET', '/swarm/unlockkey');
+  expect([answer.engine.status, answer.shoal.status]).toEqual([200, 200]);
+  return { engine: (answer.engine.body as { UnlockKey: string }).UnlockKey, shoal: (answer.shoal.body as { UnlockKey: string }).UnlockKey };
+};
+/** Each side's `/info` Swarm.LocalNodeState. */
+const localStatesOf = async (diff: Differential): Promise<Record<Side, string>> => {
+  const answer = await diff.send('GET', '/info');
+  return { engine: (answer.engine.body as { Swarm: SwarmInfo }).Swarm.LocalNodeState, shoal: (answer.shoal.body as { Swarm: SwarmInfo }).Swarm.LocalNodeState };
+};
+
+/** An engine of the test's own in a network namespace of its own, and a Shoal side, started together; each undefined if it did not start (the other is still returned for its afterAll). */
+const startSides = async (name: string, swarm: boolean): Promise<{ engine?: LocalDockerEngine; shoal?: RestartableShoalSide; error?: unknown }> => {
+  const [started, side] = await Promise.allSettled([LocalDockerEngine.start({ ownNetworkNamespace: true, swarm }), startShoal(name, { init: swarm })]);
+  return {
+    ...(started.status === 'fulfilled' ? { engine: started.value } : { error: started.reason }),
+    ...(side.status === 'fulfilled' ? { shoal: side.value } : { error: side.reason }),
+  };
+};
+
 describe('autolock and unlock at API 1.41, Shoal beside an engine of its own that restarts', () => {
   let engine: LocalDockerEngine | undefined;
   let shoal: RestartableShoalSide | undefined;
@@ -60,13 +81,11 @@ describe('autolock and unlock at API 1.41, Shoal beside an engine of its own tha
 
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'shoal-conformance-lock-'));
-    const [started, side] = await Promise.allSettled([LocalDockerEngine.start({ ownNetworkNamespace: true }), startShoal('conformance-lock')]);
-    if (started.status === 'fulfilled') engine = started.value;
-    if (side.status === 'fulfilled') shoal = side.value;
-    if (started.status === 'rejected') throw started.reason;
-    if (side.status === 'rejected') throw side.reason;
-    sockets.engine = socketPathOf(started.value.host);
-    sockets.shoal = side.value.socket;
+    const started = await startSides('conformance-lock', true);
+    ({ engine, shoal } = started);
+    if (!engine || !shoal) throw started.error;
+    sockets.engine = socketPathOf(engine.host);
+    sockets.shoal = shoal.socket;
     diff = new Differential(sockets.engine, sockets.shoal);
   }, 180_000);
   afterAll(async () => {
@@ -88,15 +107,8 @@ describe('autolock and unlock at API 1.41, Shoal beside an engine of its own tha
     return { engine: engineAnswer, shoal: shoalAnswer };
   };
   const autolock = (on: boolean) => (spec: Record<string, unknown>) => ({ ...spec, EncryptionConfig: { AutoLockManagers: on } });
-  const unlockKeys = async (): Promise<Record<Side, string>> => {
-    const answer = await diff.send('GET', '/swarm/unlockkey');
-    expect([answer.engine.status, answer.shoal.status]).toEqual([200, 200]);
-    return { engine: (answer.engine.body as { UnlockKey: string }).UnlockKey, shoal: (answer.shoal.body as { UnlockKey: string }).UnlockKey };
-  };
-  const localStates = async (): Promise<Record<Side, string>> => {
-    const answer = await diff.send('GET', '/info');
-    return { engine: (answer.engine.body as { Swarm: SwarmInfo }).Swarm.LocalNodeState, shoal: (answer.shoal.body as { Swarm: SwarmInfo }).Swarm.LocalNodeState };
-  };
+  const unlockKeys = (): Promise<Record<Side, string>> => unlockKeysOf(diff);
+  const localStates = (): Promise<Record<Side, string>> => localStatesOf(diff);
   const restartBoth = async (): Promise<void> => {
     await Promise.all([engine!.restart(), shoal!.restartApi()]);
   };
@@ -259,5 +271,71 @@ describe('autolock and unlock at API 1.41, Shoal beside an engine of its own tha
     const nodes = await diff.send('GET', '/nodes');
     expect([nodes.engine.status, nodes.shoal.status]).toEqual([200, 200]);
     expect(bothSeen(await diff.send('POST', '/swarm/unlock', { UnlockKey: keys.engine }))).toEqual(onBoth(409, { message: NOT_LOCKED }));
+  });
+});
+
+/** How a swarm is initialised with autolock asked for: over the API (the request's flag, the spec's EncryptionConfig) or by the docker CLI. */
+interface AutolockInit {
+  readonly how: string;
+  readonly init: { readonly body: unknown } | { readonly cli: readonly string[] };
+  /** Whether the swarm is autolocked after it (Docker's answer, which Shoal's must be). */
+  readonly locked: boolean;
+}
+const ADDRESSES = { ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' };
+const AUTOLOCK_INITS: readonly AutolockInit[] = [
+  // Docker applies the spec to the new swarm after the request's flag: the flag alone turns nothing on.
+  { how: "the request's AutoLockManagers alone", init: { body: { ...ADDRESSES, AutoLockManagers: true } }, locked: false },
+  { how: "the spec's EncryptionConfig alone", init: { body: { ...ADDRESSES, Spec: { EncryptionConfig: { AutoLockManagers: true } } } }, locked: true },
+  { how: 'docker swarm init --autolock (both)', init: { cli: ['swarm', 'init', '--autolock', '--advertise-addr', '127.0.0.1:2377', '--listen-addr', '127.0.0.1:2377'] }, locked: true },
+];
+
+describe.each(AUTOLOCK_INITS)('swarm init with autolock asked by $how, at API 1.41, Shoal beside an engine of its own that restarts', ({ how, init, locked }) => {
+  let engine: LocalDockerEngine | undefined;
+  let shoal: RestartableShoalSide | undefined;
+  let diff: Differential;
+  let home = '';
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'shoal-conformance-init-lock-'));
+    const started = await startSides('conformance-init-lock', false);
+    ({ engine, shoal } = started);
+    if (!engine || !shoal) throw started.error;
+    diff = new Differential(socketPathOf(engine.host), shoal.socket);
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all([shoal?.close(), engine?.stop()]);
+    if (home) rmSync(home, { recursive: true, force: true });
+  }, 120_000);
+
+  it(`accepted alike; autolock ${locked ? 'on, a key on each, and restarted, each is locked until its key unlocks it' : 'off on both, no key, and restarted, neither is locked'}`, async () => {
+    expect(await localStatesOf(diff)).toEqual({ engine: 'inactive', shoal: 'inactive' });
+    if ('body' in init) {
+      const answer = await diff.send('POST', '/swarm/init', init.body);
+      // Each answers its manager's node id, a JSON string.
+      expect({ engine: { status: answer.engine.status, id: answer.engine.body }, shoal: { status: answer.shoal.status, id: answer.shoal.body } }).toEqual({
+        engine: { status: 200, id: expect.stringMatching(/^[a-z0-9]{25}$/) },
+        shoal: { status: 200, id: expect.stringMatching(/^[a-z0-9]{25}$/) },
+      });
+    } else {
+      const sockets = { engine: socketPathOf(engine!.host), shoal: shoal!.socket };
+      const [engineResult, shoalResult] = await Promise.all((['engine', 'shoal'] as const).map((side) => dockerCli(join(home, side), init.cli, { socket: sockets[side], timeoutMs: 30_000 })));
+      for (const result of [engineResult!, shoalResult!]) expect({ how, code: result.code, stdout: result.stdout }).toEqual({ how, code: 0, stdout: expect.stringMatching(/^Swarm initialized: current node \([a-z0-9]{25}\) is now a manager\./) });
+    }
+    const swarm = await diff.send('GET', '/swarm');
+    const encryption = (answer: Exchange): unknown => (answer.body as Swarm).Spec.EncryptionConfig;
+    expect({ engine: encryption(swarm.engine), shoal: encryption(swarm.shoal) }).toEqual({ engine: { AutoLockManagers: locked }, shoal: { AutoLockManagers: locked } });
+    const keys = await unlockKeysOf(diff);
+    expect(keys).toEqual(locked ? { engine: expect.stringMatching(KEY_FORM), shoal: expect.stringMatching(KEY_FORM) } : { engine: '', shoal: '' });
+
+    await Promise.all([engine!.restart(), shoal!.restartApi()]);
+    if (!locked) {
+      expect(await localStatesOf(diff)).toEqual({ engine: 'active', shoal: 'active' });
+      return;
+    }
+    expect(await localStatesOf(diff)).toEqual({ engine: 'locked', shoal: 'locked' });
+    expect(bothSeen(await diff.send('GET', '/nodes'))).toEqual(onBoth(503, { message: LOCKED }));
+    expect(bothSeen(await diff.sendEachWith('POST', '/swarm/unlock', { engine: { UnlockKey: keys.engine }, shoal: { UnlockKey: keys.shoal } }))).toEqual(onBoth(200, ''));
+    expect(await localStatesOf(diff)).toEqual({ engine: 'active', shoal: 'active' });
+    expect(await unlockKeysOf(diff)).toEqual(keys);
   });
 });

@@ -77,12 +77,13 @@ export class SwarmController {
   async init(@Body() body: unknown): Promise<string> {
     if (this.intents.state.cluster) throw new HttpException(ALREADY_A_SWARM, 503);
     if (this.secrets.isLocked) throw new HttpException(SWARM_LOCKED_MESSAGE, 503);
-    const request = goDecodeAs<{ Spec?: DockerSwarmSpec; AutoLockManagers?: boolean }>(SWARM_INIT, body ?? null);
+    const request = goDecodeAs<{ Spec?: DockerSwarmSpec }>(SWARM_INIT, body ?? null);
     const given = request.Spec ?? {};
     const unsupported = unsupportedSwarmSettings(given);
     if (unsupported) throw badRequest(unsupported);
-    // `docker swarm init --autolock` sets the request's flag, not the spec's.
-    const spec = fromDockerSwarmSpec(request.AutoLockManagers ? { ...given, EncryptionConfig: { AutoLockManagers: true } } : given, DEFAULT_CLUSTER_SPEC);
+    // Autolock is the spec's EncryptionConfig, as on Docker, which applies the spec to the new swarm after the
+    // request's own AutoLockManagers: that flag alone turns nothing on (`docker swarm init --autolock` sends both).
+    const spec = fromDockerSwarmSpec(given, DEFAULT_CLUSTER_SPEC);
     // A root of the operator's own (CAConfig.SigningCACert and SigningCAKey): Docker initialises the
     // swarm, then applies the spec as an update, which rotates to it. Checked before anything is written.
     const own = given.CAConfig ? this.initialRoot(given.CAConfig) : undefined;
