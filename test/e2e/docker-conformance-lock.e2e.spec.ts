@@ -7,6 +7,7 @@
  * again on its data dir and log. Then what each answers while locked, to a wrong key, a
  * malformed one, the right one, and to an unlock when not locked; then the key rotated,
  * both restarted again, the old key refused and the new one unlocking; then autolock off.
+ * Last, `swarm init` asking for autolock in each way a client can, each on fresh sides.
  * Bodies compared after the one normaliser (test/conformance/normalise.ts), error words
  * exactly; what differs on purpose is pinned and explained in docs/docker-compatibility.md.
  */
