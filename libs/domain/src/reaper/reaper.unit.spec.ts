@@ -243,6 +243,41 @@ describe('the task reaper', () => {
     expect(decision.stillDirty).toEqual([]);
   });
 
+  it('given a slot with a task told to go among its history, then that task goes for being told, and the history rule counts the rest', () => {
+    for (const id of ['t1', 't2', 't3']) task(id, FAILED);
+    task('r', SHUTDOWN, REMOVE);
+    const state = given(...events).state;
+    expect(reap(state, everything(state)).remove).toEqual([{ id: 'r', reason: 'removed: scaled down or its service was removed, and it has stopped' }]);
+  });
+
+  it('removes a task told to go that was only assigned to a node since removed', () => {
+    task('assigned', TaskState.ASSIGNED, REMOVE);
+    events.push(b.event('NodeStatusChanged', { nodes: [{ id: 'n1', state: 'down' }] }), b.event('NodeRemoved', { id: 'n1' }));
+    const state = given(...events).state;
+    expect(state.tasks.get('assigned')?.status.state).toBe(TaskState.ASSIGNED);
+    expect(reap(state, { slots: [], tasks: ['assigned'] }).remove).toEqual([
+      { id: 'assigned', reason: 'removed: scaled down or its service was removed, and its node n1 was removed' },
+    ]);
+  });
+
+  it('counts a completed task of a job’s current run as history once it is told to go', () => {
+    events.push(b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 0 } } }));
+    const job = serviceSpec('batch', { kind: 'replicated-job', maxConcurrent: 1, totalCompletions: 2 });
+    events.push(b.event('ServiceCreated', { id: 'j', spec: job }));
+    for (const [id, desired] of [['kept', SHUTDOWN], ['told', REMOVE]] as const) {
+      events.push(
+        b.event('TasksCreated', { tasks: [newTask(id, 'j', job, { slot: 1 })] }),
+        b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
+        b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
+        b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state: COMPLETE, at: b.now() }] }),
+        b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: desired }] }),
+      );
+    }
+    const state = given(...events).state;
+    // The slot alone is a candidate: only the history rule looks.
+    expect(reap(state, { slots: ['j/1'], tasks: [] }).remove.map((r) => r.id)).toEqual(['told']);
+  });
+
   it('every removal it proposes is one evolve accepts', () => {
     for (const id of ['t1', 't2', 't3', 't4', 't5']) task(id, FAILED);
     task('r', SHUTDOWN, REMOVE, 2);
