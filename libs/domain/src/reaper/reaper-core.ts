@@ -48,10 +48,14 @@ export class ReaperCore implements ComponentCore {
     if (verdict.status === 'rejected') return;
     switch (event.type) {
       case 'TasksCreated':
+        // A slot holding no more tasks than the cluster keeps has nothing to remove: only a
+        // slot its new task crowds is watched. A million tasks created in slots of their own
+        // (a cluster starting) are then no decision's work at all; watched, each of their
+        // slots was a few microseconds of a decision, which stops the process while it runs.
         for (const created of event.data.tasks) {
           const task = state.tasks.get(created.id);
           if (task) this.index(task);
-          this.watchSlot(created);
+          this.watchIfCrowded(state, created);
         }
         break;
       case 'TasksAssigned':
@@ -184,6 +188,15 @@ export class ReaperCore implements ComponentCore {
     const limit = state.cluster?.spec.orchestration.taskHistoryRetentionLimit ?? DEFAULT_TASK_HISTORY;
     if (limit < 0) return;
     for (const [key, entry] of this.bySlot) if ((typeof entry === 'string' ? 1 : entry.length) > limit) this.slots.add(key);
+  }
+
+  /** Watches the task's slot if the index holds more of its tasks than the cluster keeps (a removed one may count: looked at, nothing lost). */
+  private watchIfCrowded(state: ClusterState, task: { serviceId: string; slot?: number; nodeId?: string }): void {
+    const key = slotKey(task);
+    if (key === undefined) return;
+    const limit = state.cluster?.spec.orchestration.taskHistoryRetentionLimit ?? DEFAULT_TASK_HISTORY;
+    const entry = this.bySlot.get(key);
+    if (limit >= 0 && (entry === undefined ? 0 : typeof entry === 'string' ? 1 : entry.length) > limit) this.slots.add(key);
   }
 
   private watchSlot(task: { serviceId: string; slot?: number; nodeId?: string }): void {

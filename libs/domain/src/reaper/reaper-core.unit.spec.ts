@@ -126,14 +126,14 @@ describe('ReaperCore', () => {
 });
 
 describe('what ReaperCore watches', () => {
-  it('given a task that starts, then nothing of it is a candidate but its slot; given it ends, then it is', () => {
+  it('given a task that starts, then nothing of it is a candidate, nor its slot, which holds no more than the cluster keeps; given it ends, then it is', () => {
     const reaper = reaperSpecification(5);
     reaper.given((s) => [
       s.b.event('TasksCreated', { tasks: [newTask('t1', 's1', spec, { desiredState: TaskState.READY })] }),
       s.b.event('TasksAllocated', { tasks: [{ id: 't1', attachments: [] }] }),
       s.b.event('TasksAssigned', { tasks: [{ id: 't1', nodeId: 'n1', why: 'test' }] }),
     ]);
-    expect(reaper.core.watching).toEqual({ slots: 1, tasks: 0 });
+    expect(reaper.core.watching).toEqual({ slots: 0, tasks: 0 });
     removals(reaper);
     // Told to run, then running: nothing to reap.
     reaper.given(
@@ -143,6 +143,22 @@ describe('what ReaperCore watches', () => {
     expect(reaper.core.watching).toEqual({ slots: 0, tasks: 0 });
     reaper.given(reaper.b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id: 't1', state: FAILED, at: reaper.b.now() }] }));
     expect(reaper.core.watching).toEqual({ slots: 1, tasks: 1 });
+  });
+
+  it('given tasks created in slots of their own, then no slot is watched; given one created into a slot it crowds past the limit, then that slot is', () => {
+    const reaper = reaperSpecification(2);
+    reaper.given((s) => [s.b.event('TasksCreated', { tasks: [1, 2, 3].map((slot) => newTask(`first-${slot}`, 's1', spec, { slot })) })]);
+    expect(reaper.core.watching).toEqual({ slots: 0, tasks: 0 });
+    // Slot 1's second task: as many as the cluster keeps, still nothing to remove.
+    reaper.given((s) => [s.b.event('TasksCreated', { tasks: [newTask('second-1', 's1', spec, { slot: 1 })] })]);
+    expect(reaper.core.watching).toEqual({ slots: 0, tasks: 0 });
+    // Its third: one more than the cluster keeps.
+    reaper.given((s) => [s.b.event('TasksCreated', { tasks: [newTask('third-1', 's1', spec, { slot: 1 })] })]);
+    expect(reaper.core.watching).toEqual({ slots: 1, tasks: 0 });
+    // A cluster that keeps no history: a slot's first task is already more than it keeps.
+    const none = reaperSpecification(0);
+    none.given((s) => [s.b.event('TasksCreated', { tasks: [newTask('only', 's1', spec, { slot: 1 })] })]);
+    expect(none.core.watching).toEqual({ slots: 1, tasks: 0 });
   });
 
   it('given a service or a node removed, then only its tasks become candidates', () => {
