@@ -3,7 +3,9 @@
  * `ownNetworkNamespace`), beside the run's: in swarm mode on the namespace's 127.0.0.1, its
  * bridges there and not on the machine, reached through its socket from here; a
  * restart on its data root keeps its swarm and its node; stopped, nothing of it is left
- * (namespace, processes, mounts, folder).
+ * (namespace, processes, mounts, folder). Two such engines linked (linkTo, a veth pair):
+ * each reaches the other's address over it, the machine has neither end, and the first
+ * stopped takes the link with it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -68,5 +70,28 @@ describe('a test engine in a network namespace of its own', () => {
       mounts: [],
       folder: false,
     });
+  }, 120_000);
+});
+
+describe('two test engines in namespaces of their own, linked', () => {
+  let engines: LocalDockerEngine[] = [];
+
+  afterAll(async () => {
+    await Promise.all(engines.map((engine) => engine.stop()));
+  }, 120_000);
+
+  it("reach each other over the link, which is not on the machine's network, and which goes with the first stopped", async () => {
+    engines = await Promise.all([LocalDockerEngine.start({ ownNetworkNamespace: true, swarm: false }), LocalDockerEngine.start({ ownNetworkNamespace: true, swarm: false })]);
+    const [first, second] = engines as [LocalDockerEngine, LocalDockerEngine];
+    const link = first.linkTo(second);
+    expect(link.addresses).toEqual(['10.213.0.1', '10.213.0.2']);
+    // busybox-static comes with the engine (infra/docker/install.sh).
+    const ping = (from: LocalDockerEngine, to: string) => spawnSync(from.namespace!.enter[0]!, [...from.namespace!.enter.slice(1), 'busybox', 'ping', '-c', '1', '-W', '2', to]).status;
+    expect({ there: ping(first, link.addresses[1]), back: ping(second, link.addresses[0]) }).toEqual({ there: 0, back: 0 });
+    const machine = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout;
+    expect(link.interfaces.filter((device) => machine.includes(device))).toEqual([]);
+    expect({ first: interfacesIn(first.namespace!.name).includes(link.interfaces[0]), second: interfacesIn(second.namespace!.name).includes(link.interfaces[1]) }).toEqual({ first: true, second: true });
+    await first.stop();
+    expect(interfacesIn(second.namespace!.name)).not.toContain(link.interfaces[1]);
   }, 120_000);
 });

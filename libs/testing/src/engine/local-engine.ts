@@ -9,7 +9,9 @@
  * the same addresses). Swarm mode makes docker_gwbridge, one per network namespace: one
  * swarm-mode test engine at a time on the machine's network, and any number more each in a
  * namespace of its own (`ownNetworkNamespace`, own-namespace.ts), which can also be restarted
- * on its data root (restart()). Published ports bind 127.0.0.1 unless a container asks for
+ * on its data root (restart()), and linked to another such engine's namespace (linkTo(), a
+ * veth pair) for a swarm of two: the first started with `swarm: false` and initialised on
+ * its end's address (initSwarm(address)), the second joining it there. Published ports bind 127.0.0.1 unless a container asks for
  * another address.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -22,8 +24,8 @@ import { dockerAnswers } from '../broker/docker-probe';
 import { engineDocker } from './engine-docker';
 import { makeOwnBridge } from './own-bridge';
 import type { OwnBridge } from './own-bridge';
-import { makeOwnNamespace, removeNamespaceScript } from './own-namespace';
-import type { OwnNamespace } from './own-namespace';
+import { linkNamespaces, makeOwnNamespace, removeNamespaceScript } from './own-namespace';
+import type { NamespaceLink, OwnNamespace } from './own-namespace';
 
 export const DOCKERD_MISSING =
   'dockerd not found on PATH: install the engine with `bash infra/docker/install.sh` (Debian: apt-get install docker.io busybox-static, as root)';
@@ -46,7 +48,7 @@ export interface EngineOptions {
    * `bridge` or `ownBridge` (interfaces of the machine's network).
    */
   readonly ownNetworkNamespace?: boolean;
-  /** Initialise swarm mode (default true). */
+  /** Initialise swarm mode on 127.0.0.1 (default true); false for one initialised later on another address (initSwarm). */
   readonly swarm?: boolean;
   /** How long to wait for the engine to answer /_ping (default 60 s). */
   readonly startTimeoutMs?: number;
@@ -244,14 +246,26 @@ export class LocalDockerEngine {
   }
 
   /**
-   * `docker swarm init` on 127.0.0.1, its cluster port a free one rather than 2377, so that it
-   * binds loopback only and never meets another engine's.
+   * `docker swarm init` on `address` (127.0.0.1 unless given: an address of its namespace,
+   * its end of a link), its cluster port a free one rather than 2377, so that it binds that
+   * address only and never meets another engine's.
    */
-  private async initSwarm(): Promise<void> {
+  async initSwarm(address = '127.0.0.1'): Promise<void> {
+    if (address !== '127.0.0.1' && !this.namespace) throw new Error(`an engine on the machine's network initialises its swarm on 127.0.0.1 only, not ${address}`);
     const [port] = await freePorts(1);
     // In a namespace of its own, its docker_gwbridge is the namespace's, deleted with it.
     this.madeGwbridge = !this.namespace && !existsSync('/sys/class/net/docker_gwbridge');
-    engineDocker(this.host, ['swarm', 'init', '--advertise-addr', `127.0.0.1:${port}`, '--listen-addr', `127.0.0.1:${port}`]);
+    engineDocker(this.host, ['swarm', 'init', '--advertise-addr', `${address}:${port}`, '--listen-addr', `${address}:${port}`]);
+  }
+
+  /**
+   * A veth pair between this engine's namespace and `other`'s (both `ownNetworkNamespace`),
+   * this end 10.213.0.1, the other's 10.213.0.2 (own-namespace.ts). Nothing to undo: the pair
+   * goes with the first of the two namespaces removed, by stop() or a watchdog.
+   */
+  linkTo(other: LocalDockerEngine): NamespaceLink {
+    if (!this.namespace || !other.namespace) throw new Error('only engines each in a network namespace of its own (ownNetworkNamespace) can be linked');
+    return linkNamespaces(this.namespace, other.namespace);
   }
 
   /**

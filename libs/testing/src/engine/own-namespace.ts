@@ -40,3 +40,39 @@ export const makeOwnNamespace = (): OwnNamespace => {
   }
   return { name, enter: ['nsenter', `--net=/run/netns/${name}`, '--'], remove };
 };
+
+/** A veth pair between two namespaces of engines' own, an address at each end. */
+export interface NamespaceLink {
+  /** Each end's interface, `sv<hex>a` in the first namespace, `sv<hex>b` in the second. */
+  readonly interfaces: readonly [string, string];
+  /** Each end's address (no prefix length), in the order the namespaces were given: 10.213.0.1, 10.213.0.2. */
+  readonly addresses: readonly [string, string];
+}
+
+/**
+ * The subnet every link gets, 10.213.0.0/30: it exists only inside the two namespaces (the
+ * pair is made there, never on the machine's network), so links of other namespaces never
+ * meet it.
+ */
+const LINK_ADDRESSES = ['10.213.0.1', '10.213.0.2'] as const;
+
+/**
+ * Links `first` and `second` with a veth pair made in them (`ip -n <first> link add … peer …
+ * netns <second>`), each end addressed and up. Deleting either namespace deletes both ends,
+ * so the link goes with the first of the two to be removed; nothing else needs undoing.
+ */
+export const linkNamespaces = (first: OwnNamespace, second: OwnNamespace): NamespaceLink => {
+  const hex = randomBytes(4).toString('hex');
+  const interfaces = [`sv${hex}a`, `sv${hex}b`] as const;
+  ip(['-n', first.name, 'link', 'add', interfaces[0], 'type', 'veth', 'peer', 'name', interfaces[1], 'netns', second.name]);
+  try {
+    for (const [namespace, device, address] of [[first.name, interfaces[0], LINK_ADDRESSES[0]], [second.name, interfaces[1], LINK_ADDRESSES[1]]] as const) {
+      ip(['-n', namespace, 'addr', 'add', `${address}/30`, 'dev', device]);
+      ip(['-n', namespace, 'link', 'set', device, 'up']);
+    }
+  } catch (error) {
+    spawnSync('ip', ['-n', first.name, 'link', 'del', interfaces[0]]);
+    throw error;
+  }
+  return { interfaces, addresses: LINK_ADDRESSES };
+};
