@@ -79,7 +79,8 @@ export interface DockerNode extends DockerMeta {
     readonly TLSInfo: DockerClusterInfo['TLSInfo'];
   };
   readonly Status: { readonly State: string; readonly Message?: string; readonly Addr: string };
-  readonly ManagerStatus?: { readonly Leader: boolean; readonly Reachability: string; readonly Addr: string };
+  /** `Leader` is there only when true, as Docker's (`json:"Leader,omitempty"`). */
+  readonly ManagerStatus?: { readonly Leader?: boolean; readonly Reachability: string; readonly Addr: string };
 }
 
 // ── services ───────────────────────────────────────────────────────────────

@@ -31,7 +31,8 @@ export const toDockerNode = (node: Node, tls: DockerNode['Description']['TLSInfo
         : { ...tls },
     },
     Status: { State: status.state, ...(status.message ? { Message: status.message } : {}), Addr: status.addr ?? '' },
-    ...(spec.role === 'manager' ? { ManagerStatus: { Leader: false, Reachability: status.state === 'ready' ? 'reachable' : 'unreachable', Addr: status.addr ?? '' } } : {}),
+    // Never the leader (that is the control plane, control-plane-node.ts): Docker leaves a false Leader out.
+    ...(spec.role === 'manager' ? { ManagerStatus: { Reachability: status.state === 'ready' ? 'reachable' : 'unreachable', Addr: status.addr ?? '' } } : {}),
   };
 };
 

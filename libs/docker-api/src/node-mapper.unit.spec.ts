@@ -30,8 +30,12 @@ describe("Docker's Node object", () => {
     expect(toDockerNode(node).ManagerStatus).toBeUndefined();
   });
 
-  it('gives managers a ManagerStatus', () => {
-    expect(toDockerNode({ ...node, spec: { ...node.spec, role: 'manager' } }).ManagerStatus).toEqual({ Leader: false, Reachability: 'reachable', Addr: '10.0.0.5' });
+  it('gives managers a ManagerStatus without Leader, which Docker leaves out when false (JSON has no "Leader" key)', () => {
+    const manager = toDockerNode({ ...node, spec: { ...node.spec, role: 'manager' } });
+    expect(manager.ManagerStatus).toEqual({ Reachability: 'reachable', Addr: '10.0.0.5' });
+    expect(JSON.stringify(manager.ManagerStatus)).toBe('{"Reachability":"reachable","Addr":"10.0.0.5"}');
+    const down = toDockerNode({ ...node, spec: { ...node.spec, role: 'manager' }, status: { ...node.status, state: 'down' } });
+    expect(down.ManagerStatus).toEqual({ Reachability: 'unreachable', Addr: '10.0.0.5' });
   });
 });
 

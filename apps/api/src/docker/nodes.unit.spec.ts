@@ -52,13 +52,13 @@ describe("Docker's /nodes", () => {
       );
     });
 
-    it('lists the control plane first, the only leader; registered managers are reachable while ready', async () => {
+    it('lists the control plane first, the only leader; registered managers are reachable while ready, with no Leader key (Docker leaves a false one out)', async () => {
       const nodes = await get<DockerNode[]>('/nodes');
-      expect(nodes.map((node) => [node.Description.Hostname, node.ManagerStatus?.Leader, node.ManagerStatus?.Reachability])).toEqual([
+      expect(nodes.map((node) => [node.Description.Hostname, node.ManagerStatus && 'Leader' in node.ManagerStatus ? node.ManagerStatus.Leader : 'no Leader', node.ManagerStatus?.Reachability])).toEqual([
         ['shoal-manager', true, 'reachable'],
-        ['worker-1', undefined, undefined],
-        ['manager-1', false, 'reachable'],
-        ['manager-2', false, 'unreachable'],
+        ['worker-1', 'no Leader', undefined],
+        ['manager-1', 'no Leader', 'reachable'],
+        ['manager-2', 'no Leader', 'unreachable'],
       ]);
     });
 
