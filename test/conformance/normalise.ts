@@ -50,6 +50,14 @@ const ALLOCATED_PATHS = [/\.VirtualIPs\[\d+\]\.Addr$/, /^(\[\d+\]\.)?IPAM\.Confi
  */
 const MACHINE_PATHS = [/^(\[\d+\]\.)?Description\.(Hostname|Platform\.(Architecture|OS)|Resources\.(NanoCPUs|MemoryBytes)|Engine\.(EngineVersion|Plugins))$/];
 
+/**
+ * A node's `Status.Addr` is the address its manager sees it connect from, on each side's
+ * own network: a joined engine's end of the link between the engines' namespaces, a Shoal
+ * agent's loopback to its dispatcher (inspected alone, or the nodes of a list). A test that
+ * joins a node checks each side's own value.
+ */
+const NODE_ADDRESS_PATHS = [/^(\[\d+\]\.)?Status\.Addr$/];
+
 /** An object id as both make them (a name in the same place is compared as it is). */
 const SWARM_ID = /^[a-z0-9]{25}$/;
 
@@ -68,6 +76,7 @@ const normaliseAt = (value: unknown, path: string, key: string): unknown => {
   if (VERSION_FIELDS.has(key) && isPlainObject(value) && typeof value.Index === 'number') return { Index: '<index>' };
   if (typeof value === 'string' && ALLOCATED_PATHS.some((pattern) => pattern.test(path))) return '<allocated>';
   if (MACHINE_PATHS.some((pattern) => pattern.test(path))) return '<machine>';
+  if (typeof value === 'string' && NODE_ADDRESS_PATHS.some((pattern) => pattern.test(path))) return '<address>';
   if (typeof value === 'string' && SWARM_ID.test(value) && ID_VALUED_PATHS.some((pattern) => pattern.test(path))) return '<id>';
   if (Array.isArray(value)) return value.map((item, index) => normaliseAt(item, `${path}[${index}]`, ''));
   if (isPlainObject(value)) {

@@ -59,6 +59,14 @@ describe('the conformance normaliser', () => {
     expect(normalise({ Spec: { TaskTemplate: { ContainerSpec: { Hostname: 'web' } } } })).toEqual({ Spec: { TaskTemplate: { ContainerSpec: { Hostname: 'web' } } } });
   });
 
+  it("erases the address a node connects from, alone or in a list, keeping its state and a manager's own address", () => {
+    const node = { Status: { State: 'ready', Addr: '10.213.0.2' }, ManagerStatus: { Reachability: 'reachable', Addr: '10.213.0.2:2377' } };
+    const erased = { Status: { State: 'ready', Addr: '<address>' }, ManagerStatus: { Reachability: 'reachable', Addr: '10.213.0.2:2377' } };
+    expect(normalise(node)).toEqual(erased);
+    expect(normalise([node])).toEqual([erased]);
+    expect(normalise({ Spec: { Status: { Addr: 'x' } } })).toEqual({ Spec: { Status: { Addr: 'x' } } });
+  });
+
   it('puts a list of named objects in the order of their names, and leaves anything else as it is', () => {
     const listed = [{ ID: 'b1', Spec: { Name: 'web' } }, { ID: 'a2', Spec: { Name: 'api' } }, { ID: 'c3', Spec: { Name: 'db' } }];
     expect(inNameOrder(listed)).toEqual([listed[1], listed[2], listed[0]]);
