@@ -7,6 +7,12 @@ import { toDockerResources } from './service-mapper';
 import { SpecError } from './spec-error';
 import { NO_TLS_INFO } from './swarm-mapper';
 
+type DockerPlugin = { readonly Type: string; readonly Name: string };
+const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** A node's plugins as Docker's engine describes them: sorted by type, then name (moby's `sortedPlugins`), whatever order they were reported in. */
+const sortedPlugins = (plugins: readonly { readonly type: string; readonly name: string }[]): DockerPlugin[] =>
+  plugins.map((p) => ({ Type: p.type, Name: p.name })).sort((a, b) => byteOrder(a.Type, b.Type) || byteOrder(a.Name, b.Name));
+
 /** `tls`: the root CA that issued the nodes' certificates, as Docker shows it, for a node that has not reported its own; empty without one. */
 export const toDockerNode = (node: Node, tls: DockerNode['Description']['TLSInfo'] = NO_TLS_INFO): DockerNode => {
   const { description, spec, status } = node;
@@ -23,7 +29,7 @@ export const toDockerNode = (node: Node, tls: DockerNode['Description']['TLSInfo
       Engine: {
         EngineVersion: description.engine.version,
         ...(description.engine.labels ? { Labels: { ...description.engine.labels } } : {}),
-        ...(description.engine.plugins ? { Plugins: description.engine.plugins.map((p) => ({ Type: p.type, Name: p.name })) } : {}),
+        ...(description.engine.plugins ? { Plugins: sortedPlugins(description.engine.plugins) } : {}),
       },
       // What the node reported and the dispatcher verified (log level 6); before that, the cluster's root as the nodes' issuer.
       TLSInfo: description.tls

@@ -30,6 +30,27 @@ describe("Docker's Node object", () => {
     expect(toDockerNode(node).ManagerStatus).toBeUndefined();
   });
 
+  it("lists the node's plugins as Docker's engine describes them, by type then name, in the order of their bytes, whatever order the agent reported", () => {
+    const plugins = [
+      { type: 'Volume', name: 'local' },
+      { type: 'Network', name: 'overlay' },
+      { type: 'Network', name: 'bridge' },
+      { type: 'Log', name: 'syslog' },
+      { type: 'Log', name: 'Zeta' },
+      { type: 'Log', name: 'awslogs' },
+    ];
+    const described = toDockerNode({ ...node, description: { ...node.description, engine: { ...node.description.engine, plugins } } });
+    expect(described.Description.Engine.Plugins).toEqual([
+      { Type: 'Log', Name: 'Zeta' },
+      { Type: 'Log', Name: 'awslogs' },
+      { Type: 'Log', Name: 'syslog' },
+      { Type: 'Network', Name: 'bridge' },
+      { Type: 'Network', Name: 'overlay' },
+      { Type: 'Volume', Name: 'local' },
+    ]);
+    expect(plugins[0]).toEqual({ type: 'Volume', name: 'local' });
+  });
+
   it('gives managers a ManagerStatus without Leader, which Docker leaves out when false (JSON has no "Leader" key)', () => {
     const manager = toDockerNode({ ...node, spec: { ...node.spec, role: 'manager' } });
     expect(manager.ManagerStatus).toEqual({ Reachability: 'reachable', Addr: '10.0.0.5' });
