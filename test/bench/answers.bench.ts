@@ -203,7 +203,7 @@ const dockerEvents = async (log: KafkaEventLog): Promise<{ messages: number; byt
     { since: 0n, until: BigInt(Date.now()) * 1_000_000n, filters: new Map() },
     {
       write: async (chunk) => {
-        messages++;
+        for (let at = chunk.indexOf('\n'); at >= 0; at = chunk.indexOf('\n', at + 1)) messages++;
         bytes += chunk.length;
       },
       end: () => undefined,

@@ -249,7 +249,7 @@ export const dockerEventsOf = (event: ShoalEvent, verdict: Verdict, before: Befo
 };
 
 /** One event as a line of Docker's stream (timeNano written exactly, past 2^53). */
-export const encodeDockerEvent = (message: DockerEventMessage): string => {
-  const { timeNano, ...rest } = message;
-  return `${JSON.stringify(rest).slice(0, -1)},"timeNano":${timeNano.toString()}}\n`;
-};
+export const encodeDockerEvent = (message: DockerEventMessage): string =>
+  // Written field by field (a replay of the past writes millions of these): the same text
+  // as JSON.stringify of the message, but timeNano, written exactly past 2^53.
+  `{"Type":${JSON.stringify(message.Type)},"Action":${JSON.stringify(message.Action)},"Actor":{"ID":${JSON.stringify(message.Actor.ID)},"Attributes":${JSON.stringify(message.Actor.Attributes)}},"scope":${JSON.stringify(message.scope)},"time":${JSON.stringify(message.time)},"timeNano":${message.timeNano.toString()}}\n`;

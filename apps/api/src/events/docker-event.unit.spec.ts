@@ -1,7 +1,9 @@
 import { TaskState } from '@shoal/contracts';
 import { emptyState, evolve } from '@shoal/domain';
 import { EventBuilder, newTask, nodeDescription, serviceSpec } from '@shoal/testing';
+import fc from 'fast-check';
 import { captureBefore, dockerEventsOf, encodeDockerEvent } from './docker-event';
+import type { DockerEventMessage } from './docker-event';
 import { matchesEventFilters, parseEventFilters } from './event-filters';
 import { parseEventTime } from './event-time';
 
@@ -146,6 +148,27 @@ describe('dockerEventsOf', () => {
       timeNano: 1767225601123000000n,
     });
     expect(line).toBe('{"Type":"service","Action":"create","Actor":{"ID":"s1","Attributes":{"name":"web"}},"scope":"swarm","time":1767225601,"timeNano":1767225601123000000}\n');
+  });
+
+  it('writes every message as JSON.stringify would, names and attributes with any characters, a line each', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('service', 'node', 'network', 'config', 'secret', 'task'),
+        fc.constantFrom('create', 'update', 'remove'),
+        fc.string({ unit: 'binary' }),
+        fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' })),
+        fc.integer({ min: 0, max: 4_102_444_800 }),
+        fc.integer({ min: 0, max: 999_999_999 }),
+        (Type, Action, ID, Attributes, time, fraction) => {
+          const message = { Type, Action, Actor: { ID, Attributes }, scope: 'swarm', time, timeNano: BigInt(time) * 1_000_000_000n + BigInt(fraction) } as DockerEventMessage;
+          const line = encodeDockerEvent(message);
+          expect(line.endsWith('}\n') && !line.slice(0, -1).includes('\n')).toBe(true);
+          const { timeNano, ...rest } = message;
+          expect(line).toBe(`${JSON.stringify(rest).slice(0, -1)},"timeNano":${timeNano}}\n`);
+          expect(JSON.parse(line)).toEqual({ ...rest, timeNano: Number(timeNano) });
+        },
+      ),
+    );
   });
 });
 

@@ -15,6 +15,9 @@ import { captureBefore, dockerEventsOf, encodeDockerEvent } from './docker-event
 import { matchesEventFilters } from './event-filters';
 import type { EventFilters } from './event-filters';
 
+/** Most messages in one write to the sink (each a line of about 300 bytes). */
+const WRITE_MESSAGES = 1_000;
+
 export interface EventStreamOptions {
   /** Nanoseconds since the epoch. */
   readonly since?: bigint;
@@ -25,7 +28,7 @@ export interface EventStreamOptions {
 }
 
 export interface EventSink {
-  /** Resolves when the sink can take more. */
+  /** Takes one or more messages, each a line; resolves when the sink can take more. */
   write(chunk: string): Promise<void>;
   end(): void;
 }
@@ -67,7 +70,8 @@ export const streamDockerEvents = async (log: EventLog, options: EventStreamOpti
     if ((onlyPast || untilPassed) && projection.position >= start) finish();
   };
 
-  const deliver = async (record: LogRecord): Promise<void> => {
+  /** Applies `record` and adds its messages that match to `out`, one line each. */
+  const deliver = (record: LogRecord, out: string[]): void => {
     const decoded = decode(record.value);
     if (!decoded.ok) {
       projection.applyDecoded(record.offset, decoded);
@@ -81,19 +85,27 @@ export const streamDockerEvents = async (log: EventLog, options: EventStreamOpti
       if (options.since !== undefined && message.timeNano < options.since) continue;
       if (options.until !== undefined && message.timeNano > options.until) continue;
       if (!matchesEventFilters(options.filters, message)) continue;
-      if (finished) return;
-      await sink.write(encodeDockerEvent(message));
+      out.push(encodeDockerEvent(message));
     }
   };
 
+  // The messages of a fetched batch go out together, a write per WRITE_MESSAGES of them: a
+  // write (and a wait for the client) per message was most of the cost of a replay of the
+  // past, a batch of ten task updates being ten messages.
   following.subscription = log.follow(
     0,
     async (batch) => {
+      const out: string[] = [];
       for (const record of batch) {
         if (finished) return;
         if (record.offset < projection.position) continue;
-        await deliver(record);
+        deliver(record, out);
+        if (out.length >= WRITE_MESSAGES) {
+          await sink.write(out.join(''));
+          out.length = 0;
+        }
       }
+      if (out.length > 0 && !finished) await sink.write(out.join(''));
     },
     {
       onCaughtUp: () => finishOnceDone(),

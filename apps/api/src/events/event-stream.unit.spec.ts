@@ -22,12 +22,14 @@ describe('streamDockerEvents', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const sink = (): EventSink & { lines: string[]; ended: boolean } => {
+  const sink = (): EventSink & { lines: string[]; writes: number; ended: boolean } => {
     const out = {
       lines: [] as string[],
+      writes: 0,
       ended: false,
       write: async (chunk: string) => {
-        out.lines.push(chunk);
+        out.writes++;
+        out.lines.push(...chunk.split('\n').filter(Boolean));
       },
       end: () => {
         out.ended = true;
@@ -64,6 +66,18 @@ describe('streamDockerEvents', () => {
     await stream.done;
     expect(out.ended).toBe(true);
     expect(out.lines).toHaveLength(1);
+  });
+
+  it('writes the messages of the records read together in one chunk, a line each, in order, at most a thousand to a write', async () => {
+    const created = Array.from({ length: 1_500 }, (_, i) => ({ key: 'c1', value: encode(b.event('ServiceCreated', { id: `m${i}`, spec: serviceSpec(`many${i}`) })) }));
+    await log.append(created);
+    const out = sink();
+    const stream = await streamDockerEvents(log, { since: 0n, until: BigInt(Date.now()) * 1_000_000n, filters: new Map(), now: () => Date.now() + 1_000 }, out);
+    await stream.done;
+    const names = out.lines.map((line) => (JSON.parse(line) as { Actor: { Attributes: { name: string } } }).Actor.Attributes.name);
+    expect(names).toEqual(['web', ...created.map((_, i) => `many${i}`)]);
+    // 1,501 messages read in one batch of the embedded log: a thousand, then the rest.
+    expect(out.writes).toBe(2);
   });
 
   it('delivers the whole past before an until ahead ends it, however long reading the past takes', async () => {
