@@ -13,10 +13,7 @@
  * times. Bodies compared after the one normaliser (test/conformance/normalise.ts); what
  * differs on purpose is pinned and explained in docs/docker-compatibility.md.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { engineDocker } from '../../libs/testing/src/engine/engine-docker';
 import { LocalDockerEngine } from '../../libs/testing/src/engine/local-engine';
 import type { NamespaceLink } from '../../libs/testing/src/engine/own-namespace';
 import { startShoalCluster } from '../conformance/cluster-side';
@@ -43,21 +40,6 @@ type EventMessage = { Type: string; Action: string; Actor: { ID: string; Attribu
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Now as the docker CLI sends a time: Unix seconds with nine digits of fraction. */
 const unixNow = (): string => (Date.now() / 1000).toFixed(9);
-
-/** `docker <args>` against `socket`, a config folder of its own: what it printed and how it exited. */
-const dockerCli = (socket: string, args: readonly string[]): { status: number | null; stdout: string; stderr: string } => {
-  const config = mkdtempSync(join(tmpdir(), 'shoal-join-docker-'));
-  try {
-    const result = spawnSync('docker', [...args], {
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: config, DOCKER_CONFIG: config, DOCKER_HOST: `unix://${socket}`, DOCKER_CLI_HINTS: 'false' },
-    });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  } finally {
-    rmSync(config, { recursive: true, force: true });
-  }
-};
 
 /** `docker node ls`'s table: its header, and each row's cells by node id (the id erased, the `*` of the node asked kept). */
 const nodeTable = (printed: string): { header: string[]; rows: Map<string, string[]> } => {
@@ -123,11 +105,11 @@ describe('a node joining and leaving at API 1.41: a second engine joining the fi
     }
     throw new Error(`the engine's joined node: ${what} not seen in 60 s`);
   };
-  const nodeLs = (): Record<Side, ReturnType<typeof nodeTable>> => {
-    const printed = Object.fromEntries(SIDES.map((side) => [side, dockerCli(sockets[side], ['node', 'ls'])])) as Record<Side, ReturnType<typeof dockerCli>>;
-    expect({ engine: printed.engine.status, shoal: printed.shoal.status }).toEqual({ engine: 0, shoal: 0 });
-    return { engine: nodeTable(printed.engine.stdout), shoal: nodeTable(printed.shoal.stdout) };
-  };
+  /** `docker node ls` on each side (a failure throws with what the CLI said). */
+  const nodeLs = (): Record<Side, ReturnType<typeof nodeTable>> => ({
+    engine: nodeTable(engineDocker(`unix://${sockets.engine}`, ['node', 'ls'])),
+    shoal: nodeTable(engineDocker(`unix://${sockets.shoal}`, ['node', 'ls'])),
+  });
   /** Each side's joined node's row of `docker node ls`, the header and the manager's row as they are (pinned below). */
   const joinedRows = (): Record<Side, string[] | undefined> => {
     const table = nodeLs();
@@ -265,8 +247,9 @@ describe('a node joining and leaving at API 1.41: a second engine joining the fi
   }, 120_000);
 
   it('docker node rm of the node down: removed on both (no --force needed), then not found in the same words', async () => {
-    const removed = { engine: dockerCli(sockets.engine, ['node', 'rm', joined.engine]), shoal: dockerCli(sockets.shoal, ['node', 'rm', joined.shoal]) };
-    expect(removed).toEqual({ engine: { status: 0, stdout: `${joined.engine}\n`, stderr: '' }, shoal: { status: 0, stdout: `${joined.shoal}\n`, stderr: '' } });
+    // Exit 0 (engineDocker throws otherwise), printing the id it removed.
+    const removed = { engine: engineDocker(`unix://${sockets.engine}`, ['node', 'rm', joined.engine]), shoal: engineDocker(`unix://${sockets.shoal}`, ['node', 'rm', joined.shoal]) };
+    expect(removed).toEqual({ engine: `${joined.engine}\n`, shoal: `${joined.shoal}\n` });
     const gone = await diff.sendEach('GET', { engine: `/nodes/${joined.engine}`, shoal: `/nodes/${joined.shoal}` });
     expect({ engine: seenAs(gone.engine, joined.engine), shoal: seenAs(gone.shoal, joined.shoal) }).toEqual({
       engine: { status: 404, message: 'node <id> not found' },
