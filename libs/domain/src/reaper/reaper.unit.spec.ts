@@ -260,22 +260,22 @@ describe('the task reaper', () => {
     ]);
   });
 
-  it('counts a completed task of a job’s current run as history once it is told to go', () => {
+  it('counts a completed task of a job’s current run as history once it is told to go, and a failed one always', () => {
     events.push(b.event('ClusterSpecUpdated', { spec: { ...DEFAULT_CLUSTER_SPEC, orchestration: { taskHistoryRetentionLimit: 0 } } }));
     const job = serviceSpec('batch', { kind: 'replicated-job', maxConcurrent: 1, totalCompletions: 2 });
     events.push(b.event('ServiceCreated', { id: 'j', spec: job }));
-    for (const [id, desired] of [['kept', SHUTDOWN], ['told', REMOVE]] as const) {
+    for (const [id, ended, desired] of [['kept', COMPLETE, SHUTDOWN], ['told', COMPLETE, REMOVE], ['failed', FAILED, SHUTDOWN]] as const) {
       events.push(
         b.event('TasksCreated', { tasks: [newTask(id, 'j', job, { slot: 1 })] }),
         b.event('TasksAllocated', { tasks: [{ id, attachments: [] }] }),
         b.event('TasksAssigned', { tasks: [{ id, nodeId: 'n1', why: 'test' }] }),
-        b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state: COMPLETE, at: b.now() }] }),
+        b.event('TaskStatusesReported', { nodeId: 'n1', statuses: [{ id, state: ended, at: b.now() }] }),
         b.event('TaskDesiredStatesChanged', { tasks: [{ id, desiredState: desired }] }),
       );
     }
     const state = given(...events).state;
-    // The slot alone is a candidate: only the history rule looks.
-    expect(reap(state, { slots: ['j/1'], tasks: [] }).remove.map((r) => r.id)).toEqual(['told']);
+    // The slot alone is a candidate: only the history rule looks. A failed task is no completion: history too.
+    expect(reap(state, { slots: ['j/1'], tasks: [] }).remove.map((r) => r.id)).toEqual(['told', 'failed']);
   });
 
   it('every removal it proposes is one evolve accepts', () => {
