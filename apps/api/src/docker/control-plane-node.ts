@@ -19,6 +19,9 @@ export const controlPlaneNodeId = (clusterId: string): string =>
     .toString(36)
     .slice(0, 25);
 
+/** The host of a join address (`host:port`): the address the control plane answers as a node's. */
+export const joinHost = (joinAddr: string): string => joinAddr.split(':')[0] ?? joinAddr;
+
 /** The control plane as a node: a manager, ready at the join address's host, drained, as old as the cluster. */
 export const controlPlaneNode = (cluster: Cluster, joinAddr: string, engineVersion: string): Node => ({
   id: controlPlaneNodeId(cluster.id),
@@ -30,7 +33,7 @@ export const controlPlaneNode = (cluster: Cluster, joinAddr: string, engineVersi
   },
   spec: { labels: {}, role: 'manager', availability: 'drain' },
   version: cluster.version,
-  status: { state: 'ready', addr: joinAddr.split(':')[0] ?? joinAddr, at: cluster.updatedAt },
+  status: { state: 'ready', addr: joinHost(joinAddr), at: cluster.updatedAt },
   createdAt: cluster.createdAt,
   updatedAt: cluster.updatedAt,
 });

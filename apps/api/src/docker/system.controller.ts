@@ -9,7 +9,7 @@ import type { LiveView } from '@shoal/runtime';
 import { API_CONFIG, API_VIEW } from '../api.tokens';
 import type { ApiConfig } from '../api.config';
 import { API_VERSION, MIN_API_VERSION } from '../http/api-version';
-import { controlPlaneNodeId } from './control-plane-node';
+import { controlPlaneNodeId, joinHost } from './control-plane-node';
 import { toDockerClusterInfo } from '@shoal/docker-api';
 import { ApiSecretVault } from '../secrets/api-secret-vault';
 
@@ -103,11 +103,11 @@ export class SystemController {
       Warnings: [],
       Swarm: this.secrets.isLocked
         ? // Docker's locked manager: what `docker swarm unlock` checks for; its address, and why it serves nothing.
-          { NodeID: '', NodeAddr: this.config.joinAddr.split(':')[0], LocalNodeState: 'locked', ControlAvailable: false, Error: SWARM_LOCKED_MESSAGE, RemoteManagers: null }
+          { NodeID: '', NodeAddr: joinHost(this.config.joinAddr), LocalNodeState: 'locked', ControlAvailable: false, Error: SWARM_LOCKED_MESSAGE, RemoteManagers: null }
         : cluster
         ? {
             NodeID: controlPlaneNodeId(cluster.id),
-            NodeAddr: this.config.joinAddr.split(':')[0],
+            NodeAddr: joinHost(this.config.joinAddr),
             LocalNodeState: 'active',
             ControlAvailable: true,
             Error: '',

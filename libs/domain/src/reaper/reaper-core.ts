@@ -23,6 +23,12 @@ const LEARN_STEP = 1_000;
 /** Removed tasks whose ids the slot index may still hold, past which it is built again (and past a quarter of it). */
 const STALE_BEFORE_REBUILD = 10_000;
 
+/** The tasks a slot keeps (a negative limit: its whole history). */
+const retentionLimit = (state: ClusterState): number => state.cluster?.spec.orchestration.taskHistoryRetentionLimit ?? DEFAULT_TASK_HISTORY;
+
+/** How many task ids a slot's index entry holds. */
+const heldBy = (entry: string | readonly string[] | undefined): number => (entry === undefined ? 0 : typeof entry === 'string' ? 1 : entry.length);
+
 export class ReaperCore implements ComponentCore {
   readonly component = 'reaper' as const;
   readonly idleWhileStandby = true;
@@ -119,8 +125,8 @@ export class ReaperCore implements ComponentCore {
       }
       // Then the crowded slots, against the limit as it is at each step (a slot that grows once passed is watched as told).
       for (const [key, entry] of this.bySlot) {
-        const limit = state.cluster?.spec.orchestration.taskHistoryRetentionLimit ?? DEFAULT_TASK_HISTORY;
-        if (limit >= 0 && (typeof entry === 'string' ? 1 : entry.length) > limit) this.slots.add(key);
+        const limit = retentionLimit(state);
+        if (limit >= 0 && heldBy(entry) > limit) this.slots.add(key);
         if (++done % LEARN_STEP === 0) yield;
       }
     } finally {
@@ -185,18 +191,17 @@ export class ReaperCore implements ComponentCore {
 
   /** Every slot that holds more tasks than the cluster keeps (its index may count a removed one: looked at, nothing lost). */
   private watchCrowdedSlots(state: ClusterState): void {
-    const limit = state.cluster?.spec.orchestration.taskHistoryRetentionLimit ?? DEFAULT_TASK_HISTORY;
+    const limit = retentionLimit(state);
     if (limit < 0) return;
-    for (const [key, entry] of this.bySlot) if ((typeof entry === 'string' ? 1 : entry.length) > limit) this.slots.add(key);
+    for (const [key, entry] of this.bySlot) if (heldBy(entry) > limit) this.slots.add(key);
   }
 
   /** Watches the task's slot if the index holds more of its tasks than the cluster keeps (a removed one may count: looked at, nothing lost). */
   private watchIfCrowded(state: ClusterState, task: { serviceId: string; slot?: number; nodeId?: string }): void {
     const key = slotKey(task);
     if (key === undefined) return;
-    const limit = state.cluster?.spec.orchestration.taskHistoryRetentionLimit ?? DEFAULT_TASK_HISTORY;
-    const entry = this.bySlot.get(key);
-    if (limit >= 0 && (entry === undefined ? 0 : typeof entry === 'string' ? 1 : entry.length) > limit) this.slots.add(key);
+    const limit = retentionLimit(state);
+    if (limit >= 0 && heldBy(this.bySlot.get(key)) > limit) this.slots.add(key);
   }
 
   private watchSlot(task: { serviceId: string; slot?: number; nodeId?: string }): void {
