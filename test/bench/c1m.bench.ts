@@ -401,6 +401,16 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
   say(`plots: ${join(plotDir, 'c1m-rate.svg')}, ${join(plotDir, 'c1m-running.svg')}`);
 
   const one = (name: string, unit: string, better: Measure['better'], value: number): Measure => ({ name, unit, better, runs: [value] });
+  /**
+   * The longest of a histogram (`what`, in seconds) in `unit`: its bucket's upper bound, or past
+   * the last bucket only a lower bound (Infinity would not survive JSON). `counted` says how many.
+   */
+  const longest = (what: string, b: Bounds, counted: string, unit: 's' | 'ms'): Measure => {
+    const scale = unit === 'ms' ? 1e3 : 1;
+    return Number.isFinite(b.atMost)
+      ? one(`${what} (its bucket's upper bound; above ${unit === 'ms' ? fmt(b.above * scale) : b.above} ${unit}; ${counted})`, unit, 'lower', b.atMost * scale)
+      : one(`${what} (past the last bucket: longer than this; ${counted})`, unit, 'lower', b.above * scale);
+  };
   const ok = (probes: readonly Probe[]): number[] => probes.filter((p) => p.ok).map((p) => p.ms);
   const notOk = (probes: readonly Probe[]): string => {
     const failed = probes.filter((p) => !p.ok).length;
@@ -419,22 +429,11 @@ const report = (argv: readonly string[], outcome: RunOutcome, samples: Samples, 
     one(`API: docker service ls (GET /services?status=true), p99 of ${samples.serviceLs.length}${notOk(samples.serviceLs)}`, 'ms', 'lower', quantile(ok(samples.serviceLs), 0.99)),
     one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p50 of ${samples.servicePs.length}${notOk(samples.servicePs)}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.5)),
     one(`API: docker service ps of one service (GET /tasks?filters={"service":[…]}), p99 of ${samples.servicePs.length}${notOk(samples.servicePs)}`, 'ms', 'lower', quantile(ok(samples.servicePs), 0.99)),
-    // Past the last bucket only a lower bound is known (and Infinity would not survive JSON).
-    ...[...samples.ticks].map(([component, b]) =>
-      Number.isFinite(b.atMost)
-        ? one(`longest tick: ${component} (its bucket's upper bound; above ${b.above} s; ${fmt(b.count)} ticks)`, 's', 'lower', b.atMost)
-        : one(`longest tick: ${component} (past the last bucket: longer than this; ${fmt(b.count)} ticks)`, 's', 'lower', b.above),
-    ),
-    ...[...samples.decisions].map(([component, b]) =>
-      Number.isFinite(b.atMost)
-        ? one(`longest decision: ${component} (its bucket's upper bound; above ${fmt(b.above * 1e3)} ms; ${fmt(b.count)} decisions)`, 'ms', 'lower', b.atMost * 1e3)
-        : one(`longest decision: ${component} (past the last bucket: longer than this; ${fmt(b.count)} decisions)`, 'ms', 'lower', b.above * 1e3),
-    ),
+    ...[...samples.ticks].map(([component, b]) => longest(`longest tick: ${component}`, b, `${fmt(b.count)} ticks`, 's')),
+    ...[...samples.decisions].map(([component, b]) => longest(`longest decision: ${component}`, b, `${fmt(b.count)} decisions`, 'ms')),
     ...[...samples.loopLag].map(([name, lag]) => one(`longest event loop delay seen: ${name}`, 'ms', 'lower', lag * 1e3)),
     ...[...samples.gc].flatMap(([name, gc]) => [
-      Number.isFinite(gc.longest.atMost)
-        ? one(`longest garbage collection: ${name} (its bucket's upper bound; above ${gc.longest.above} s; ${fmt(gc.over100ms)} over 100 ms)`, 's', 'lower', gc.longest.atMost)
-        : one(`longest garbage collection: ${name} (past the last bucket: longer than this; ${fmt(gc.over100ms)} over 100 ms)`, 's', 'lower', gc.longest.above),
+      longest(`longest garbage collection: ${name}`, gc.longest, `${fmt(gc.over100ms)} over 100 ms`, 's'),
       one(`garbage collection in all: ${name}`, 's', 'lower', gc.seconds),
     ]),
     ...(after.scaleMs !== undefined ? [one(`one service scaled from ${fmt(setup.replicas)} to ${fmt(2 * setup.replicas)} replicas once all ran: its new tasks all RUNNING`, 'ms', 'lower', after.scaleMs)] : []),
