@@ -9,6 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { eventually } from '../eventually';
 import { engineDocker } from './engine-docker';
 import { LocalDockerEngine, processesUnder } from './local-engine';
 
@@ -92,6 +93,11 @@ describe('two test engines in namespaces of their own, linked', () => {
     expect(link.interfaces.filter((device) => machine.includes(device))).toEqual([]);
     expect({ first: interfacesIn(first.namespace!.name).includes(link.interfaces[0]), second: interfacesIn(second.namespace!.name).includes(link.interfaces[1]) }).toEqual({ first: true, second: true });
     await first.stop();
-    expect(interfacesIn(second.namespace!.name)).not.toContain(link.interfaces[1]);
+    // The kernel tears a deleted namespace down after `ip netns del` returns, taking the
+    // link's other end with it: gone once that is done, within seconds.
+    await eventually(`the link's end ${link.interfaces[1]} gone from the second namespace`, () => !interfacesIn(second.namespace!.name).includes(link.interfaces[1]), {
+      timeoutMs: 10_000,
+      explain: () => interfacesIn(second.namespace!.name),
+    });
   }, 120_000);
 });
